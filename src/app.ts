@@ -1,0 +1,65 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { randomUUID } from 'node:crypto';
+import { adminPlugin } from './admin/admin-plugin.ts';
+import type { AppDeps } from './deps.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { installMetrics } from './http/metrics.ts';
+import { marketPlugin } from './market/market-plugin.ts';
+import { opsRoutes } from './ops/ops-routes.ts';
+import { ping } from './storage/database.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface BuildAppOptions {
+  /** Process-wide metrics (event loop, memory); off in tests that build many apps. */
+  readonly defaultMetrics?: boolean;
+}
+
+/** The one composition root: every surface is registered here, explicitly. */
+export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    // Receiving a request has a bound; a long streamed answer is bounded by socket inactivity.
+    requestTimeout: 60_000,
+    connectionTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'svc', version: '0.1.0', description: 'Inference gateway and prediction market' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
+  await app.register(adminPlugin, { prefix: '/admin', token: deps.adminToken, routes: [] });
+  await app.register(marketPlugin, { prefix: '/api', limiter: deps.limiters.market, clock: deps.clock });
+
+  return app;
+}

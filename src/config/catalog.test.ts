@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { buildCatalog, substituteEnv } from './catalog.ts';
+import { ConfigError, loadConfig } from './index.ts';
+
+const base = () => ({
+  providers: [{ id: 'up', type: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: '${KEY}' }],
+  models: [
+    { id: 'svc-a', type: 'chat', pricing: { input: 0.45, output: 0.9 }, deployments: [{ provider: 'up', model: 'm' }] },
+  ],
+});
+
+function keyOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, String(e));
+    return e.key;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('loads the shipped default with every catalog model and exact prices', () => {
+    const c = loadConfig({});
+    const ids = [...c.catalog.models.keys()];
+    for (const id of ['svc-shiplow', 'svc-fast', 'svc-vision', 'svc-pro', 'svc-ultra', 'svc-embed', 'svc-rerank']) {
+      assert.ok(ids.includes(id), id);
+    }
+    const fast = c.catalog.models.get('svc-fast')!;
+    assert.deepEqual([fast.context, fast.maxOutput], [1_000_000, 900_000]);
+    assert.equal(fast.pricing.input, 450_000n);
+    assert.equal(fast.pricing.output, 900_000n);
+    assert.equal(c.catalog.models.get('svc-vision')!.pricing.output, 5_500_000n);
+    assert.ok(c.catalog.models.get('svc-embed')!.endpoints.has('embeddings'));
+    assert.ok(!c.catalog.models.get('svc-embed')!.endpoints.has('chat.completions'));
+    assert.equal(fast.deployments[0]!.provider.configured, false, 'upstreams stay unconfigured without keys');
+  });
+
+  it('substitutes ${VAR} and ${VAR:-default}', () => {
+    assert.equal(substituteEnv('${A}/${B:-x}/${C}', { A: '1' }), '1/x/');
+  });
+
+  it('marks a provider configured only when its key resolves', () => {
+    assert.equal(buildCatalog(base(), {}).providers.get('up')!.configured, false);
+    assert.equal(buildCatalog(base(), { KEY: 'k' }).providers.get('up')!.configured, true);
+  });
+
+  it('names the key of a bad value', () => {
+    const badPrice = base();
+    (badPrice.models[0]!.pricing as Record<string, unknown>).input = '1.2.3';
+    assert.equal(keyOf(() => buildCatalog(badPrice, {})), 'CONFIG_FILE models[0].pricing.input');
+
+    const unknownKey = base() as Record<string, unknown>;
+    (unknownKey.models as Record<string, unknown>[])[0]!.colour = 'red';
+    assert.equal(keyOf(() => buildCatalog(unknownKey, {})), 'CONFIG_FILE models[0].colour');
+
+    const unknownProvider = base();
+    unknownProvider.models[0]!.deployments[0]!.provider = 'ghost';
+    assert.equal(keyOf(() => buildCatalog(unknownProvider, {})), 'CONFIG_FILE models[0].deployments[0].provider');
+
+    const badType = base();
+    (badType.providers[0] as Record<string, unknown>).type = 'carrier-pigeon';
+    assert.match(keyOf(() => buildCatalog(badType, {})), /^CONFIG_FILE providers\[0\]/);
+
+    assert.equal(keyOf(() => loadConfig({ PORT: 'eighty' })), 'PORT');
+    assert.equal(keyOf(() => loadConfig({ DATABASE_URL: 'mysql://x' })), 'DATABASE_URL');
+    assert.equal(keyOf(() => loadConfig({ TRUST_PROXY: 'maybe' })), 'TRUST_PROXY');
+    assert.equal(keyOf(() => loadConfig({ RATE_LIMIT_MARKET_PER_MINUTE: '0' })), 'RATE_LIMIT_MARKET_PER_MINUTE');
+  });
+
+  it('names CONFIG_FILE when the file is missing or not YAML', () => {
+    assert.equal(keyOf(() => loadConfig({ CONFIG_FILE: '/nonexistent.yaml' })), 'CONFIG_FILE');
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const f = join(dir, 'bad.yaml');
+    writeFileSync(f, 'models: [unclosed');
+    assert.equal(keyOf(() => loadConfig({ CONFIG_FILE: f })), 'CONFIG_FILE');
+  });
+});

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { buildCatalog, type Catalog } from './catalog.ts';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError } from './config-error.ts';
+export type * from './catalog.ts';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** null: embedded PostgreSQL (PGlite) in dataDir. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly redisUrl: string | null;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  readonly redisPrefix: string;
+  readonly configFile: string;
+  /** null: generated on first start and kept in dataDir. */
+  readonly adminToken: string | null;
+  readonly rateLimits: {
+    readonly inferencePerMinute: number;
+    readonly imagesPerMinute: number;
+    readonly marketPerMinute: number;
+  };
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly catalog: Catalog;
+}
+
+export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
+
+type Env = NodeJS.ProcessEnv;
+
+function str(env: Env, key: string, def: string): string {
+  const v = env[key];
+  return v === undefined || v === '' ? def : v;
+}
+
+function int(env: Env, key: string, def: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(key, `expected a whole number, got ${JSON.stringify(raw)}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(key, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, key: string): boolean {
+  const raw = (env[key] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no' || raw === 'off') return false;
+  if (raw === '1' || raw === 'true' || raw === 'yes' || raw === 'on') return true;
+  throw new ConfigError(key, `expected true or false, got ${JSON.stringify(env[key])}`);
+}
+
+function url(env: Env, key: string, schemes: string[]): string | null {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return null;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(key, 'not a valid URL');
+  }
+  if (!schemes.includes(u.protocol)) throw new ConfigError(key, `expected a ${schemes.join(' or ')} URL`);
+  return raw;
+}
+
+export function readCatalogFile(path: string, env: Env): Catalog {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError('CONFIG_FILE', `cannot read ${path}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError('CONFIG_FILE', `not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  return buildCatalog(raw, env);
+}
+
+/** The only reader of the environment. Throws ConfigError naming the first bad key. */
+export function loadConfig(env: Env = process.env): Config {
+  const configFile = str(env, 'CONFIG_FILE', DEFAULT_CONFIG_FILE);
+  const adminToken = env.ADMIN_TOKEN?.trim() || null;
+  if (adminToken !== null && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  const logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `unknown level ${logLevel}`);
+  }
+  return Object.freeze({
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST', '0.0.0.0'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: str(env, 'DATA_DIR', './data'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: str(env, 'REDIS_PREFIX', 'svc'),
+    configFile,
+    adminToken,
+    rateLimits: Object.freeze({
+      inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
+      imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
+      marketPerMinute: int(env, 'RATE_LIMIT_MARKET_PER_MINUTE', 200, 1, 1_000_000),
+    }),
+    trustProxy: bool(env, 'TRUST_PROXY'),
+    logLevel,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
+    catalog: readCatalogFile(configFile, env),
+  });
+}

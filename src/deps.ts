@@ -1,0 +1,82 @@
+import { Redis } from 'ioredis';
+import { resolveAdminToken } from './admin/admin-token.ts';
+import type { Config } from './config/index.ts';
+import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
+import type { Clock } from './shared/clock.ts';
+import { systemClock } from './shared/clock.ts';
+import { createLogger, type Logger } from './shared/logger.ts';
+import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './storage/database.ts';
+
+/** Everything the app needs from the outside world, built once at start. */
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: Db;
+  readonly dbKind: DatabaseHandle['kind'];
+  readonly redis: Redis | null;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly adminToken: string;
+  readonly limiters: {
+    readonly market: RateLimiter;
+  };
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  /** An already-open database (tests give each file its own). */
+  readonly database?: DatabaseHandle;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Whether close() also closes the database given in overrides. */
+  readonly closeDatabase?: boolean;
+}
+
+export function connectRedis(url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  // Reconnection is automatic; a down Redis falls back to in-process limits meanwhile.
+  redis.on('error', () => {});
+  return redis;
+}
+
+export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<AppDeps> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const database =
+    overrides.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  await migrateToLatest(database.db);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  if (redis) await waitForRedis(redis);
+  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  if (admin.generated) {
+    // Printed once, on the start that created it; afterwards it lives only in the file.
+    process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
+  }
+  const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
+  return {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    redis,
+    logger,
+    clock: overrides.clock ?? systemClock,
+    adminToken: admin.token,
+    limiters: {
+      market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
+    },
+    async close() {
+      if (redis) redis.disconnect();
+      if (closeDb) await database.close();
+    },
+  };
+}
+
+async function waitForRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(done, 5000);
+    redis.once('ready', done);
+  });
+}
