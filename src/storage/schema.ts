@@ -1,6 +1,7 @@
+import type { MarketTables } from '../market/market.tables.ts';
+
 /**
  * The Kysely view of the database: each domain declares its tables in its own file and this
- * interface joins them. Money columns are `bigint` (Int8 -> bigint in both drivers).
+ * interface joins them. Money columns are `bigint` (int8 -> bigint in both drivers).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Database {}
+export interface Database extends MarketTables {}
