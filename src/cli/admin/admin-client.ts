@@ -1,0 +1,41 @@
+/** A small HTTP client of the admin API, used by the command line. */
+export interface AdminClient {
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+}
+
+export class AdminApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createAdminClient(serviceUrl: string, token: string): AdminClient {
+  const base = serviceUrl.replace(/\/+$/, '');
+  return {
+    async call(method, path, body) {
+      const res = await fetch(`${base}/admin${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // Not JSON: keep the text for the message.
+      }
+      if (!res.ok) {
+        const msg = (parsed as { error?: string } | null)?.error ?? text;
+        throw new AdminApiError(res.status, `${res.status}: ${msg}`);
+      }
+      return parsed;
+    },
+  };
+}
