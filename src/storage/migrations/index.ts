@@ -1,7 +1,10 @@
 import type { Migration } from 'kysely';
+import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
  * the folder) so the same list works from TypeScript sources and from a build.
  */
-export const migrations: Record<string, Migration> = {};
+export const migrations: Record<string, Migration> = {
+  '2026_11_25_30_market_auth': marketAuthMigration,
+};
