@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../shared/clock.ts';
+import { HttpError } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { authError } from './auth.errors.ts';
@@ -59,6 +60,10 @@ export function requireMarketAuth(opts: RequireMarketAuthOptions) {
   const replay = opts.replay ?? createReplayCache(opts);
   const deps = { keys: opts.keys, replay, clock: opts.clock };
   return async function marketAuthPreHandler(request: FastifyRequest): Promise<void> {
+    // A body parsed by any other parser left no bytes to check: it would go unsigned.
+    if (request.rawBody === undefined && request.body !== undefined) {
+      throw new HttpError(415, 'unsupported content type; send application/json');
+    }
     request.marketAuth = await authenticateMarketRequest(
       {
         method: request.method,
