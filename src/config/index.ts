@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { buildCatalog, type Catalog } from './catalog.ts';
 import { ConfigError } from './config-error.ts';
+import { checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
@@ -19,6 +20,8 @@ export interface Config {
   readonly configFile: string;
   /** null: generated on first start and kept in dataDir. */
   readonly adminToken: string | null;
+  /** Base64 AES-256 key sealing stored secrets; null: generated on first start and kept in dataDir. */
+  readonly secretsKey: string | null;
   readonly rateLimits: {
     readonly inferencePerMinute: number;
     readonly imagesPerMinute: number;
@@ -103,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: str(env, 'REDIS_PREFIX', 'svc'),
     configFile,
     adminToken,
+    secretsKey: checkSecretsKeyEnv(env.SECRETS_KEY),
     rateLimits: Object.freeze({
       inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
