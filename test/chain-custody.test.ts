@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { ChainError, type ChainAdapter, type ChainErrorCode } from '../src/market/custody/chain-adapter.ts';
 import { createChainAdapter } from '../src/market/custody/create-chain-adapter.ts';
 import { createEvmChain } from '../src/market/custody/evm-chain.ts';
@@ -33,6 +35,35 @@ async function startSilentServer(): Promise<{ url: string; close(): Promise<void
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A JSON-RPC proxy to the chain that delivers eth_sendRawTransaction but answers it with a
+ * gateway error: a broadcast whose answer is lost, where the withdrawal went out anyway.
+ */
+async function startLossyProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await upstream.text();
+    if ((JSON.parse(body) as { method?: string }).method === 'eth_sendRawTransaction') {
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
+      return;
+    }
+    res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
@@ -75,6 +106,21 @@ describe('on-chain custody (EVM, local ganache chain)', () => {
     assert.equal(d.confirmations, 1);
     // Verifying again gives the same key: the caller's unique (chain, tx_hash, log_index) dedupes.
     assert.deepEqual(await adapter.verifyDeposit(hash, alice!.address), d);
+  });
+
+  it('sums several transfers to the vault in one transaction, keyed by the lowest log index', async () => {
+    const [alice, bob] = chain.depositors;
+    const hash = await chain.transferMany(chain.usdc, alice!, [
+      [bob!.address, 1n * USDC],
+      [chain.vault, 2n * USDC],
+      [chain.vault, 3n * USDC],
+    ]);
+    const d = await adapter.verifyDeposit(hash, alice!.address);
+    const logs = (await chain.client.getTransactionReceipt({ hash })).logs.map((l) => l.logIndex);
+    assert.equal(logs.length, 3);
+    assert.equal(d.amountUnits, 5n * USDC);
+    assert.deepEqual(d.logIndexes, [logs[1], logs[2]]);
+    assert.equal(d.logIndex, logs[1]);
   });
 
   it('refuses a transfer to another address than the vault', async () => {
@@ -183,6 +229,34 @@ describe('on-chain custody (EVM, local ganache chain)', () => {
     const nonce = await chain.client.getTransactionCount({ address: chain.hotWallet.address });
     await chainError(adapter.sendWithdrawal(chain.depositors[0]!.address, hot + 1n), 'hot_wallet_insufficient_funds');
     assert.equal(await chain.client.getTransactionCount({ address: chain.hotWallet.address }), nonce);
+  });
+
+  it('refuses a withdrawal the hot wallet cannot pay gas for, sending nothing', async () => {
+    const key = generatePrivateKey();
+    const poor = privateKeyToAddress(key).toLowerCase() as `0x${string}`;
+    await chain.transfer(chain.usdc, chain.depositors[0]!, poor, 5n * USDC);
+    const noGas = createEvmChain(chain.config({ hotWalletPrivateKey: key }));
+    assert.equal(await noGas.onChainAvailable(), 5n * USDC);
+    await chainError(noGas.sendWithdrawal(chain.depositors[1]!.address, 1n * USDC), 'send_rejected');
+    assert.equal(await chain.client.getTransactionCount({ address: poor }), 0);
+    assert.equal(await chain.balanceOf(chain.usdc, poor), 5n * USDC);
+  });
+
+  it('keeps the hash of a withdrawal whose broadcast answer was lost, so it can be followed', async () => {
+    const proxy = await startLossyProxy(chain.rpcUrl);
+    try {
+      const lossy = createEvmChain(chain.config({ rpcUrl: proxy.url }));
+      const [, bob] = chain.depositors;
+      const bobBefore = await chain.balanceOf(chain.usdc, bob!.address);
+      const e = await chainError(lossy.sendWithdrawal(bob!.address, 4n * USDC), 'chain_unavailable');
+      assert.match(e.details.txHash ?? '', /^0x[0-9a-f]{64}$/);
+      assert.match(e.message, /may have been sent/);
+      // It did go out: paying it again would pay twice.
+      assert.equal(await adapter.withdrawalStatus(e.details.txHash!), 'confirmed');
+      assert.equal(await chain.balanceOf(chain.usdc, bob!.address), bobBefore + 4n * USDC);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('reuses a balance answer within the cache window and forgets it on its own withdrawal', async () => {

@@ -36,6 +36,8 @@ export interface TestChain {
   readonly client: PublicClient;
   /** Sends `amount` units of `token` from `from` to `to`; returns the hash (mined at once unless paused). */
   transfer(token: Address, from: TestWallet, to: Address, amount: bigint, opts?: { gas?: bigint }): Promise<Hex>;
+  /** Several transfers of `token` in one transaction, in the order given. */
+  transferMany(token: Address, from: TestWallet, transfers: readonly (readonly [Address, bigint])[]): Promise<Hex>;
   balanceOf(token: Address, who: Address): Promise<bigint>;
   mine(blocks: number): Promise<void>;
   /** While paused, sent transactions wait in the pool. */
@@ -165,6 +167,14 @@ export async function startTestChain(): Promise<TestChain> {
           args: [to, amount],
           // A given gas limit skips estimation, so a transfer that will revert is still sent.
           ...(opts.gas === undefined ? {} : { gas: opts.gas }),
+        });
+      },
+      async transferMany(t, from, transfers) {
+        return walletOf(from).writeContract({
+          address: t,
+          abi: token.abi,
+          functionName: 'transferMany',
+          args: [transfers.map(([to]) => to), transfers.map(([, v]) => v)],
         });
       },
       async balanceOf(t, who) {

@@ -16,7 +16,7 @@ export interface ChainAdapter {
    * balance. The balance record shows `on_chain_available` = this and
    * `max_withdraw = min(database available, on-chain payable)`. Never throws: null when there is
    * no chain or the chain did not answer within the short RPC timeout, so a balance request
-   * never fails because of the chain.
+   * never fails because of the chain; with null, max_withdraw is the database amount alone.
    */
   onChainAvailable(): Promise<bigint | null>;
 
