@@ -20,6 +20,7 @@ import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
 import { decodeFloat32Base64 } from '../src/inference/providers/openai-compatible/float32-base64.ts';
 import { createUpstreams, type Upstreams, type UpstreamTarget } from '../src/inference/upstream/create-upstreams.ts';
 import type { ChatStream } from '../src/inference/upstream/start-chat-stream.ts';
+import { tryDeployments } from '../src/inference/upstream/try-deployments.ts';
 import { UpstreamError } from '../src/inference/upstream/upstream-error.ts';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY, fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from './fakes/fake-openai.ts';
@@ -479,6 +480,25 @@ describe('inference adapters against fake upstreams', () => {
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describe('fallback', () => {
+    it('moves to the next deployment when the first is overloaded before any output, streams included', async () => {
+      anthropic.chat.enqueue({ error: { status: 529 } });
+      openai.chat.enqueue({ text: 'From the fallback.' });
+      const request: CanonicalChatRequest = { messages: [user('Hi')], tools: [], stop: [], stream: true };
+      const { result, target: served } = await tryDeployments(pro, (t) => up.chatStream(t, request));
+      assert.equal(served.deployment.provider.id, 'main-openai');
+      assert.equal((await collect(result)).text, 'From the fallback.');
+    });
+
+    it('does not move on after a request error', async () => {
+      anthropic.chat.enqueue({ error: { status: 400, message: 'messages: roles must alternate' } });
+      const seen = openai.requests.length;
+      const e = await rejection(tryDeployments(pro, (t) => up.chat(t, { messages: [user('Hi')], tools: [], stop: [], stream: false })));
+      assert.deepEqual([e.status, e.message], [400, 'messages: roles must alternate']);
+      assert.equal(openai.requests.length, seen);
     });
   });
 
