@@ -366,6 +366,17 @@ describe('inference adapters against fake upstreams', () => {
       });
     }
 
+    it('a consumer that stops reading closes the upstream request', async () => {
+      anthropic.chat.enqueue({ text: 'An answer nobody reads to the end.', stallAfter: 6 });
+      const stream = await up.chatStream(viaAnthropic, { messages: [user('Hi')], tools: [], stop: [], stream: true });
+      for await (const _part of stream) break;
+      assert.equal(await anthropic.requests.at(-1)!.closed, 'aborted');
+      anthropic.chat.enqueue({ text: 'Never read at all.', stallAfter: 6 });
+      const unread = await up.chatStream(viaAnthropic, { messages: [user('Hi')], tools: [], stop: [], stream: true });
+      await unread.cancel();
+      assert.equal(await anthropic.requests.at(-1)!.closed, 'aborted');
+    });
+
     it('an abort before the answer starts rejects with the abort reason, not an upstream error', async () => {
       anthropic.chat.enqueue({ hang: true });
       const controller = new AbortController();

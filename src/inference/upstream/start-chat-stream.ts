@@ -13,7 +13,10 @@ export interface ChatStream extends AsyncIterable<StreamPart> {
    * (a stream cut short or abandoned by the client still bills what was produced).
    */
   usage(): { readonly usage: Usage; readonly estimated: boolean };
-  /** Stops reading and closes the upstream request, when the stream will not be iterated to its end. */
+  /**
+   * Closes the upstream request of a stream that will not be iterated (or no longer is). To stop a
+   * read that is waiting on the upstream, abort the signal given to chatStream instead.
+   */
   cancel(): Promise<void>;
 }
 
