@@ -5,6 +5,7 @@ import { resolveSecretsKey } from './config/secrets.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
+import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   readonly secretsKey: Buffer;
   readonly marketKeys: ApiKeyLookup;
   readonly chain: ChainAdapter;
+  /** Pools to every configured upstream provider. */
+  readonly upstreams: Upstreams;
   readonly limiters: {
     readonly market: RateLimiter;
   };
@@ -36,6 +39,7 @@ export interface DepsOverrides {
   readonly clock?: Clock;
   readonly logger?: Logger;
   readonly chain?: ChainAdapter;
+  readonly upstreams?: Upstreams;
   /** Whether close() also closes the database given in overrides. */
   readonly closeDatabase?: boolean;
 }
@@ -61,6 +65,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   }
   const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
   const clock = overrides.clock ?? systemClock;
+  const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   return {
     config,
@@ -73,10 +78,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     secretsKey: secrets.key,
     marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
+    upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
     },
     async close() {
+      await upstreams.close();
       if (redis) redis.disconnect();
       if (closeDb) await database.close();
     },
