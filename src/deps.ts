@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
+import { createApiKeyService, type ApiKeyService } from './accounts/api-key.service.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
+import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -18,7 +20,13 @@ export interface AppDeps {
   readonly adminToken: string;
   readonly limiters: {
     readonly market: RateLimiter;
+    /** Per account: chat, completions, responses, messages, embeddings, rerank. */
+    readonly inference: RateLimiter;
+    /** Per account: image generation. */
+    readonly images: RateLimiter;
   };
+  /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
+  readonly apiKeys: ApiKeyService;
   close(): Promise<void>;
 }
 
@@ -51,18 +59,26 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
   }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
+  const clock = overrides.clock ?? systemClock;
+  const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
+  const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     redis,
     logger,
-    clock: overrides.clock ?? systemClock,
+    clock,
     adminToken: admin.token,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
+      inference: createRateLimiter({ redis, name: `${config.redisPrefix}:inference`, points: config.rateLimits.inferencePerMinute, durationSeconds: 60 }),
+      images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
     },
+    apiKeys,
     async close() {
+      stopSweeper();
+      await apiKeys.close();
       if (redis) redis.disconnect();
       if (closeDb) await database.close();
     },
