@@ -1,7 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** A timestamp column: written as Date or ISO text, read as Date. */
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
