@@ -85,17 +85,21 @@ export function accountsAdminRoutes(opts: AccountsAdminOptions): FastifyPluginAs
     app.post(
       '/accounts/:id/keys',
       {
+        // The body is optional: a POST without one names no key.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags,
           security,
           summary: 'Issue an svk_ key; the key is in this answer only',
           params: IdParams,
-          body: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 100 })) }, strict)),
+          body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 100 })) }, strict),
           response: { 201: IssuedKeyView },
         },
       },
       async (request, reply) => {
-        const k = await accounts.issueKey(request.params.id, request.body?.name ?? '');
+        const k = await accounts.issueKey(request.params.id, request.body.name ?? '');
         return reply.code(201).send({ ...keyView(k), key: k.key });
       },
     );
