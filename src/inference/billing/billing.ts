@@ -74,9 +74,11 @@ interface Held extends Reservation {
   readonly holdId: bigint | null;
 }
 
-export function createBilling(db: Db, clock: Clock): Billing {
-  const open = new WeakSet<Reservation>();
+// Reservations not yet settled or released, whichever Billing made them: a second settle of
+// the same reservation would charge twice.
+const open = new WeakSet<Reservation>();
 
+export function createBilling(db: Db, clock: Clock): Billing {
   const close = (r: Reservation): Held => {
     if (!open.has(r)) throw new Error(`reservation of request ${r.requestId} was already settled`);
     open.delete(r);
