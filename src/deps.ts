@@ -1,11 +1,13 @@
 import { Redis } from 'ioredis';
+import { createApiKeyService, type ApiKeyService } from './accounts/api-key.service.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
+import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
+import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
-import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -29,7 +31,13 @@ export interface AppDeps {
   readonly upstreams: Upstreams;
   readonly limiters: {
     readonly market: RateLimiter;
+    /** Per account: chat, completions, responses, messages, embeddings, rerank. */
+    readonly inference: RateLimiter;
+    /** Per account: image generation. */
+    readonly images: RateLimiter;
   };
+  /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
+  readonly apiKeys: ApiKeyService;
   close(): Promise<void>;
 }
 
@@ -67,6 +75,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const clock = overrides.clock ?? systemClock;
   const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
+  const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
+  const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
   return {
     config,
     db: database.db,
@@ -81,8 +91,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
+      inference: createRateLimiter({ redis, name: `${config.redisPrefix}:inference`, points: config.rateLimits.inferencePerMinute, durationSeconds: 60 }),
+      images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
     },
+    apiKeys,
     async close() {
+      stopSweeper();
+      await apiKeys.close();
       await upstreams.close();
       if (redis) redis.disconnect();
       if (closeDb) await database.close();

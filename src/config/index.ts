@@ -29,6 +29,11 @@ export interface Config {
     readonly imagesPerMinute: number;
     readonly marketPerMinute: number;
   };
+  /**
+   * How long an API key lookup is trusted in memory: the bound on how long another instance
+   * keeps accepting a revoked key (the instance that revokes forgets it at once).
+   */
+  readonly apiKeyCacheTtlMs: number;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -116,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
       marketPerMinute: int(env, 'RATE_LIMIT_MARKET_PER_MINUTE', 200, 1, 1_000_000),
     }),
+    apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 5000, 0, 60_000),
     trustProxy: bool(env, 'TRUST_PROXY'),
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
