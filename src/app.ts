@@ -6,6 +6,7 @@ import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
+import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
 import { ping } from './storage/database.ts';
@@ -58,7 +59,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
-  await app.register(adminPlugin, { prefix: '/admin', token: deps.adminToken, routes: [] });
+  await app.register(adminPlugin, { prefix: '/admin', token: deps.adminToken, routes: [marketAdminRoutes({ db: deps.db, clock: deps.clock })] });
   await app.register(marketPlugin, { prefix: '/api', limiter: deps.limiters.market, clock: deps.clock });
 
   return app;
