@@ -25,9 +25,11 @@ export interface MarketAdminDeps {
 const strict = { additionalProperties: false } as const;
 const tags = ['admin'];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }, strict);
-const Usdc = Type.Union([Type.Number(), Type.String()], { description: 'USDC, at most 6 decimals' });
+// Checked by parseUsdcAmount (a number or decimal text, at most 6 decimals), not by the schema:
+// schema coercion would turn `true` into 1.
+const Usdc = Type.Unknown({ description: 'USDC as a number or decimal string, at most 6 decimals' });
 const Labels = Type.Record(Type.String(), Type.String(), { description: 'label per outcome: {yes, no[, draw]}' });
-const MarketType = Type.Union([Type.Literal('yesno'), Type.Literal('threeway'), Type.Literal('updown'), Type.Literal('custom')]);
+const MarketType = Type.Enum(['yesno', 'threeway', 'updown', 'custom']);
 const DateTime = Type.String({ description: 'ISO 8601 date-time with a time zone' });
 
 const CreateEventBody = Type.Object(
@@ -49,7 +51,7 @@ const CreateMarketBody = Type.Object(
     market_type: MarketType,
     end_date: DateTime,
     event_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()])),
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('active')])),
+    status: Type.Optional(Type.Enum(['pending', 'active'])),
     opening_prices: Type.Optional(
       Type.Object(
         { yes: Type.Number(), no: Type.Number(), draw: Type.Optional(Type.Number()) },

@@ -52,7 +52,7 @@ export interface CreateMarketInput {
   /** `{yes, no[, draw]}` in (0, 1) summing to 1; default equal. */
   readonly opening_prices?: unknown;
   /** Virtual seed liquidity V in USDC (number or decimal text); default 100. */
-  readonly seed_liquidity?: number | string;
+  readonly seed_liquidity?: unknown;
   readonly outcome_labels?: Record<string, string>;
   readonly image_url?: string;
 }
