@@ -1,6 +1,11 @@
 import { Redis } from 'ioredis';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
+import { resolveSecretsKey } from './config/secrets.ts';
+import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
+import type { ChainAdapter } from './market/custody/chain-adapter.ts';
+import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
+import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -16,6 +21,12 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adminToken: string;
+  /** AES-256 key sealing stored secrets (market API secrets). */
+  readonly secretsKey: Buffer;
+  readonly marketKeys: ApiKeyLookup;
+  readonly chain: ChainAdapter;
+  /** Pools to every configured upstream provider. */
+  readonly upstreams: Upstreams;
   readonly limiters: {
     readonly market: RateLimiter;
   };
@@ -27,6 +38,8 @@ export interface DepsOverrides {
   readonly database?: DatabaseHandle;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  readonly chain?: ChainAdapter;
+  readonly upstreams?: Upstreams;
   /** Whether close() also closes the database given in overrides. */
   readonly closeDatabase?: boolean;
 }
@@ -50,6 +63,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // Printed once, on the start that created it; afterwards it lives only in the file.
     process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
   }
+  const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
+  const clock = overrides.clock ?? systemClock;
+  const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   return {
     config,
@@ -57,12 +73,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     dbKind: database.kind,
     redis,
     logger,
-    clock: overrides.clock ?? systemClock,
+    clock,
     adminToken: admin.token,
+    secretsKey: secrets.key,
+    marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
+    chain: overrides.chain ?? createChainAdapter(config.chain),
+    upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
     },
     async close() {
+      await upstreams.close();
       if (redis) redis.disconnect();
       if (closeDb) await database.close();
     },

@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { buildCatalog, type Catalog } from './catalog.ts';
+import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
+import { checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
+export type * from './chain.ts';
 
 export interface Config {
   readonly port: number;
@@ -19,6 +22,8 @@ export interface Config {
   readonly configFile: string;
   /** null: generated on first start and kept in dataDir. */
   readonly adminToken: string | null;
+  /** Base64 AES-256 key sealing stored secrets; null: generated on first start and kept in dataDir. */
+  readonly secretsKey: string | null;
   readonly rateLimits: {
     readonly inferencePerMinute: number;
     readonly imagesPerMinute: number;
@@ -29,6 +34,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
   readonly catalog: Catalog;
+  /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
+  readonly chain: ChainConfig;
 }
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -103,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: str(env, 'REDIS_PREFIX', 'svc'),
     configFile,
     adminToken,
+    secretsKey: checkSecretsKeyEnv(env.SECRETS_KEY),
     rateLimits: Object.freeze({
       inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
@@ -113,5 +121,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     catalog: readCatalogFile(configFile, env),
+    chain: loadChainConfig(env),
   });
 }

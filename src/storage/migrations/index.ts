@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as market from './2026_11_25_10_market.ts';
 import * as marketCore from './2026_11_25_11_market_core.ts';
+import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -9,4 +10,5 @@ import * as marketCore from './2026_11_25_11_market_core.ts';
 export const migrations: Record<string, Migration> = {
   '2026_11_25_10_market': market,
   '2026_11_25_11_market_core': marketCore,
+  '2026_11_25_30_market_auth': marketAuthMigration,
 };
