@@ -181,6 +181,32 @@ describe('market admin API', () => {
     assert.equal(books.totals.wallets + books.totals.escrow + books.totals.fees, books.totals.net_external);
   });
 
+  it('never answers a 500 to hostile input', async () => {
+    const m = await market({ title: 'Target' });
+    const nasty: unknown[] = [
+      null, [], 'text', 42, {}, { title: 'a\u0000b', category: 'x' }, { title: 'x'.repeat(10_000), category: 'x' },
+      { title: 'x', category: 'x', market_type: 'yesno', end_date: '+275760-09-13T00:00:00.000Z' },
+      { title: 'x', category: 'x', market_type: 'yesno', end_date: '2026-02-30T00:00:00Z' },
+      { title: 'x', category: 'x', market_type: 'threeway', end_date: future(), outcome_labels: { yes: 'a', no: 'b', draw: '\u0000' } },
+      { title: 'x', category: 'x', market_type: 'yesno', end_date: future(), seed_liquidity: 1e300 },
+      { title: 'x', category: 'x', market_type: 'yesno', end_date: future(), opening_prices: { yes: 1e-320, no: 1 } },
+      { amount: '1e5' }, { amount: 1, note: 'x\u0000' }, { amount: Number.MAX_VALUE }, { outcome: ['yes'] }, { description: 'x\u0000' },
+    ];
+    const routes: ['POST' | 'PATCH', string][] = [
+      ['POST', '/events'], ['POST', '/markets'], ['PATCH', `/markets/${m.id}`], ['POST', `/markets/${m.id}/resolve`],
+      ['POST', `/wallets/${addr(0xbad)}/deposit`], ['POST', '/markets/2147483648/activate'], ['POST', '/events/-1/feature'],
+    ];
+    for (const [method, url] of routes) {
+      for (const payload of nasty) {
+        const r = await t.app.inject({ method, url: `/admin${url}`, headers: { ...t.admin, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+        assert.ok(r.statusCode < 500, `${method} ${url} ${JSON.stringify(payload)?.slice(0, 80)} -> ${r.statusCode} ${r.body}`);
+        if (r.statusCode >= 400) assert.equal(typeof r.json().error, 'string');
+      }
+    }
+    const nul = await call('POST', '/events', { title: 'a\u0000b', category: 'x' });
+    assert.equal(nul.json().error, 'invalid title: must not contain NUL characters');
+  });
+
   it('documents its routes in the OpenAPI document under the admin tag', async () => {
     const doc = (await t.app.inject('/openapi.json')).json();
     assert.deepEqual(doc.paths['/admin/markets/{id}/resolve'].post.tags, ['admin']);

@@ -8,6 +8,7 @@ import type { Database } from '../../storage/schema.ts';
 import { auditBooks } from '../audit/audit-books.ts';
 import { createEvent, featureEvent } from '../events/events.admin.ts';
 import { activateMarket, createMarket, editMarket, featureMarket } from '../markets/markets.admin.ts';
+import { refuseNul } from '../markets/market-fields.ts';
 import { findMarket } from '../markets/markets.repository.ts';
 import { parseUsdcAmount } from '../pricing/index.ts';
 import { cancelMarket } from '../settlement/cancel-market.ts';
@@ -138,7 +139,8 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
       async (req) => {
         const address = normalizeWalletAddress(req.params.wallet);
         const amount = parseUsdcAmount(req.body.amount, 'amount');
-        const wallet = await depositToWallet(db, clock, { wallet: address, amount, note: req.body.note ?? null });
+        const note = req.body.note === undefined ? null : refuseNul(req.body.note, 'note');
+        const wallet = await depositToWallet(db, clock, { wallet: address, amount, note });
         return toBalanceRecord(wallet);
       },
     );

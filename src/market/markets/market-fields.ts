@@ -4,15 +4,21 @@ import { marketOutcomes } from '../pricing/index.ts';
 
 /** Checks of operator-given market and event fields; each 400 names its field. */
 
+/** PostgreSQL text cannot hold NUL; refusing it here keeps such input a 400, not a 500. */
+export function refuseNul(value: string, field: string): string {
+  if (value.includes('\u0000')) throw badRequest(`invalid ${field}: must not contain NUL characters`);
+  return value;
+}
+
 export function parseTitle(value: string, field = 'title'): string {
-  const t = value.trim().replace(/\s+/g, ' ');
+  const t = refuseNul(value, field).trim().replace(/\s+/g, ' ');
   if (t.length === 0) throw badRequest(`invalid ${field}: must not be empty`);
   if (t.length > 200) throw badRequest(`invalid ${field}: must be at most 200 characters`);
   return t;
 }
 
 export function parseDescription(value: string | undefined): string {
-  const d = (value ?? '').trim();
+  const d = refuseNul(value ?? '', 'description').trim();
   if (d.length > 5000) throw badRequest('invalid description: must be at most 5000 characters');
   return d;
 }
@@ -27,7 +33,7 @@ export function parseCategory(value: string): string {
 }
 
 export function parseImageUrl(value: string | undefined): string {
-  const u = (value ?? '').trim();
+  const u = refuseNul(value ?? '', 'image_url').trim();
   if (u.length > 500) throw badRequest('invalid image_url: must be at most 500 characters');
   if (u !== '' && !/^(\/|https?:\/\/)\S*$/.test(u)) throw badRequest('invalid image_url: must be a path starting with / or an http(s) URL');
   return u;
@@ -68,6 +74,7 @@ export function parseOutcomeLabels(marketType: MarketType, value: Record<string,
   for (const o of outcomes) {
     const label = value[o];
     if (typeof label !== 'string' || label.trim() === '') throw badRequest(`invalid outcome_labels: missing label for ${o}`);
+    refuseNul(label, `outcome_labels.${o}`);
     if (label.trim().length > 60) throw badRequest(`invalid outcome_labels.${o}: must be at most 60 characters`);
     labels[o] = label.trim();
   }
