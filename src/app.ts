@@ -11,6 +11,7 @@ import { installMetrics } from './http/metrics.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
+import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
 import { ping } from './storage/database.ts';
@@ -67,7 +68,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(adminPlugin, {
     prefix: '/admin',
     token: deps.adminToken,
-    routes: [accountsAdminRoutes({ db: deps.db, accounts })],
+    routes: [accountsAdminRoutes({ db: deps.db, accounts }), marketAdminRoutes({ db: deps.db, clock: deps.clock })],
   });
   const inference = createInferenceContext(deps);
   const inferenceRoutes = [catalogRoutes];
