@@ -12,7 +12,9 @@ import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
+import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
+import { createWithdrawalService } from './market/withdrawals/withdrawal.service.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
 import { ping } from './storage/database.ts';
 
@@ -65,17 +67,34 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
   const accounts = createAccountsService(deps.db, deps.apiKeys);
+  const { db, clock, chain } = deps;
+  const withdrawals = createWithdrawalService({
+    db, dbKind: deps.dbKind, chain, clock, logger: deps.logger, checkIntervalMs: config.custody.withdrawalCheckIntervalMs,
+  });
+  // The reconciler of sent withdrawals runs while the app does.
+  app.addHook('onReady', async () => withdrawals.start());
+  app.addHook('onClose', async () => withdrawals.stop());
   await app.register(adminPlugin, {
     prefix: '/admin',
     token: deps.adminToken,
-    routes: [accountsAdminRoutes({ db: deps.db, accounts }), marketAdminRoutes({ db: deps.db, clock: deps.clock })],
+    routes: [
+      accountsAdminRoutes({ db: deps.db, accounts }),
+      marketAdminRoutes({ db: deps.db, clock: deps.clock }),
+      withdrawalsAdminRoutes({ db, withdrawals }),
+    ],
   });
   const inference = createInferenceContext(deps);
   const inferenceRoutes = [catalogRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });
-  await app.register(marketPlugin, { prefix: '/api', limiter: deps.limiters.market, clock: deps.clock });
+  await app.register(marketPlugin, {
+    prefix: '/api',
+    limiter: deps.limiters.market,
+    clock,
+    auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
+    custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },
+  });
 
   return app;
 }

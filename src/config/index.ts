@@ -4,11 +4,13 @@ import { parse as parseYaml } from 'yaml';
 import { buildCatalog, type Catalog } from './catalog.ts';
 import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
+import { loadCustodyConfig, type CustodyConfig } from './custody.ts';
 import { checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
 export type * from './chain.ts';
+export type * from './custody.ts';
 
 export interface Config {
   readonly port: number;
@@ -41,6 +43,8 @@ export interface Config {
   readonly catalog: Catalog;
   /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
   readonly chain: ChainConfig;
+  /** Withdrawal minimum and the periodic check of sent withdrawals. */
+  readonly custody: CustodyConfig;
 }
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -128,5 +132,6 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     catalog: readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
+    custody: loadCustodyConfig(env),
   });
 }

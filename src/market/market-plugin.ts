@@ -4,10 +4,16 @@ import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
+import { installRawJsonParser, requireMarketAuth, type RequireMarketAuthOptions } from './auth/market-auth.fastify.ts';
+import { custodyRoutes, type CustodyRoutesDeps } from './routes/custody-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
+  /** What signed requests need: the database, Redis (replay record), the API keys. */
+  readonly auth: Omit<RequireMarketAuthOptions, 'clock'>;
+  /** Balance, ledger, withdrawals and deposits. */
+  readonly custody: Omit<CustodyRoutesDeps, 'clock' | 'auth'>;
 }
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
@@ -40,4 +46,9 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
       return { success: true, data: { time: Math.floor(now / 1000), iso: new Date(now).toISOString() } };
     },
   );
+
+  // Signed routes: their exact body bytes are kept for the signature (every route of this context).
+  installRawJsonParser(app);
+  const auth = requireMarketAuth({ ...opts.auth, clock: opts.clock });
+  await app.register(custodyRoutes({ ...opts.custody, clock: opts.clock, auth }));
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { isSettled } from '../markets/markets.repository.ts';
 import { parseAccount } from '../ledger/ledger.accounts.ts';
+import { auditRecords } from './audit-records.ts';
 
 /** Totals of the whole service, in units. */
 export interface BooksTotals {
@@ -39,7 +40,8 @@ const MAX_PROBLEMS = 200;
  * unsettled market's escrow is its account's sum and its pools' sum, and its pools, shares and
  * positions agree with its trades; each settled market has zero escrow, every position paid (0
  * for a loser), and payouts + refunds + fee + dust = T; and wallets + escrow + fees =
- * deposits - withdrawals. Reads one snapshot (repeatable read), so it can run while trading.
+ * deposits - withdrawals; and each trade, position, withdrawal and chain deposit agrees with its
+ * ledger movement (auditRecords). Reads one snapshot (repeatable read), so it can run while trading.
  */
 export async function auditBooks(db: Kysely<Database>): Promise<BooksReport> {
   return db
@@ -178,6 +180,7 @@ export async function auditBooks(db: Kysely<Database>): Promise<BooksReport> {
       if (walletTotal + escrowTotal + fees !== netExternal) {
         problem(`wallets ${walletTotal} + escrow ${escrowTotal} + fees ${fees} != deposits - withdrawals ${netExternal}`);
       }
+      await auditRecords(trx, problem);
 
       return {
         balanced: problems.length === 0,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import { badRequest } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -25,22 +25,33 @@ export interface DepositInput {
 export async function depositToWallet(db: Kysely<Database>, clock: Clock, input: DepositInput): Promise<WalletRow> {
   const wallet = normalizeWalletAddress(input.wallet);
   if (input.amount <= 0n) throw badRequest('invalid amount: must be greater than 0');
-  return inTransaction(db, async (trx) => {
-    const at = new Date(clock.now());
-    await getOrCreateWallet(trx, wallet, at);
-    await lockWallet(trx, wallet);
-    await postMovement(trx, {
-      type: 'deposit',
-      entries: [
-        { account: EXTERNAL_ACCOUNT, amount: -input.amount },
-        { account: walletAccount(wallet), amount: input.amount },
-      ],
-      wallet,
-      tx_hash: input.tx_hash ?? null,
-      chain: input.chain ?? null,
-      note: input.note ?? null,
-      at,
-    });
-    return (await lockWallet(trx, wallet))!;
+  return inTransaction(db, (trx) => creditWallet(trx, { ...input, wallet }, new Date(clock.now())));
+}
+
+/**
+ * The deposit of depositToWallet inside the caller's transaction (an on-chain deposit records its
+ * transfer in the same one). `input.wallet` is already normalized. Returns the movement and the
+ * wallet after the credit.
+ */
+export async function creditWallet(
+  trx: Transaction<Database>,
+  input: DepositInput,
+  at: Date,
+): Promise<WalletRow & { readonly movement_id: string }> {
+  const wallet = input.wallet;
+  await getOrCreateWallet(trx, wallet, at);
+  await lockWallet(trx, wallet);
+  const { movement_id } = await postMovement(trx, {
+    type: 'deposit',
+    entries: [
+      { account: EXTERNAL_ACCOUNT, amount: -input.amount },
+      { account: walletAccount(wallet), amount: input.amount },
+    ],
+    wallet,
+    tx_hash: input.tx_hash ?? null,
+    chain: input.chain ?? null,
+    note: input.note ?? null,
+    at,
   });
+  return { ...(await lockWallet(trx, wallet))!, movement_id };
 }

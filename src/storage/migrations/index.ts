@@ -3,6 +3,7 @@ import * as market from './2026_11_25_10_market.ts';
 import * as marketCore from './2026_11_25_11_market_core.ts';
 import * as accounts from './2026_11_25_20_accounts.ts';
 import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
+import { custodyMigration } from './2026_11_25_40_custody.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_11_market_core': marketCore,
   '2026_11_25_20_accounts': accounts,
   '2026_11_25_30_market_auth': marketAuthMigration,
+  '2026_11_25_40_custody': custodyMigration,
 };
