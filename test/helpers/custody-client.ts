@@ -9,18 +9,27 @@ import type { TestApp } from './app.ts';
 /** Who signs: a wallet (EIP-191 message) or an API key (HMAC). */
 export type Signer = { readonly account: PrivateKeyAccount } | { readonly apiKey: IssuedApiKey };
 
-let skew = 0;
+const signedBefore = new Set<string>();
 /**
- * Each call signs with a slightly different timestamp (0..19 s in the past), so two identical
- * requests are two signed requests, as a real client re-signing would send them. Tests of the
- * replay cache pass `ts` explicitly.
+ * A timestamp (now, or up to 29 s before) under which this signer never signed this request,
+ * so two identical requests are two signed requests, as a client re-signing would send them.
+ * Tests of the replay cache pass `ts` or the earlier headers explicitly.
  */
-function nextTimestamp(): number {
-  skew = (skew + 1) % 20;
-  return Math.floor(Date.now() / 1000) - skew;
+function freshTimestamp(who: string, path: string, rawBody: string): number {
+  const now = Math.floor(Date.now() / 1000);
+  for (let back = 0; back < 30; back++) {
+    const id = `${who}|${path}|${rawBody}|${now - back}`;
+    if (!signedBefore.has(id)) {
+      signedBefore.add(id);
+      return now - back;
+    }
+  }
+  throw new Error('custody-client: more than 30 identical signed requests within 30 s; vary the body');
 }
 
-export async function signedHeaders(signer: Signer, path: string, rawBody: string, ts = nextTimestamp()): Promise<Record<string, string>> {
+export async function signedHeaders(signer: Signer, path: string, rawBody: string, at?: number): Promise<Record<string, string>> {
+  const who = 'apiKey' in signer ? signer.apiKey.api_key : signer.account.address;
+  const ts = at ?? freshTimestamp(who, path, rawBody);
   if ('apiKey' in signer) {
     const timestamp = String(ts);
     const signature = signHmacHex(signer.apiKey.api_secret, { timestamp, method: 'POST', path, rawBody: Buffer.from(rawBody) });

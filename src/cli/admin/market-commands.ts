@@ -28,8 +28,8 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The market's operator commands: events, the market lifecycle, wallet deposits and the books
- * check. Amounts travel as the decimal text typed, so no digit is lost to a float.
+ * The market's operator commands: events, the market lifecycle, wallet deposits, withdrawals and
+ * the books check. Amounts travel as the decimal text typed, so no digit is lost to a float.
  */
 export function registerMarketCommands(program: Command, client: () => AdminClient, print: Print): void {
   const event = program.command('event').description('prediction-market events (groups of markets)');
@@ -138,6 +138,46 @@ export function registerMarketCommands(program: Command, client: () => AdminClie
     .action(async (address: string, amount: string, o: { note?: string }) =>
       print(await client().call('POST', `/wallets/${encodeURIComponent(address)}/deposit`, defined({ amount, note: o.note }))),
     );
+
+  const withdrawal = program.command('withdrawal').description('market withdrawals: the operator completes or rejects pending ones');
+  withdrawal
+    .command('list')
+    .description('withdrawals, newest first')
+    .option('--status <status>', 'pending, sending, completed, rejected or failed')
+    .option('--wallet <wallet>')
+    .option('--limit <n>', 'at most this many (1-500, default 100)', positiveId)
+    .option('--before <id>', 'only withdrawals older than this id', positiveId)
+    .action(async (o: { status?: string; wallet?: string; limit?: number; before?: number }) => {
+      const q = new URLSearchParams(defined({ status: o.status, wallet: o.wallet, limit: o.limit, before: o.before }) as Record<string, string>);
+      const qs = q.toString();
+      print(await client().call('GET', `/withdrawals${qs ? `?${qs}` : ''}`));
+    });
+  withdrawal
+    .command('show <id>')
+    .description('one withdrawal')
+    .action(async (id: string) => print(await client().call('GET', `/withdrawals/${positiveId(id)}`)));
+  withdrawal
+    .command('complete <id>')
+    .description('record that a withdrawal was paid: ledger withdraw with the tx hash, balance debited')
+    .requiredOption('--tx-hash <hash>', 'the transfer that paid it')
+    .option('--chain <label>', "ledger chain label (default: the withdrawal's chain, else CHAIN_NAME, else evm)")
+    .option('--note <text>', 'shown to the user')
+    .option('--force', 'complete a withdrawal whose sender never recorded a transaction')
+    .action(async (id: string, o: { txHash: string; chain?: string; note?: string; force?: boolean }) =>
+      print(await client().call('POST', `/withdrawals/${positiveId(id)}/complete`, defined({ tx_hash: o.txHash, chain: o.chain, note: o.note, force: o.force }))),
+    );
+  withdrawal
+    .command('reject <id>')
+    .description('refuse a withdrawal; its amount is unlocked')
+    .option('--note <text>', 'shown to the user')
+    .option('--force', 'reject a withdrawal already handed to the chain (make sure it can no longer be mined first)')
+    .action(async (id: string, o: { note?: string; force?: boolean }) =>
+      print(await client().call('POST', `/withdrawals/${positiveId(id)}/reject`, defined({ note: o.note, force: o.force }))),
+    );
+  withdrawal
+    .command('check <id>')
+    .description("follow a sent withdrawal's receipt now (CHAIN=evm)")
+    .action(async (id: string) => print(await client().call('POST', `/withdrawals/${positiveId(id)}/check`)));
 
   program
     .command('audit')
