@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { createDeps, type AppDeps } from '../../src/deps.ts';
+import type { ChainAdapter } from '../../src/market/custody/chain-adapter.ts';
 import type { Clock } from '../../src/shared/clock.ts';
 import type { DatabaseHandle } from '../../src/storage/database.ts';
 import { freshDatabase } from './database.ts';
@@ -32,6 +33,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   /** Redis key prefix; two instances meant to share counters pass the same one. */
   readonly redisPrefix?: string;
+  /** The chain adapter instead of the one CHAIN selects (e.g. an EVM adapter without a balance cache). */
+  readonly chain?: ChainAdapter;
   /** Mount extra routes (probes) before the app is sealed; deps give them the app's services. */
   readonly beforeReady?: (app: FastifyInstance, deps: AppDeps) => void;
 }
@@ -50,7 +53,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const config = loadConfig(env);
   const ownsDatabase = opts.database === undefined;
   const database = opts.database ?? (await freshDatabase());
-  const deps = await createDeps(config, { database, clock: opts.clock, closeDatabase: false });
+  const deps = await createDeps(config, { database, clock: opts.clock, chain: opts.chain, closeDatabase: false });
   const app = await buildApp(deps);
   opts.beforeReady?.(app, deps);
   await app.ready();
