@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { claimPgliteDir } from './pglite-lock.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -48,16 +49,34 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   let dir: string | undefined;
+  let release = () => {};
   if (opts.dataDir) {
     dir = join(opts.dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
+    release = claimPgliteDir(join(opts.dataDir, 'pg.pid'), dir);
   }
-  const pglite = await PGlite.create(dir, {
-    extensions: { pg_trgm },
-    parsers: { [INT8_OID]: (v: string) => BigInt(v) },
-  });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir, {
+      extensions: { pg_trgm },
+      parsers: { [INT8_OID]: (v: string) => BigInt(v) },
+    });
+  } catch (e) {
+    release();
+    throw e;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      try {
+        await db.destroy();
+      } finally {
+        release();
+      }
+    },
+  };
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
