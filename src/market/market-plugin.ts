@@ -4,10 +4,13 @@ import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
+import type { Db } from '../storage/database.ts';
+import { marketReadRoutes } from './routes/read-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
+  readonly db: Db;
 }
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
@@ -40,4 +43,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
       return { success: true, data: { time: Math.floor(now / 1000), iso: new Date(now).toISOString() } };
     },
   );
+
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock });
 }

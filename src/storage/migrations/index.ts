@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as market from './2026_11_25_10_market.ts';
+import * as marketReads from './2026_11_25_12_market_reads.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -7,4 +8,5 @@ import * as market from './2026_11_25_10_market.ts';
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_25_10_market': market,
+  '2026_11_25_12_market_reads': marketReads,
 };

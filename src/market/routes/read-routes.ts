@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { eventsRoutes } from './events.routes.ts';
+import { marketPricesRoutes } from './market-prices.routes.ts';
+import { marketsRoutes } from './markets.routes.ts';
+import { portfolioRoutes } from './portfolio.routes.ts';
+import type { ReadRouteOptions } from './read-context.ts';
+import { searchRoutes } from './search.routes.ts';
+import { tradesRoutes } from './trades.routes.ts';
+import { usersRoutes } from './users.routes.ts';
+import { marketSchemaErrors } from './schema-errors.ts';
+
+/**
+ * Every public GET endpoint of the market. Registered inside the market plugin, so its rate
+ * limit and error shape apply; a malformed parameter is a 400 naming it (schema-errors.ts).
+ */
+export async function marketReadRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
+  });
+  for (const routes of [marketsRoutes, marketPricesRoutes, eventsRoutes, tradesRoutes, portfolioRoutes, usersRoutes, searchRoutes]) {
+    await app.register(routes, opts);
+  }
+}
