@@ -46,7 +46,8 @@ function recentVolumeJoin(now: Date): RawBuilder<unknown> {
     ) tv on tv.market_id = m.id`;
 }
 
-function orderBy(sort: MarketSort, now: Date, prefix: string): RawBuilder<unknown> {
+/** The order of a sort over `markets <prefix>`; `volume24h` is trending's 24-hour volume expression. */
+function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBuilder<unknown>): RawBuilder<unknown> {
   const m = sql.raw(prefix);
   switch (sort) {
     case 'newest':
@@ -58,7 +59,7 @@ function orderBy(sort: MarketSort, now: Date, prefix: string): RawBuilder<unknow
       return sql`order by (${m}.end_date <= ${now}), case when ${m}.end_date > ${now} then ${m}.end_date end asc,
         ${m}.end_date desc, ${m}.id asc`;
     case 'trending':
-      return sql`order by ${m}.volume_24h desc, ${m}.volume desc, ${m}.id desc`;
+      return sql`order by ${volume24h ?? sql`${m}.volume_24h`} desc, ${m}.volume desc, ${m}.id desc`;
   }
 }
 
@@ -75,7 +76,7 @@ export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage
   const trending = page.sort === 'trending';
   const inner = trending
     ? sql`select m.*, coalesce(tv.v, 0)::bigint as volume_24h from markets m ${recentVolumeJoin(now)} ${where}
-        ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`
+        ${orderBy(page.sort, now, 'm', sql`coalesce(tv.v, 0)`)} limit ${page.limit} offset ${offset}`
     : sql`select m.* from markets m ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
   const volume = trending
     ? sql`m.volume_24h`

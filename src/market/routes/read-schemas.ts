@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 
 /**
  * TypeBox building blocks shared by the public read routes: parameters (their error messages
@@ -7,6 +7,8 @@ import { Type, type TSchema, type TUnsafe } from 'typebox';
 
 /** Largest id a Postgres `integer` column holds; larger ids are refused as malformed. */
 export const MAX_ID = 2_147_483_647;
+/** Deepest page a list serves (keeps offsets far inside bigint). */
+export const MAX_PAGE = 1_000_000;
 export const WALLET_PATTERN = '^0x[0-9a-fA-F]{40}$';
 
 export function stringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
@@ -14,7 +16,7 @@ export function stringEnum<const T extends readonly string[]>(values: T, descrip
 }
 
 /** A string or JSON null (one `type` array, which fast-json-stringify serializes directly). */
-export function nullable<T extends TSchema>(schema: T): TUnsafe<T['static'] | null> {
+export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const s = schema as unknown as { type?: string };
   return Type.Unsafe({ ...schema, type: [s.type, 'null'] });
 }
@@ -23,7 +25,7 @@ export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 
 export const WalletParam = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
 
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1' }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' }),
 };
 
