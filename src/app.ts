@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
 import { marketPlugin } from './market/market-plugin.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
@@ -34,6 +34,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 

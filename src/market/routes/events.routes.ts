@@ -47,7 +47,7 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       schema: {
         tags,
         summary: 'One event by numeric id or slug, with its markets',
-        params: Type.Object({ slugOrId: Type.String({ minLength: 1, maxLength: 200 }) }),
+        params: Type.Object({ slugOrId: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: readResponses(envelope(EventWithMarkets), { notFound: true }),
       },
     },
