@@ -83,10 +83,10 @@ export async function getFeaturedMarket(db: Db, now: Date): Promise<MarketDetail
   return row ? detailOf(db, row, now) : null;
 }
 
-/** Every category with its number of markets (all statuses) and of active ones. */
+/** Every category with its number of markets (all statuses) and of active ones (from market_counts). */
 export async function marketCategories(db: Db) {
   const r = await sql<{ category: string; count: number; active_count: number }>`
-    select category, count(*)::int as count, (count(*) filter (where status = 'active'))::int as active_count
-    from markets group by category order by count(*) desc, category asc`.execute(db);
+    select category, sum(n)::int as count, coalesce(sum(n) filter (where status = 'active'), 0)::int as active_count
+    from market_counts group by category having sum(n) > 0 order by sum(n) desc, category asc`.execute(db);
   return r.rows;
 }

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { MarketStatus, MarketType } from '../market.tables.ts';
 import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketListRow, lastTradeColumns, lastTradeJoin, tradePricesOf } from './market-row.ts';
+import { MARKET_COLUMNS, type MarketListRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type MarketItem, marketItem, openingPricesOf, sparseSeries } from './market-view.ts';
 import { marketMatchesTerms, searchTerms } from './search-terms.ts';
 
@@ -66,8 +66,24 @@ function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBui
 type ListRow = MarketListRow & Record<string, unknown>;
 
 /**
- * One page of markets and the number matching the filter. The page is chosen first (on the
- * sort's index), then only its rows get their 24-hour volume and the price in force a day ago.
+ * How many markets match: from the trigger-kept market_counts when the filter is only status,
+ * category and type (a few rows), else by counting the matching markets.
+ */
+function totalOf(f: MarketFilter): RawBuilder<number> {
+  const terms = f.q === undefined ? [] : searchTerms(f.q);
+  if (terms.length > 0 || f.event_id !== undefined) return sql<number>`(select count(*)::int from markets m ${marketWhere(f)})`;
+  const conds: RawBuilder<unknown>[] = [];
+  if (f.status) conds.push(sql`c.status = ${f.status}`);
+  if (f.category !== undefined) conds.push(sql`c.category = ${f.category}`);
+  if (f.market_type) conds.push(sql`c.market_type = ${f.market_type}`);
+  const where = conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
+  return sql<number>`(select coalesce(sum(c.n), 0)::int from market_counts c ${where})`;
+}
+
+/**
+ * One page of markets and the number matching the filter, in one round trip. The page is chosen
+ * first (on the sort's index), then only its rows get their 24-hour volume and the price in force
+ * a day ago (index-only scans of trades_market_time_cover).
  */
 export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number }> {
   const where = marketWhere(filter);
@@ -78,17 +94,17 @@ export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage
     ? sql`select m.*, coalesce(tv.v, 0)::bigint as volume_24h from markets m ${recentVolumeJoin(now)} ${where}
         ${orderBy(page.sort, now, 'm', sql`coalesce(tv.v, 0)`)} limit ${page.limit} offset ${offset}`
     : sql`select m.* from markets m ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
-  const volume = trending
-    ? sql`m.volume_24h`
-    : sql`(select coalesce(sum(t.amount), 0)::bigint from trades t
-        where t.market_id = m.id and t.created_at > ${new Date(now.getTime() - 86_400_000)} and t.created_at <= ${now})`;
-  const rowsQuery = sql<ListRow>`
-    select ${MARKET_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
-    from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
-    ${orderBy(page.sort, now, 'm')}`;
-  const countQuery = sql<{ n: number }>`select count(*)::int as n from markets m ${where}`;
-  const [rows, count] = await Promise.all([rowsQuery.execute(db), countQuery.execute(db)]);
-  return { items: rows.rows.map((r) => listItem(r, now)), total: count.rows[0]?.n ?? 0 };
+  const volume = trending ? sql`m.volume_24h` : volume24hOf(now);
+  // An empty page still yields one row (all market columns null) carrying the total.
+  const r = await sql<ListRow & { total_count: number }>`
+    select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
+    left join (
+      select ${MARKET_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
+      from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
+    ) x on true
+    ${orderBy(page.sort, now, 'x')}`.execute(db);
+  const rows = r.rows.filter((row) => row.id !== null);
+  return { items: rows.map((row) => listItem(row, now)), total: r.rows[0]?.total_count ?? 0 };
 }
 
 /** A market row with `volume_24h` and `d1_*` columns as a Market list item. */

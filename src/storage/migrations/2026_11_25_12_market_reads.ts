@@ -16,6 +16,41 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index markets_event on markets (event_id)`.execute(db);
   await sql`create index markets_featured on markets (featured_at desc) where featured_at is not null`.execute(db);
 
+  // Market counts per (status, category, market_type), kept by triggers, so a list's `total`
+  // and the categories endpoint add up a few rows instead of counting every market.
+  await sql`
+    create table market_counts (
+      status text not null,
+      category text not null,
+      market_type text not null,
+      n integer not null check (n >= 0),
+      primary key (status, category, market_type)
+    )`.execute(db);
+  await sql`
+    insert into market_counts (status, category, market_type, n)
+    select status, category, market_type, count(*) from markets group by status, category, market_type`.execute(db);
+  await sql`
+    create function market_counts_apply() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('UPDATE', 'DELETE') then
+        update market_counts set n = n - 1
+          where status = old.status and category = old.category and market_type = old.market_type;
+      end if;
+      if tg_op in ('INSERT', 'UPDATE') then
+        insert into market_counts (status, category, market_type, n) values (new.status, new.category, new.market_type, 1)
+          on conflict (status, category, market_type) do update set n = market_counts.n + 1;
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create trigger markets_count_rows after insert or delete on markets
+      for each row execute function market_counts_apply()`.execute(db);
+  await sql`
+    create trigger markets_count_changes after update of status, category, market_type on markets
+      for each row when (old.status is distinct from new.status or old.category is distinct from new.category
+                         or old.market_type is distinct from new.market_type)
+      execute function market_counts_apply()`.execute(db);
+
   // Search: case-insensitive substring matching (LIKE '%term%') served by trigram indexes.
   await sql`
     alter table markets add column search_text text
@@ -41,6 +76,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop trigger if exists markets_count_changes on markets`.execute(db);
+  await sql`drop trigger if exists markets_count_rows on markets`.execute(db);
+  await sql`drop function if exists market_counts_apply()`.execute(db);
+  await sql`drop table if exists market_counts`.execute(db);
   await sql`create index trades_time on trades (created_at desc, id desc)`.execute(db);
   await sql`create index trades_market_time on trades (market_id, created_at desc, id desc)`.execute(db);
   for (const i of [
