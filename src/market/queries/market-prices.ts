@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { CHANGE_WINDOWS, type ChangeWindow, formatUsdc, priceChange, priceChanges } from '../pricing/index.ts';
 import { MARKET_COLUMNS, type MarketListRow, type MarketRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
-import { lastUpdated, openingPricesOf, priceFigures, sparseSeries } from './market-view.ts';
+import { type MarketFigures, figuresOf, lastUpdated, priceFields, sparseSeries } from './market-view.ts';
 
 type Row = MarketListRow & Record<string, unknown>;
 
@@ -18,22 +18,17 @@ async function marketsWithWindows(db: Db, ids: readonly number[], windows: reado
 }
 
 /** The figures the single and batch price records share. */
-function commonPriceRecord(row: MarketRow, volume24h: bigint) {
-  const f = priceFigures(row);
+function commonPriceRecord(row: MarketRow, f: MarketFigures, volume24h: bigint) {
   return {
     market_id: row.id,
-    yes_price: f.yes_price,
-    no_price: f.no_price,
-    ...(f.draw_price !== undefined ? { draw_price: f.draw_price } : {}),
+    ...priceFields(f),
     market_type: row.market_type,
     volume: formatUsdc(row.volume),
     volume_24h: formatUsdc(volume24h),
     liquidity: f.liquidity,
-    spread: f.spread,
+    spread: f.depth.spread,
     status: row.status,
     last_updated: lastUpdated(row),
-    best_bid: f.best_bid,
-    best_ask: f.best_ask,
   };
 }
 
@@ -44,13 +39,14 @@ const BATCH_WINDOWS: readonly ChangeWindow[] = ['1h', '1d', '1w'];
 export async function getMarketPrice(db: Db, id: number, now: Date) {
   const [row] = await marketsWithWindows(db, [id], ALL_WINDOWS, now);
   if (!row) return null;
+  const f = figuresOf(row);
   const series = sparseSeries(
     row,
+    f,
     ALL_WINDOWS.map((w) => tradePricesOf(row, `w${w}`)),
   );
-  const change = priceChanges(series, openingPricesOf(row), now.getTime());
-  const { best_bid, best_ask, ...common } = commonPriceRecord(row, row.volume_24h);
-  return { ...common, best_bid, best_ask, change };
+  const change = priceChanges(series, f.opening, now.getTime());
+  return { ...commonPriceRecord(row, f, row.volume_24h), best_bid: f.depth.bestBid, best_ask: f.depth.bestAsk, change };
 }
 
 /**
@@ -68,15 +64,16 @@ export async function getMarketPrices(db: Db, ids: readonly number[], now: Date)
 }
 
 function batchRecord(row: Row, now: Date) {
+  const f = figuresOf(row);
   const series = sparseSeries(
     row,
+    f,
     BATCH_WINDOWS.map((w) => tradePricesOf(row, `w${w}`)),
   );
-  const opening = openingPricesOf(row);
+  const opening = f.opening;
   const at = now.getTime();
-  const { best_bid: _bid, best_ask: _ask, ...common } = commonPriceRecord(row, row.volume_24h);
   return {
-    ...common,
+    ...commonPriceRecord(row, f, row.volume_24h),
     price_change_1h: priceChange(series, opening, at, CHANGE_WINDOWS['1h']),
     price_change_1d: priceChange(series, opening, at, CHANGE_WINDOWS['1d']),
     price_change_1w: priceChange(series, opening, at, CHANGE_WINDOWS['1w']),

@@ -77,6 +77,32 @@ export const MARKET_COLUMNS: RawBuilder<unknown> = sql.raw(
     .join(', '),
 );
 
+/** `m.<column>` for the columns a Market list item needs (fewer values to fetch and parse). */
+export const LIST_COLUMNS: RawBuilder<unknown> = sql.raw(
+  [
+    'id',
+    'title',
+    'slug',
+    'description',
+    'category',
+    'market_type',
+    'status',
+    'image_url',
+    'end_date',
+    'pool_yes',
+    'pool_no',
+    'pool_draw',
+    'seed_yes',
+    'seed_no',
+    'seed_draw',
+    'volume',
+    'last_trade_at',
+    'created_at',
+  ]
+    .map((c) => `m.${c}`)
+    .join(', '),
+);
+
 /** Sum of the trade amounts of market `m` in (now - 24h, now], units (index-only scan). */
 export function volume24hOf(now: Date): RawBuilder<bigint> {
   const since = new Date(now.getTime() - 86_400_000);
@@ -111,7 +137,7 @@ export function tradePricesOf(row: object, alias: string): TradePrices | null {
   return { at, yes: r[`${alias}_yes`] as number, no: r[`${alias}_no`] as number, draw: (r[`${alias}_draw`] as number | null) ?? null };
 }
 
-/** A market with `volume_24h` and the trade in force 24 hours ago (`d1_*`). */
+/** A market with its `volume_24h`. */
 export interface MarketListRow extends MarketRow {
   readonly volume_24h: bigint;
 }

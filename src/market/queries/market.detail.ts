@@ -1,9 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import { CHANGE_WINDOWS, formatUsdc, marketOutcomes, poolPrices, priceChange } from '../pricing/index.ts';
+import { CHANGE_WINDOWS, formatUsdc, marketOutcomes, priceChange } from '../pricing/index.ts';
 import { getEventById, type EventItem } from './events.ts';
 import { MARKET_COLUMNS, type MarketListRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
-import { type MarketItem, lastUpdated, marketItem, openingPricesOf, outcomeLabel, poolsOf, priceFigures, sparseSeries } from './market-view.ts';
+import { type MarketItem, figuresOf, lastUpdated, marketItem, outcomeLabel, sparseSeries } from './market-view.ts';
 
 export interface OutcomeDetail {
   outcome: string;
@@ -40,17 +40,16 @@ async function marketRow(db: Db, where: RawBuilder<unknown>, order: RawBuilder<u
 }
 
 async function detailOf(db: Db, row: Row, now: Date): Promise<MarketDetail> {
-  const series = sparseSeries(row, [tradePricesOf(row, 'd1')]);
-  const change = priceChange(series, openingPricesOf(row), now.getTime(), CHANGE_WINDOWS['1d']);
-  const pools = poolsOf(row);
-  const prices = poolPrices(pools);
+  const f = figuresOf(row);
+  const series = sparseSeries(row, f, [tradePricesOf(row, 'd1')]);
+  const change = priceChange(series, f.opening, now.getTime(), CHANGE_WINDOWS['1d']);
+  const { pools, prices } = f;
   const shares = { yes: row.shares_yes, no: row.shares_no, draw: row.shares_draw };
-  const f = priceFigures(row);
   const event = row.event_id === null ? null : await getEventById(db, row.event_id);
   return {
-    ...marketItem(row, row.volume_24h, change),
-    best_bid: f.best_bid,
-    best_ask: f.best_ask,
+    ...marketItem(row, f, row.volume_24h, change),
+    best_bid: f.depth.bestBid,
+    best_ask: f.depth.bestAsk,
     outcomes: marketOutcomes(row.market_type).map((o) => ({
       outcome: o,
       label: outcomeLabel(row, o),

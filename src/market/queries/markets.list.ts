@@ -2,8 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { MarketStatus, MarketType } from '../market.tables.ts';
 import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketListRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
-import { type MarketItem, marketItem, openingPricesOf, sparseSeries } from './market-view.ts';
+import { LIST_COLUMNS, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
+import { type ListColumns, type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
 import { marketMatchesTerms, searchTerms } from './search-terms.ts';
 
 export const MARKET_SORTS = ['newest', 'volume', 'ending_soon', 'trending'] as const;
@@ -63,7 +63,7 @@ function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBui
   }
 }
 
-type ListRow = MarketListRow & Record<string, unknown>;
+type ListRow = ListColumns & { readonly volume_24h: bigint } & Record<string, unknown>;
 
 /**
  * How many markets match: from the trigger-kept market_counts when the filter is only status,
@@ -99,7 +99,7 @@ export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage
   const r = await sql<ListRow & { total_count: number }>`
     select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
     left join (
-      select ${MARKET_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
+      select ${LIST_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
       from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
     ) x on true
     ${orderBy(page.sort, now, 'x')}`.execute(db);
@@ -109,7 +109,8 @@ export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage
 
 /** A market row with `volume_24h` and `d1_*` columns as a Market list item. */
 export function listItem(r: ListRow, now: Date): MarketItem {
-  const series = sparseSeries(r, [tradePricesOf(r, 'd1')]);
-  const change = priceChange(series, openingPricesOf(r), now.getTime(), CHANGE_WINDOWS['1d']);
-  return marketItem(r, r.volume_24h, change);
+  const f = figuresOf(r);
+  const series = sparseSeries(r, f, [tradePricesOf(r, 'd1')]);
+  const change = priceChange(series, f.opening, now.getTime(), CHANGE_WINDOWS['1d']);
+  return marketItem(r, f, r.volume_24h, change);
 }
