@@ -60,7 +60,13 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
   await app.register(adminPlugin, { prefix: '/admin', token: deps.adminToken, routes: [] });
-  await app.register(marketPlugin, { prefix: '/api', limiter: deps.limiters.market, clock: deps.clock, db: deps.db });
+  await app.register(marketPlugin, {
+    prefix: '/api',
+    limiter: deps.limiters.market,
+    clock: deps.clock,
+    db: deps.db,
+    listCacheMs: config.marketListCacheMs,
+  });
 
   return app;
 }

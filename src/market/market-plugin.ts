@@ -11,6 +11,8 @@ export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly db: Db;
+  /** MARKET_LIST_CACHE_MS (0: off). */
+  readonly listCacheMs?: number;
 }
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
@@ -44,5 +46,5 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     },
   );
 
-  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock });
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, listCacheMs: opts.listCacheMs ?? 0 });
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
@@ -17,6 +17,14 @@ const tags = ['market'];
 
 export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  /** The answer to this exact URL from the micro-cache, else computed (and kept when enabled). */
+  async function cached(req: FastifyRequest, reply: FastifyReply, compute: () => Promise<object>): Promise<unknown> {
+    if (!opts.listCache.enabled) return compute();
+    const body = opts.listCache.get(req.url) ?? String(reply.serialize(await compute()));
+    opts.listCache.set(req.url, body);
+    return reply.type('application/json; charset=utf-8').send(body);
+  }
 
   r.get(
     '/markets',
@@ -37,12 +45,13 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(pageEnvelope(MarketItem)),
       },
     },
-    async (req) => {
-      const { status, category, market_type, q, page, limit } = req.query;
-      const sort = req.query.sort ?? 'newest';
-      const { items, total } = await listMarkets(opts.db, { status, category, market_type, q }, { sort, page, limit }, nowOf(opts));
-      return { success: true, data: items, total, page, limit };
-    },
+    async (req, reply) =>
+      cached(req, reply, async () => {
+        const { status, category, market_type, q, page, limit } = req.query;
+        const sort = req.query.sort ?? 'newest';
+        const { items, total } = await listMarkets(opts.db, { status, category, market_type, q }, { sort, page, limit }, nowOf(opts));
+        return { success: true, data: items, total, page, limit };
+      }),
   );
 
   r.get(
@@ -54,10 +63,11 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(envelope(Type.Array(MarketItem))),
       },
     },
-    async () => {
-      const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', page: 1, limit: TRENDING_COUNT }, nowOf(opts));
-      return { success: true, data: items };
-    },
+    async (req, reply) =>
+      cached(req, reply, async () => {
+        const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', page: 1, limit: TRENDING_COUNT }, nowOf(opts));
+        return { success: true, data: items };
+      }),
   );
 
   r.get(
@@ -77,7 +87,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
     {
       schema: { tags, summary: 'Every category with its market counts', response: readResponses(envelope(Type.Array(Category))) },
     },
-    async () => ({ success: true, data: await marketCategories(opts.db) }),
+    async (req, reply) => cached(req, reply, async () => ({ success: true, data: await marketCategories(opts.db) })),
   );
 
   r.get(

@@ -3,7 +3,9 @@ import { eventsRoutes } from './events.routes.ts';
 import { marketPricesRoutes } from './market-prices.routes.ts';
 import { marketsRoutes } from './markets.routes.ts';
 import { portfolioRoutes } from './portfolio.routes.ts';
-import type { ReadRouteOptions } from './read-context.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Db } from '../../storage/database.ts';
+import { ResponseCache } from './response-cache.ts';
 import { searchRoutes } from './search.routes.ts';
 import { tradesRoutes } from './trades.routes.ts';
 import { usersRoutes } from './users.routes.ts';
@@ -13,7 +15,15 @@ import { marketSchemaErrors } from './schema-errors.ts';
  * Every public GET endpoint of the market. Registered inside the market plugin, so its rate
  * limit and error shape apply; a malformed parameter is a 400 naming it (schema-errors.ts).
  */
-export async function marketReadRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
+export interface MarketReadOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** Milliseconds the markets list, trending and categories answers may be reused; 0: never. */
+  readonly listCacheMs?: number;
+}
+
+export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
+  const opts = { db: options.db, clock: options.clock, listCache: new ResponseCache(options.listCacheMs ?? 0, options.clock) };
   app.addHook('onRoute', (route) => {
     route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
   });
