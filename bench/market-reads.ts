@@ -5,9 +5,10 @@
  *
  * Uses DATABASE_URL when set (seeding it only if it has no markets yet), else creates a fresh
  * database on postgres://postgres@127.0.0.1:5432 and drops it at the end (--keep keeps it).
- * The servers (the app with RATE_LIMIT_MARKET_PER_MINUTE=1000000, and a bare Fastify route
- * returning a constant) run in a child process; this process only generates load, with N
- * keep-alive connections (undici Pool), each sending its next request when the last answered.
+ * The servers (the app with RATE_LIMIT_MARKET_PER_MINUTE=1000000, the same with
+ * MARKET_LIST_CACHE_MS=1000, and a bare Fastify route returning a constant) run in a child
+ * process; this process only generates load, with N keep-alive connections (undici Pool), each
+ * sending its next request when the last answered, one endpoint after the other.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,26 +37,31 @@ const DAY = 86_400_000;
 
 async function serve(databaseUrl: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN: 'bench-admin-token-0123456789',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_MARKET_PER_MINUTE: '1000000',
-  });
-  const deps = await createDeps(config);
-  const app = await buildApp(deps);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  const start = async (env: Record<string, string>) => {
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MARKET_PER_MINUTE: '1000000',
+      ...env,
+    });
+    const deps = await createDeps(config);
+    const app = await buildApp(deps);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return { app, deps };
+  };
+  // The app as shipped (every answer computed), and with the optional 1-second list cache.
+  const plain = await start({});
+  const cached = await start({ MARKET_LIST_CACHE_MS: '1000' });
   const bare = Fastify({ logger: false });
   bare.get('/constant', async () => ({ success: true, data: { ok: true } }));
   await bare.listen({ port: 0, host: '127.0.0.1' });
-  process.send?.({
-    app: (app.server.address() as AddressInfo).port,
-    bare: (bare.server.address() as AddressInfo).port,
-  });
+  const port = (s: { server: { address(): unknown } }) => (s.server.address() as AddressInfo).port;
+  process.send?.({ app: port(plain.app), cached: port(cached.app), bare: port(bare) });
   process.on('disconnect', () => {
-    void Promise.all([app.close(), bare.close()])
-      .then(() => deps.close())
+    void Promise.all([plain.app.close(), cached.app.close(), bare.close()])
+      .then(() => Promise.all([plain.deps.close(), cached.deps.close()]))
       .finally(() => {
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);
@@ -292,8 +298,8 @@ async function main(): Promise<void> {
     await handle.close();
 
     child = fork(fileURLToPath(import.meta.url), ['--serve', databaseUrl], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-    const ports = await new Promise<{ app: number; bare: number }>((resolve, reject) => {
-      child!.once('message', (m) => resolve(m as { app: number; bare: number }));
+    const ports = await new Promise<{ app: number; cached: number; bare: number }>((resolve, reject) => {
+      child!.once('message', (m) => resolve(m as { app: number; cached: number; bare: number }));
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
     const appOrigin = `http://127.0.0.1:${ports.app}`;
@@ -302,6 +308,7 @@ async function main(): Promise<void> {
       await load('baseline: bare Fastify constant', `http://127.0.0.1:${ports.bare}`, () => '/constant', seconds, connections),
       await load('GET /api/markets?sort=volume&limit=20', appOrigin, () => '/api/markets?sort=volume&limit=20', seconds, connections),
       await load('GET /api/markets/:id/price', appOrigin, () => `/api/markets/${ids[Math.floor(rand() * ids.length)]}/price`, seconds, connections),
+      await load('same list, MARKET_LIST_CACHE_MS=1000', `http://127.0.0.1:${ports.cached}`, () => '/api/markets?sort=volume&limit=20', seconds, connections),
     ];
     const base = results[0]!.rps;
     console.log(`\n${connections} connections, ${seconds} s each, ${ids.length} markets, node ${process.version}`);
@@ -317,7 +324,9 @@ async function main(): Promise<void> {
       );
     }
     const list = results[1]!.rps / base;
+    const cachedList = results[3]!.rps / base;
     console.log(`\nlist at ${(list * 100).toFixed(1)}% of baseline (aim: >= 25%): ${list >= 0.25 ? 'met' : 'NOT met'}`);
+    console.log(`list with the 1 s cache at ${(cachedList * 100).toFixed(1)}% of baseline: ${cachedList >= 0.25 ? 'met' : 'NOT met'}`);
   } finally {
     if (child) {
       child.disconnect();
