@@ -194,6 +194,10 @@ describe('market reads: events and trades', () => {
       ['/api/trades?limit=101', 'Invalid limit: must be between 1 and 100'],
       ['/api/trades?limit=0', 'Invalid limit: must be between 1 and 100'],
       ['/api/trades?page=0', 'Invalid page: must be between 1 and 1000000'],
+      ['/api/events/a%00b', 'Invalid slugOrId: must not contain NUL characters'],
+      ['/api/markets?q=a%00b', 'Invalid q: must not contain NUL characters'],
+      ['/api/markets?category=%00', 'Invalid category: must not contain NUL characters'],
+      ['/api/search?q=ab%00', 'Invalid q: must not contain NUL characters'],
     ];
     for (const [url, error] of cases) {
       const r = await get(url);

@@ -4,6 +4,7 @@ import { marketPricesRoutes } from './market-prices.routes.ts';
 import { marketsRoutes } from './markets.routes.ts';
 import { portfolioRoutes } from './portfolio.routes.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { badRequest } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { ResponseCache } from './response-cache.ts';
 import { searchRoutes } from './search.routes.ts';
@@ -24,6 +25,15 @@ export interface MarketReadOptions {
 
 export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
   const opts = { db: options.db, clock: options.clock, listCache: new ResponseCache(options.listCacheMs ?? 0, options.clock) };
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the query.
+  app.addHook('preValidation', async (req) => {
+    for (const [name, value] of [...Object.entries(req.params ?? {}), ...Object.entries(req.query ?? {})]) {
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+        throw badRequest(`Invalid ${name}: must not contain NUL characters`);
+      }
+    }
+  });
   app.addHook('onRoute', (route) => {
     route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
   });

@@ -29,6 +29,8 @@ describe('checkAvatarUrl', () => {
     assert.equal(checkAvatarUrl('http://cdn.example.com/a.png').ok, false);
     assert.equal(checkAvatarUrl('javascript:alert(1)').ok, false);
     assert.equal(checkAvatarUrl('/relative.png').ok, false);
+    assert.equal(checkAvatarUrl('https://e.com/a\u0000.png').ok, false);
+    assert.equal(checkAvatarUrl('https://e.com/a b.png').ok, false);
     assert.equal(checkAvatarUrl('https://u:p@example.com/a.png').ok, false);
     assert.equal(checkAvatarUrl(`https://e.com/${'a'.repeat(500)}`).ok, false);
   });

@@ -48,7 +48,8 @@ export function checkAvatarUrl(url: string): RuleCheck {
   } catch {
     return { ok: false, reason: 'must be an https URL' };
   }
-  if (u.protocol !== 'https:' || /\s/.test(url)) return { ok: false, reason: 'must be an https URL' };
+  const control = [...url].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (u.protocol !== 'https:' || /\s/.test(url) || control) return { ok: false, reason: 'must be an https URL' };
   if (u.username || u.password) return { ok: false, reason: 'must not contain credentials' };
   return { ok: true };
 }
