@@ -20,5 +20,5 @@ let files = [...collect('src', []), ...collect('test', [])].sort();
 if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
 if (files.length === 0) { console.error('no test files matched'); process.exit(1); }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...files], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -2,10 +2,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
+import { accountsAdminRoutes } from './accounts/admin/accounts-admin-routes.ts';
+import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
+import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
+import { createInferenceContext } from './inference/inference-context.ts';
+import { inferencePlugin } from './inference/inference-plugin.ts';
+import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
 import { ping } from './storage/database.ts';
@@ -59,7 +65,17 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
-  await app.register(adminPlugin, { prefix: '/admin', token: deps.adminToken, routes: [] });
+  const accounts = createAccountsService(deps.db, deps.apiKeys);
+  await app.register(adminPlugin, {
+    prefix: '/admin',
+    token: deps.adminToken,
+    routes: [accountsAdminRoutes({ db: deps.db, accounts }), marketAdminRoutes({ db: deps.db, clock: deps.clock })],
+  });
+  const inference = createInferenceContext(deps);
+  const inferenceRoutes = [catalogRoutes];
+  await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
+  // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
+  await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });
   await app.register(marketPlugin, {
     prefix: '/api',
     limiter: deps.limiters.market,

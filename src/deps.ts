@@ -1,6 +1,13 @@
 import { Redis } from 'ioredis';
+import { createApiKeyService, type ApiKeyService } from './accounts/api-key.service.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
+import { resolveSecretsKey } from './config/secrets.ts';
+import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
+import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
+import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
+import type { ChainAdapter } from './market/custody/chain-adapter.ts';
+import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -16,9 +23,21 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adminToken: string;
+  /** AES-256 key sealing stored secrets (market API secrets). */
+  readonly secretsKey: Buffer;
+  readonly marketKeys: ApiKeyLookup;
+  readonly chain: ChainAdapter;
+  /** Pools to every configured upstream provider. */
+  readonly upstreams: Upstreams;
   readonly limiters: {
     readonly market: RateLimiter;
+    /** Per account: chat, completions, responses, messages, embeddings, rerank. */
+    readonly inference: RateLimiter;
+    /** Per account: image generation. */
+    readonly images: RateLimiter;
   };
+  /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
+  readonly apiKeys: ApiKeyService;
   close(): Promise<void>;
 }
 
@@ -27,6 +46,8 @@ export interface DepsOverrides {
   readonly database?: DatabaseHandle;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  readonly chain?: ChainAdapter;
+  readonly upstreams?: Upstreams;
   /** Whether close() also closes the database given in overrides. */
   readonly closeDatabase?: boolean;
 }
@@ -50,19 +71,34 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // Printed once, on the start that created it; afterwards it lives only in the file.
     process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
   }
+  const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
+  const clock = overrides.clock ?? systemClock;
+  const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
+  const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
+  const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     redis,
     logger,
-    clock: overrides.clock ?? systemClock,
+    clock,
     adminToken: admin.token,
+    secretsKey: secrets.key,
+    marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
+    chain: overrides.chain ?? createChainAdapter(config.chain),
+    upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
+      inference: createRateLimiter({ redis, name: `${config.redisPrefix}:inference`, points: config.rateLimits.inferencePerMinute, durationSeconds: 60 }),
+      images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
     },
+    apiKeys,
     async close() {
+      stopSweeper();
+      await apiKeys.close();
+      await upstreams.close();
       if (redis) redis.disconnect();
       if (closeDb) await database.close();
     },

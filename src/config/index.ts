@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { buildCatalog, type Catalog } from './catalog.ts';
+import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
+import { checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
+export type * from './chain.ts';
 
 export interface Config {
   readonly port: number;
@@ -19,11 +22,18 @@ export interface Config {
   readonly configFile: string;
   /** null: generated on first start and kept in dataDir. */
   readonly adminToken: string | null;
+  /** Base64 AES-256 key sealing stored secrets; null: generated on first start and kept in dataDir. */
+  readonly secretsKey: string | null;
   readonly rateLimits: {
     readonly inferencePerMinute: number;
     readonly imagesPerMinute: number;
     readonly marketPerMinute: number;
   };
+  /**
+   * How long an API key lookup is trusted in memory: the bound on how long another instance
+   * keeps accepting a revoked key (the instance that revokes forgets it at once).
+   */
+  readonly apiKeyCacheTtlMs: number;
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -34,6 +44,8 @@ export interface Config {
    */
   readonly marketListCacheMs: number;
   readonly catalog: Catalog;
+  /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
+  readonly chain: ChainConfig;
 }
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -108,16 +120,19 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: str(env, 'REDIS_PREFIX', 'svc'),
     configFile,
     adminToken,
+    secretsKey: checkSecretsKeyEnv(env.SECRETS_KEY),
     rateLimits: Object.freeze({
       inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
       marketPerMinute: int(env, 'RATE_LIMIT_MARKET_PER_MINUTE', 200, 1, 1_000_000),
     }),
+    apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 5000, 0, 60_000),
     trustProxy: bool(env, 'TRUST_PROXY'),
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     marketListCacheMs: int(env, 'MARKET_LIST_CACHE_MS', 0, 0, 60_000),
     catalog: readCatalogFile(configFile, env),
+    chain: loadChainConfig(env),
   });
 }

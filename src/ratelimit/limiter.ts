@@ -12,6 +12,8 @@ export interface RateDecision {
 export interface RateLimiter {
   readonly limit: number;
   consume(key: string): Promise<RateDecision>;
+  /** The key's budget without spending from it (for answers that do not count). */
+  peek(key: string): Promise<RateDecision>;
 }
 
 export interface RateLimiterOptions {
@@ -50,6 +52,16 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         if (e instanceof RateLimiterRes) return decision(e, false);
         throw e;
       }
+    },
+    async peek(key) {
+      let res: RateLimiterRes | null = null;
+      try {
+        res = await limiter.get(key);
+      } catch {
+        // An unreachable store only costs the headers their accuracy, never the answer.
+      }
+      if (!res) return { allowed: true, limit: opts.points, remaining: opts.points, resetMs: 0 };
+      return decision(res, res.remainingPoints > 0);
     },
   };
 }

@@ -1,7 +1,9 @@
+import type { AccountsTables } from '../accounts/accounts.tables.ts';
+import type { MarketAuthTables } from '../market/auth/auth.tables.ts';
 import type { MarketTables } from '../market/market.tables.ts';
 
 /**
  * The Kysely view of the database: each domain declares its tables in its own file and this
  * interface joins them. Money columns are `bigint` (int8 -> bigint in both drivers).
  */
-export interface Database extends MarketTables {}
+export interface Database extends MarketTables, AccountsTables, MarketAuthTables {}

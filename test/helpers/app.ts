@@ -32,8 +32,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   /** Redis key prefix; two instances meant to share counters pass the same one. */
   readonly redisPrefix?: string;
-  /** Mount extra routes (probes) before the app is sealed. */
-  readonly beforeReady?: (app: FastifyInstance) => void;
+  /** Mount extra routes (probes) before the app is sealed; deps give them the app's services. */
+  readonly beforeReady?: (app: FastifyInstance, deps: AppDeps) => void;
 }
 
 /** An app on a database of its own (or a shared one), with Redis when REDIS_URL is set. */
@@ -52,7 +52,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const database = opts.database ?? (await freshDatabase());
   const deps = await createDeps(config, { database, clock: opts.clock, closeDatabase: false });
   const app = await buildApp(deps);
-  opts.beforeReady?.(app);
+  opts.beforeReady?.(app, deps);
   await app.ready();
   const t: TestApp = {
     app,

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import type { AdminClient } from './admin-client.ts';
+import { registerAccountCommands } from './account-commands.ts';
+import { registerMarketCommands } from './market-commands.ts';
 
 export type Print = (value: unknown) => void;
 
@@ -15,5 +17,7 @@ export function buildAdminProgram(client: () => AdminClient, print: Print): Comm
     .command('whoami')
     .description('check the admin token against the service')
     .action(async () => print(await client().call('GET', '/whoami')));
+  registerAccountCommands(program, client, print);
+  registerMarketCommands(program, client, print);
   return program;
 }

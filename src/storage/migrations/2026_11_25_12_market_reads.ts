@@ -13,7 +13,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index markets_status_newest on markets (status, created_at desc, id desc)`.execute(db);
   await sql`create index markets_status_volume on markets (status, volume desc, id desc)`.execute(db);
   await sql`create index markets_category on markets (category)`.execute(db);
-  await sql`create index markets_event on markets (event_id)`.execute(db);
   await sql`create index markets_featured on markets (featured_at desc) where featured_at is not null`.execute(db);
 
   // Market counts per (status, category, market_type), kept by triggers, so a list's `total`
@@ -91,7 +90,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'events_search_trgm',
     'markets_search_trgm',
     'markets_featured',
-    'markets_event',
     'markets_category',
     'markets_status_volume',
     'markets_status_newest',

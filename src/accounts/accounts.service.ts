@@ -1,0 +1,58 @@
+import { badRequest, notFound } from '../shared/errors.ts';
+import type { Db } from '../storage/database.ts';
+import { getAccountOrThrow, grantCredits, insertAccount, markEmailVerified, type Account } from './account.repository.ts';
+import { insertApiKey, revokeApiKey, type ApiKeyRow } from './api-key.repository.ts';
+import type { ApiKeyService } from './api-key.service.ts';
+import { generateApiKey } from './api-key.token.ts';
+import { CreditsAmountError, parseCredits } from './credits.amount.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Account operations shared by the admin API (and, later, the dashboard). */
+export interface AccountsService {
+  createAccount(input: { email: string; emailVerified?: boolean }): Promise<Account>;
+  verifyEmail(accountId: number): Promise<Account>;
+  /** Credits as a decimal number of credits; negative takes credits away. */
+  grantCredits(accountId: number, credits: number | string, note: string | null): Promise<Account>;
+  /** The whole key is in the answer and nowhere else, ever. */
+  issueKey(accountId: number, name: string): Promise<ApiKeyRow & { key: string }>;
+  revokeKey(keyId: number): Promise<ApiKeyRow>;
+}
+
+export function createAccountsService(db: Db, keys: Pick<ApiKeyService, 'forgetKey' | 'forgetAccount'>): AccountsService {
+  return {
+    async createAccount(input) {
+      const email = input.email.trim();
+      if (email.length > 254 || !EMAIL.test(email)) throw badRequest('invalid email: expected an address like name@example.com');
+      return insertAccount(db, { email, emailVerified: input.emailVerified ?? false });
+    },
+    async verifyEmail(accountId) {
+      const a = await markEmailVerified(db, accountId);
+      keys.forgetAccount(accountId);
+      return a;
+    },
+    async grantCredits(accountId, credits, note) {
+      let micro: bigint;
+      try {
+        micro = parseCredits(credits);
+      } catch (e) {
+        if (e instanceof CreditsAmountError) throw badRequest(`invalid credits: ${e.message}`);
+        throw e;
+      }
+      if (micro === 0n) throw badRequest('invalid credits: must not be zero');
+      return grantCredits(db, accountId, micro, note);
+    },
+    async issueKey(accountId, name) {
+      await getAccountOrThrow(db, accountId);
+      const k = generateApiKey();
+      const row = await insertApiKey(db, { accountId, name: name.trim(), hash: k.hash, prefix: k.prefix });
+      return { ...row, key: k.key };
+    },
+    async revokeKey(keyId) {
+      const row = await revokeApiKey(db, keyId);
+      if (!row) throw notFound('key not found');
+      keys.forgetKey(keyId);
+      return row;
+    },
+  };
+}

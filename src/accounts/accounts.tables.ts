@@ -1,0 +1,94 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+/** Where a usage record's token counts came from; null when the request produced none. */
+export type UsageSource = 'upstream' | 'estimated';
+export type CreditLedgerKind = 'grant' | 'charge' | 'adjustment';
+
+/**
+ * An inference account. `credits` is the balance in micro-credits and may go below zero (see
+ * docs/decisions-accounts.md for the bound); `reserved` is what requests in flight hold.
+ */
+export interface AccountsTable {
+  id: Generated<number>;
+  email: string;
+  email_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  credits: ColumnType<bigint, bigint | undefined, bigint>;
+  reserved: ColumnType<bigint, bigint | undefined, bigint>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** `svk_` keys, stored only as the sha256 hex of the key; `prefix` is what a person may see. */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  name: ColumnType<string, string | undefined, string>;
+  key_hash: string;
+  prefix: string;
+  created_at: CreatedAt;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+/**
+ * One row per balance change, written in the transaction that changes the balance, so an
+ * account's credits always equal the sum of its rows. Charges point at their usage record.
+ */
+export interface CreditLedgerTable {
+  id: Generated<bigint>;
+  account_id: number;
+  /** Signed micro-credits. */
+  amount: bigint;
+  kind: CreditLedgerKind;
+  balance_after: bigint;
+  usage_id: bigint | null;
+  note: string | null;
+  created_at: CreatedAt;
+}
+
+/** Credits held by one request in flight, released when it settles (or by the stale sweep). */
+export interface CreditReservationsTable {
+  id: Generated<bigint>;
+  account_id: number;
+  amount: bigint;
+  request_id: string;
+  created_at: CreatedAt;
+}
+
+/**
+ * One row per inference request that reached billing. `model` is the brand id asked for,
+ * `served_model` the brand that answered (pipelines, svc-auto); `provider_id` and
+ * `upstream_model` are internal and never shown to clients.
+ */
+export interface UsageRecordsTable {
+  id: Generated<bigint>;
+  account_id: number;
+  key_id: number | null;
+  model: string;
+  served_model: string | null;
+  provider_id: string | null;
+  upstream_model: string | null;
+  endpoint: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  image_count: number;
+  /** Micro-credits charged. */
+  cost: bigint;
+  latency_ms: number;
+  status: number;
+  usage_source: UsageSource | null;
+  request_id: string;
+  created_at: CreatedAt;
+}
+
+export interface AccountsTables {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  credit_ledger: CreditLedgerTable;
+  credit_reservations: CreditReservationsTable;
+  usage_records: UsageRecordsTable;
+}

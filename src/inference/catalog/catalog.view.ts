@@ -1,0 +1,73 @@
+import { creditsNumber } from '../../accounts/credits.amount.ts';
+import type { Catalog, ModelConfig } from '../../config/catalog.ts';
+import { ENDPOINT_PATHS } from '../http/resolve-model.ts';
+import { isModelAvailable } from './model-availability.ts';
+
+/**
+ * `created` of every listed model: the catalog has no per-model dates, and a constant keeps the
+ * answer identical across instances and restarts (2026-11-25T00:00:00Z, the catalog's release).
+ */
+export const CATALOG_CREATED = 1795564800;
+
+export interface ModelListItem {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: 'svc';
+}
+
+/** GET /v1/models: the OpenAI list of chat models, brand ids only. */
+export function listChatModels(catalog: Catalog): { object: 'list'; data: ModelListItem[] } {
+  const data = [...catalog.models.values()]
+    .filter((m) => m.type === 'chat')
+    .map((m) => ({ id: m.id, object: 'model' as const, created: CATALOG_CREATED, owned_by: 'svc' as const }));
+  return { object: 'list', data };
+}
+
+export interface AvailableModel {
+  id: string;
+  object: 'model';
+  type: ModelConfig['type'];
+  description: string;
+  context_length: number | null;
+  max_output_tokens: number | null;
+  endpoints: string[];
+  capabilities: { vision: boolean; tools: boolean; json_output: boolean; streaming: boolean; reasoning: boolean };
+  /** Credits per 1K tokens (per image for per_image); null where the model does not bill that. */
+  pricing: { input: number | null; cached_input: number | null; output: number | null; per_image: number | null };
+  available: boolean;
+}
+
+function pricingOf(m: ModelConfig): AvailableModel['pricing'] {
+  const p = m.pricing;
+  const tokens = m.type !== 'image';
+  return {
+    input: tokens ? creditsNumber(p.input) : null,
+    cached_input: m.type === 'chat' ? creditsNumber(p.cachedInput) : null,
+    output: m.type === 'chat' ? creditsNumber(p.output) : null,
+    per_image: m.type === 'image' ? creditsNumber(p.perImage) : null,
+  };
+}
+
+/** GET /v1/available-models: every model with what it does, what it costs and whether it runs now. */
+export function describeModels(catalog: Catalog): { object: 'list'; data: AvailableModel[] } {
+  const data = [...catalog.models.values()].map((m) => ({
+    id: m.id,
+    object: 'model' as const,
+    type: m.type,
+    description: m.description,
+    context_length: m.context,
+    max_output_tokens: m.maxOutput,
+    endpoints: [...m.endpoints].map((e) => ENDPOINT_PATHS[e]),
+    capabilities: {
+      vision: m.capabilities.vision,
+      tools: m.capabilities.tools,
+      json_output: m.capabilities.jsonOutput,
+      streaming: m.capabilities.streaming,
+      reasoning: m.capabilities.reasoning,
+    },
+    pricing: pricingOf(m),
+    available: isModelAvailable(catalog, m),
+  }));
+  return { object: 'list', data };
+}

@@ -1,0 +1,42 @@
+import type { CanonicalImageRequest } from '../../canonical/images.ts';
+import { invalid, readBody, readEnum, readInteger, readString } from '../read-fields.ts';
+
+export type ImageResponseFormat = 'url' | 'b64_json';
+
+export interface ParsedImageRequest {
+  readonly model: string;
+  readonly request: CanonicalImageRequest;
+  readonly responseFormat: ImageResponseFormat;
+}
+
+const SIZE = /^(?:auto|\d{2,5}x\d{2,5})$/;
+
+/** An OpenAI /images/generations body. */
+export function parseImageRequest(rawBody: unknown): ParsedImageRequest {
+  const body = readBody(rawBody);
+  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const prompt = readString(body, 'prompt', '', { required: true, nonEmpty: true })!;
+  const n = readInteger(body, 'n', '', { min: 1, max: 10 }) ?? 1;
+  const size = readString(body, 'size', '');
+  if (size !== undefined && !SIZE.test(size)) invalid('size', 'must be auto or WIDTHxHEIGHT, e.g. 1024x1024');
+  const quality = readString(body, 'quality', '', { nonEmpty: true });
+  const style = readString(body, 'style', '', { nonEmpty: true });
+  const background = readString(body, 'background', '', { nonEmpty: true });
+  const outputFormat = readEnum(body, 'output_format', '', ['png', 'jpeg', 'webp'] as const);
+  const responseFormat = readEnum(body, 'response_format', '', ['url', 'b64_json'] as const) ?? 'url';
+  const user = readString(body, 'user', '');
+  return {
+    model,
+    responseFormat,
+    request: {
+      prompt,
+      n,
+      ...(size !== undefined ? { size } : {}),
+      ...(quality !== undefined ? { quality } : {}),
+      ...(style !== undefined ? { style } : {}),
+      ...(background !== undefined ? { background } : {}),
+      ...(outputFormat !== undefined ? { outputFormat } : {}),
+      ...(user !== undefined ? { user } : {}),
+    },
+  };
+}

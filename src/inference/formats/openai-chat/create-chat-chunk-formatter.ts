@@ -1,0 +1,70 @@
+import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
+import type { CompletionIdentity } from './format-chat-completion.ts';
+import { toOpenAIUsage } from './to-openai-usage.ts';
+
+export interface ChatChunkFormatterOptions extends CompletionIdentity {
+  /** `stream_options.include_usage`: every chunk carries `usage: null` and a usage chunk ends the stream. */
+  readonly includeUsage: boolean;
+}
+
+interface Delta {
+  role?: 'assistant';
+  content?: string;
+  tool_calls?: { index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }[];
+}
+
+/**
+ * Turns stream parts into `chat.completion.chunk` objects (write each with encodeSseData, then
+ * SSE_DONE). The first chunk carries the assistant role; reasoning has no place in this format
+ * and is dropped.
+ */
+export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { format(part: StreamPart): object[] } {
+  let started = false;
+  const chunk = (delta: Delta, finishReason: FinishReason | null = null) => ({
+    id: options.id,
+    object: 'chat.completion.chunk' as const,
+    created: options.created,
+    model: options.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(options.includeUsage ? { usage: null } : {}),
+  });
+  const opening = (): object[] => {
+    if (started) return [];
+    started = true;
+    return [chunk({ role: 'assistant', content: '' })];
+  };
+
+  return {
+    format(part) {
+      switch (part.type) {
+        case 'text-delta':
+          return part.text === '' ? [] : [...opening(), chunk({ content: part.text })];
+        case 'reasoning-delta':
+          return [];
+        case 'tool-call-start':
+          return [
+            ...opening(),
+            chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] }),
+          ];
+        case 'tool-call-delta':
+          return part.argumentsDelta === ''
+            ? []
+            : [...opening(), chunk({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] })];
+        case 'finish':
+          return [...opening(), chunk({}, part.reason)];
+        case 'usage':
+          if (!options.includeUsage) return [];
+          return [
+            {
+              id: options.id,
+              object: 'chat.completion.chunk' as const,
+              created: options.created,
+              model: options.model,
+              choices: [],
+              usage: toOpenAIUsage(part.usage),
+            },
+          ];
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import { toOpenAIUsage } from './to-openai-usage.ts';
+
+export interface CompletionIdentity {
+  /** Service-issued id, `chatcmpl-...` (see createId). */
+  readonly id: string;
+  /** The brand model id that served the request. */
+  readonly model: string;
+  /** Unix seconds. */
+  readonly created: number;
+}
+
+/** A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does. */
+export function formatChatCompletion(response: CanonicalChatResponse, identity: CompletionIdentity) {
+  const toolCalls = response.toolCalls.map((c) => ({
+    id: c.id,
+    type: 'function' as const,
+    function: { name: c.name, arguments: c.arguments },
+  }));
+  return {
+    id: identity.id,
+    object: 'chat.completion' as const,
+    created: identity.created,
+    model: identity.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant' as const,
+          content: response.text === '' && toolCalls.length > 0 ? null : response.text,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
+        logprobs: null,
+        finish_reason: response.finishReason,
+      },
+    ],
+    usage: toOpenAIUsage(response.usage),
+  };
+}

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HttpError } from '../../../shared/errors.ts';
+import { parseChatCompletionRequest } from './parse-chat-completion-request.ts';
+
+function error400(body: unknown): string {
+  try {
+    parseChatCompletionRequest(body);
+  } catch (e) {
+    assert.ok(e instanceof HttpError, String(e));
+    assert.equal(e.status, 400);
+    return e.message;
+  }
+  assert.fail('expected a 400');
+}
+
+const user = (content: unknown) => ({ model: 'svc-fast', messages: [{ role: 'user', content }] });
+
+describe('parseChatCompletionRequest', () => {
+  it('reads a minimal request', () => {
+    const r = parseChatCompletionRequest(user('Hello'));
+    assert.equal(r.model, 'svc-fast');
+    assert.equal(r.includeUsage, false);
+    assert.deepEqual(r.request, {
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+      tools: [],
+      stop: [],
+      stream: false,
+    });
+  });
+
+  it('reads every supported field of a full conversation', () => {
+    const r = parseChatCompletionRequest({
+      model: 'svc-vision',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Use tools.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is here?' },
+            { type: 'image_url', image_url: { url: 'https://img.test/a.png', detail: 'low' } },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{"x":1}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'a cat' },
+      ],
+      tools: [
+        { type: 'function', function: { name: 'look', description: 'Look', parameters: { type: 'object', properties: { x: { type: 'number' } } } } },
+        { type: 'function', function: { name: 'noargs' } },
+      ],
+      tool_choice: { type: 'function', function: { name: 'look' } },
+      parallel_tool_calls: false,
+      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+      max_tokens: 100,
+      max_completion_tokens: 50,
+      temperature: 0.5,
+      top_p: 0.9,
+      stop: 'END',
+      stream: true,
+      stream_options: { include_usage: true },
+      user: 'u-1',
+      seed: 7,
+      logprobs: false,
+    });
+    assert.equal(r.includeUsage, true);
+    assert.deepEqual(r.request, {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'system', content: 'Use tools.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is here?' },
+            { type: 'image', url: 'https://img.test/a.png', detail: 'low' },
+            { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
+          ],
+        },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'look', arguments: '{"x":1}' }] },
+        { role: 'tool', toolCallId: 'call_1', content: 'a cat' },
+      ],
+      tools: [
+        { name: 'look', description: 'Look', parameters: { type: 'object', properties: { x: { type: 'number' } } } },
+        { name: 'noargs', parameters: { type: 'object', properties: {} } },
+      ],
+      toolChoice: { type: 'tool', name: 'look' },
+      parallelToolCalls: false,
+      responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
+      maxTokens: 50,
+      temperature: 0.5,
+      topP: 0.9,
+      stop: ['END'],
+      stream: true,
+      user: 'u-1',
+    });
+  });
+
+  it('reads json_object and drops the text response format', () => {
+    assert.deepEqual(parseChatCompletionRequest({ ...user('x'), response_format: { type: 'json_object' } }).request.responseFormat, { type: 'json_object' });
+    assert.equal(parseChatCompletionRequest({ ...user('x'), response_format: { type: 'text' } }).request.responseFormat, undefined);
+  });
+
+  it('ignores include_usage on a request that does not stream', () => {
+    assert.equal(parseChatCompletionRequest({ ...user('x'), stream_options: { include_usage: true } }).includeUsage, false);
+  });
+
+  it('names the offending field', () => {
+    assert.equal(error400('x'), 'body: must be a JSON object');
+    assert.equal(error400({ messages: [] }), 'model: is required');
+    assert.equal(error400({ model: 'svc-fast' }), 'messages: is required');
+    assert.equal(error400({ model: 'svc-fast', messages: [] }), 'messages: must not be empty');
+    assert.equal(error400({ model: 'svc-fast', messages: [{ role: 'robot', content: 'x' }] }), 'messages[0].role: must be one of system, developer, user, assistant, tool');
+    assert.equal(error400(user(42)), 'messages[0].content: must be a string or an array of content parts');
+    assert.equal(error400(user([])), 'messages[0].content: must not be empty');
+    assert.equal(error400(user([{ type: 'input_audio' }])), 'messages[0].content[0].type: unsupported content part type "input_audio"; expected text or image_url');
+    assert.equal(error400(user([{ type: 'image_url', image_url: { url: 'ftp://x' } }])), 'messages[0].content[0].image_url.url: must be an http(s) URL or a base64 data URI');
+    assert.equal(error400(user([{ type: 'text' }])), 'messages[0].content[0].text: is required');
+    assert.equal(
+      error400({ model: 'm', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] }] }),
+      'messages[0].tool_calls[0].function.arguments: must be a JSON string',
+    );
+    assert.equal(error400({ model: 'm', messages: [{ role: 'tool', content: 'x' }] }), 'messages[0].tool_call_id: is required');
+    assert.equal(error400({ ...user('x'), tools: [{ type: 'function', function: { name: 'bad name' } }] }), 'tools[0].function.name: must be 1-64 letters, digits, underscores or dashes');
+    assert.equal(error400({ ...user('x'), tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] }), 'tools[0].function.parameters: must be a JSON Schema object');
+    assert.equal(error400({ ...user('x'), tool_choice: 'sometimes' }), 'tool_choice: must be one of auto, none, required or a function choice');
+    assert.equal(error400({ ...user('x'), tool_choice: { type: 'function', function: { name: 'g' } } }), 'tool_choice.function.name: no tool named g in tools');
+    assert.equal(error400({ ...user('x'), response_format: { type: 'yaml' } }), 'response_format.type: must be one of text, json_object, json_schema');
+    assert.equal(error400({ ...user('x'), response_format: { type: 'json_schema' } }), 'response_format.json_schema: must be an object');
+    assert.equal(error400({ ...user('x'), max_tokens: 0 }), 'max_tokens: must be >= 1');
+    assert.equal(error400({ ...user('x'), temperature: 2.5 }), 'temperature: must be <= 2');
+    assert.equal(error400({ ...user('x'), stop: ['a', 'b', 'c', 'd', 'e'] }), 'stop: must have at most 4 items');
+    assert.equal(error400({ ...user('x'), n: 2 }), 'n: only 1 is supported');
+    assert.equal(error400({ ...user('x'), stream: 'yes' }), 'stream: must be a boolean');
+  });
+});

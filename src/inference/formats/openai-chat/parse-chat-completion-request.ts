@@ -1,0 +1,227 @@
+import type {
+  CanonicalChatRequest,
+  CanonicalMessage,
+  JsonObject,
+  ResponseFormat,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+  UserContentPart,
+} from '../../canonical/chat.ts';
+import {
+  at,
+  expectFields,
+  invalid,
+  isFields,
+  readBoolean,
+  readBody,
+  readEnum,
+  readInteger,
+  readNumber,
+  readString,
+  readStringOrList,
+  type Fields,
+} from '../read-fields.ts';
+
+export interface ParsedChatCompletionRequest {
+  /** The brand model id the client asked for, unresolved. */
+  readonly model: string;
+  readonly request: CanonicalChatRequest;
+  /** `stream_options.include_usage`: the client wants the usage chunk before `[DONE]`. */
+  readonly includeUsage: boolean;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/;
+const MAX_TOOLS = 128;
+
+/** Text of a `content` that may be a string or an array of text parts. */
+function readTextContent(value: unknown, path: string, opts: { nullable?: boolean } = {}): string {
+  if (typeof value === 'string') return value;
+  if ((value === null || value === undefined) && opts.nullable) return '';
+  if (!Array.isArray(value)) invalid(path, opts.nullable ? 'must be a string, null or an array of text parts' : 'must be a string or an array of text parts');
+  return value
+    .map((part, i) => {
+      const p = at(path, i);
+      const f = expectFields(part, p);
+      const type = readString(f, 'type', p, { required: true });
+      if (type === 'text') return readString(f, 'text', p, { required: true })!;
+      // Assistant history may carry a refusal the model gave earlier.
+      if (type === 'refusal' && opts.nullable) return readString(f, 'refusal', p, { required: true })!;
+      return invalid(at(p, 'type'), `unsupported content part type "${type}" here; expected text`);
+    })
+    .join('');
+}
+
+function readUserContent(value: unknown, path: string): UserContentPart[] {
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content parts');
+  if (value.length === 0) invalid(path, 'must not be empty');
+  return value.map((part, i): UserContentPart => {
+    const p = at(path, i);
+    const f = expectFields(part, p);
+    const type = readString(f, 'type', p, { required: true });
+    if (type === 'text') return { type: 'text', text: readString(f, 'text', p, { required: true })! };
+    if (type === 'image_url') {
+      const img = expectFields(f.image_url, at(p, 'image_url'));
+      const url = readString(img, 'url', at(p, 'image_url'), { required: true })!;
+      if (!IMAGE_URL.test(url)) invalid(at(at(p, 'image_url'), 'url'), 'must be an http(s) URL or a base64 data URI');
+      const detail = readEnum(img, 'detail', at(p, 'image_url'), ['auto', 'low', 'high'] as const);
+      return detail ? { type: 'image', url, detail } : { type: 'image', url };
+    }
+    return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected text or image_url`);
+  });
+}
+
+function readToolCalls(value: unknown, path: string): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) invalid(path, 'must be an array');
+  return value.map((call, i) => {
+    const p = at(path, i);
+    const f = expectFields(call, p);
+    readEnum(f, 'type', p, ['function'] as const);
+    const id = readString(f, 'id', p, { required: true, nonEmpty: true })!;
+    const fn = expectFields(f.function, at(p, 'function'));
+    const name = readString(fn, 'name', at(p, 'function'), { required: true, nonEmpty: true })!;
+    const args = readString(fn, 'arguments', at(p, 'function'), { required: true })!;
+    try {
+      JSON.parse(args === '' ? '{}' : args);
+    } catch {
+      invalid(at(at(p, 'function'), 'arguments'), 'must be a JSON string');
+    }
+    return { id, name, arguments: args === '' ? '{}' : args };
+  });
+}
+
+function readMessage(value: unknown, path: string): CanonicalMessage {
+  const f = expectFields(value, path);
+  const role = readEnum(f, 'role', path, ['system', 'developer', 'user', 'assistant', 'tool'] as const, { required: true })!;
+  const contentPath = at(path, 'content');
+  switch (role) {
+    case 'system':
+    case 'developer':
+      return { role: 'system', content: readTextContent(f.content, contentPath) };
+    case 'user':
+      return { role: 'user', content: readUserContent(f.content, contentPath) };
+    case 'assistant': {
+      const toolCalls = readToolCalls(f.tool_calls, at(path, 'tool_calls'));
+      return { role: 'assistant', content: readTextContent(f.content, contentPath, { nullable: true }), toolCalls };
+    }
+    case 'tool':
+      return {
+        role: 'tool',
+        toolCallId: readString(f, 'tool_call_id', path, { required: true, nonEmpty: true })!,
+        content: readTextContent(f.content, contentPath),
+      };
+  }
+}
+
+function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObject {
+  if (value === undefined || value === null) return fallback;
+  if (!isFields(value)) invalid(path, 'must be a JSON Schema object');
+  return value;
+}
+
+function readTools(body: Fields): ToolDefinition[] {
+  const v = body.tools;
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) invalid('tools', 'must be an array');
+  if (v.length > MAX_TOOLS) invalid('tools', `must have at most ${MAX_TOOLS} items`);
+  const seen = new Set<string>();
+  return v.map((tool, i) => {
+    const p = at('tools', i);
+    const f = expectFields(tool, p);
+    readEnum(f, 'type', p, ['function'] as const, { required: true });
+    const fp = at(p, 'function');
+    const fn = expectFields(f.function, fp);
+    const name = readString(fn, 'name', fp, { required: true })!;
+    if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+    if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
+    seen.add(name);
+    const description = readString(fn, 'description', fp);
+    const parameters = readSchema(fn.parameters, at(fp, 'parameters'), { type: 'object', properties: {} });
+    return description === undefined ? { name, parameters } : { name, description, parameters };
+  });
+}
+
+function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): ToolChoice | undefined {
+  const v = body.tool_choice;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') {
+    if (v !== 'auto' && v !== 'none' && v !== 'required') invalid('tool_choice', 'must be one of auto, none, required or a function choice');
+    if (v === 'required' && tools.length === 0) invalid('tool_choice', 'required needs tools');
+    return { type: v };
+  }
+  const f = expectFields(v, 'tool_choice');
+  readEnum(f, 'type', 'tool_choice', ['function'] as const, { required: true });
+  const fn = expectFields(f.function, 'tool_choice.function');
+  const name = readString(fn, 'name', 'tool_choice.function', { required: true })!;
+  if (!tools.some((t) => t.name === name)) invalid('tool_choice.function.name', `no tool named ${name} in tools`);
+  return { type: 'tool', name };
+}
+
+function readResponseFormat(body: Fields): ResponseFormat | undefined {
+  const v = body.response_format;
+  if (v === undefined || v === null) return undefined;
+  const f = expectFields(v, 'response_format');
+  const type = readEnum(f, 'type', 'response_format', ['text', 'json_object', 'json_schema'] as const, { required: true });
+  if (type === 'text') return undefined;
+  if (type === 'json_object') return { type: 'json_object' };
+  const p = 'response_format.json_schema';
+  const js = expectFields(f.json_schema, p);
+  const name = readString(js, 'name', p, { required: true })!;
+  if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  const schema = readSchema(js.schema, at(p, 'schema'), { type: 'object' });
+  const description = readString(js, 'description', p);
+  const strict = readBoolean(js, 'strict', p);
+  return {
+    type: 'json_schema',
+    name,
+    schema,
+    ...(description !== undefined ? { description } : {}),
+    ...(strict !== undefined ? { strict } : {}),
+  };
+}
+
+/**
+ * Parses and validates an OpenAI chat-completions request body. Fields the service does not act on
+ * (logprobs, seed, penalties, metadata, ...) are accepted and ignored, as OpenAI-compatible
+ * servers commonly do; `n` other than 1 is refused because only one choice is produced.
+ */
+export function parseChatCompletionRequest(rawBody: unknown): ParsedChatCompletionRequest {
+  const body = readBody(rawBody);
+  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
+  if (body.messages.length === 0) invalid('messages', 'must not be empty');
+  const messages = body.messages.map((m, i) => readMessage(m, at('messages', i)));
+  const tools = readTools(body);
+  const toolChoice = readToolChoice(body, tools);
+  const responseFormat = readResponseFormat(body);
+  const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
+  const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
+  const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
+  const n = readInteger(body, 'n', '', { min: 1 });
+  if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
+  const stream = readBoolean(body, 'stream', '') ?? false;
+  let includeUsage = false;
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
+  }
+  const user = readString(body, 'user', '');
+  const parallelToolCalls = readBoolean(body, 'parallel_tool_calls', '');
+  const request: CanonicalChatRequest = {
+    messages,
+    tools,
+    stop,
+    stream,
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(user !== undefined ? { user } : {}),
+  };
+  return { model, request, includeUsage: stream && includeUsage };
+}

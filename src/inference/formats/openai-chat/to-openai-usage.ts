@@ -1,0 +1,11 @@
+import type { Usage } from '../../canonical/usage.ts';
+
+/** The OpenAI `usage` object; `prompt_tokens` includes the cached ones, as OpenAI reports them. */
+export function toOpenAIUsage(usage: Usage) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
+  };
+}

@@ -1,0 +1,70 @@
+import type { CanonicalChatRequest } from '../../canonical/chat.ts';
+import { expectFields, invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
+
+export interface ParsedCompletionRequest {
+  readonly model: string;
+  /** The prompt as a chat request, which every chat upstream serves (see below). */
+  readonly request: CanonicalChatRequest;
+  readonly includeUsage: boolean;
+}
+
+/**
+ * Chat-only models (most current ones, including the catalog's defaults) refuse the legacy
+ * /completions endpoint, so a completion is served as a chat turn that asks for the continuation.
+ */
+export const CONTINUATION_INSTRUCTION =
+  'Continue the text the user gives, as a raw text completion would: reply with the continuation only, without repeating the text or adding commentary.';
+
+function readPrompt(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') return value[0];
+  if (value === undefined || value === null) invalid('prompt', 'is required');
+  return invalid('prompt', 'must be a string');
+}
+
+/**
+ * An OpenAI legacy /completions body. `max_tokens` has no 16-token default here (OpenAI's legacy
+ * default): unset means the model's own limit, as in chat. `echo`, `suffix`, `best_of` and `logprobs`
+ * have no chat equivalent and are refused when they ask for something.
+ */
+export function parseCompletionRequest(rawBody: unknown): ParsedCompletionRequest {
+  const body = readBody(rawBody);
+  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const prompt = readPrompt(body.prompt);
+  if (prompt === '') invalid('prompt', 'must not be empty');
+  if (readBoolean(body, 'echo', '') === true) invalid('echo', 'is not supported');
+  if (readString(body, 'suffix', '')) invalid('suffix', 'is not supported');
+  const bestOf = readInteger(body, 'best_of', '', { min: 1 });
+  if (bestOf !== undefined && bestOf !== 1) invalid('best_of', 'only 1 is supported');
+  const logprobs = readInteger(body, 'logprobs', '', { min: 0 });
+  if (logprobs !== undefined && logprobs > 0) invalid('logprobs', 'is not supported');
+  const n = readInteger(body, 'n', '', { min: 1 });
+  if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
+  const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
+  const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
+  const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
+  const stream = readBoolean(body, 'stream', '') ?? false;
+  let includeUsage = false;
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
+  }
+  const user = readString(body, 'user', '');
+  return {
+    model,
+    includeUsage: stream && includeUsage,
+    request: {
+      messages: [
+        { role: 'system', content: CONTINUATION_INSTRUCTION },
+        { role: 'user', content: [{ type: 'text', text: prompt }] },
+      ],
+      tools: [],
+      stop,
+      stream,
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(topP !== undefined ? { topP } : {}),
+      ...(user !== undefined ? { user } : {}),
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
+import type { RateLimiter } from '../../ratelimit/limiter.ts';
+import { HttpError } from '../../shared/errors.ts';
+import type { InferenceHook } from './authenticate.ts';
+import { principalOf } from './principal.ts';
+
+/** inference: chat, completions, responses, messages, embeddings, rerank; images: generations. */
+export type RateKind = 'inference' | 'images';
+
+export const RATE_LIMITED = 'rate limit exceeded — try again in a minute';
+
+export interface InferenceLimiters {
+  readonly inference: RateLimiter;
+  readonly images: RateLimiter;
+}
+
+const budgetKey = (accountId: number) => `acct:${accountId}`;
+
+/**
+ * Per-account budgets (not per key: a user cannot multiply the limit by issuing keys). Every
+ * answer after this check carries the x-ratelimit-* headers; a refusal is 429 with retry-after.
+ * Runs after authenticate().
+ */
+export function createLimitRate(limiters: InferenceLimiters) {
+  return (kind: RateKind): InferenceHook =>
+    async function limitRate(request, reply) {
+      const d = await limiters[kind].consume(budgetKey(principalOf(request).accountId));
+      setRateLimitHeaders(reply, d);
+      if (!d.allowed) throw new HttpError(429, RATE_LIMITED);
+    };
+}
+
+/** The budget's headers without spending it, for the catalog routes (which are not limited). */
+export function createShowRate(limiters: InferenceLimiters) {
+  return (kind: RateKind): InferenceHook =>
+    async function showRate(request, reply) {
+      setRateLimitHeaders(reply, await limiters[kind].peek(budgetKey(principalOf(request).accountId)));
+    };
+}

@@ -1,0 +1,27 @@
+import type { Catalog, Endpoint, ModelConfig } from '../../config/catalog.ts';
+import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
+import { isModelAvailable } from '../catalog/model-availability.ts';
+
+/** The client-facing path of each endpoint, for messages that name it. */
+export const ENDPOINT_PATHS: Readonly<Record<Endpoint, string>> = {
+  'chat.completions': '/v1/chat/completions',
+  completions: '/v1/completions',
+  responses: '/v1/responses',
+  messages: '/v1/messages',
+  embeddings: '/v1/embeddings',
+  rerank: '/v1/rerank',
+  'images.generations': '/v1/images/generations',
+};
+
+/**
+ * The model check of contract.md, after the request shape: 404 `model not found: <id>`,
+ * 400 when the model does not serve this endpoint, 503 `model <id> is not available` when
+ * none of its upstreams is configured.
+ */
+export function resolveModel(catalog: Catalog, id: string, endpoint: Endpoint): ModelConfig {
+  const model = catalog.models.get(id);
+  if (!model) throw notFound(`model not found: ${id}`);
+  if (!model.endpoints.has(endpoint)) throw badRequest(`model ${id} does not support ${ENDPOINT_PATHS[endpoint]}`);
+  if (!isModelAvailable(catalog, model)) throw new HttpError(503, `model ${id} is not available`);
+  return model;
+}

@@ -1,0 +1,46 @@
+import type { Catalog, Endpoint, ModelConfig } from '../config/catalog.ts';
+import type { AppDeps } from '../deps.ts';
+import type { Clock } from '../shared/clock.ts';
+import { createBilling, type Billing } from './billing/billing.ts';
+import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
+import { createLimitRate, createShowRate, type RateKind } from './http/limit-rate.ts';
+import { resolveModel } from './http/resolve-model.ts';
+
+/**
+ * What every inference route needs, built once per app from its deps. The checks of
+ * contract.md map onto it in order:
+ *   onRequest: guard(kind[, { allowXApiKey }])   401 key, 403 email, 429 rate (headers always)
+ *   body schema / handler                        400 request shape
+ *   resolveModel(id, endpoint)                   404 / 400 / 503
+ *   billing.reserve(...)                         402
+ */
+export interface InferenceContext {
+  readonly catalog: Catalog;
+  readonly billing: Billing;
+  readonly clock: Clock;
+  /** 401 `unauthorized` / 403 `please verify your email first`; sets principalOf(request). */
+  readonly authenticate: (opts?: AuthenticateOptions) => InferenceHook;
+  /** 429 `rate limit exceeded — try again in a minute`, with the x-ratelimit-* headers. */
+  readonly limitRate: (kind: RateKind) => InferenceHook;
+  /** The x-ratelimit-* headers without spending the budget. */
+  readonly showRate: (kind: RateKind) => InferenceHook;
+  /** authenticate + limitRate, for a route's `onRequest` (before the body is parsed). */
+  readonly guard: (kind: RateKind, opts?: AuthenticateOptions) => InferenceHook[];
+  readonly resolveModel: (id: string, endpoint: Endpoint) => ModelConfig;
+}
+
+export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'apiKeys' | 'limiters'>): InferenceContext {
+  const authenticate = createAuthenticate(deps.apiKeys);
+  const limitRate = createLimitRate(deps.limiters);
+  const catalog = deps.config.catalog;
+  return {
+    catalog,
+    billing: createBilling(deps.db, deps.clock),
+    clock: deps.clock,
+    authenticate,
+    limitRate,
+    showRate: createShowRate(deps.limiters),
+    guard: (kind, opts) => [authenticate(opts), limitRate(kind)],
+    resolveModel: (id, endpoint) => resolveModel(catalog, id, endpoint),
+  };
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { InferenceContext } from './inference-context.ts';
+
+/** A group of inference routes; it is mounted under both /v1 and /inference/v1. */
+export type InferenceRoutes = (app: FastifyInstance, ctx: InferenceContext) => Promise<void>;
+
+export interface InferencePluginOptions {
+  readonly context: InferenceContext;
+  readonly routes: readonly InferenceRoutes[];
+  /** The /inference/v1 copy is left out of the OpenAPI document (it repeats /v1). */
+  readonly hideFromDocs?: boolean;
+}
+
+/**
+ * The inference surface. app.ts registers it twice, at /v1 and at /inference/v1 (the base the
+ * messages SDKs use), with the same routes; each route mounts its own checks from the context.
+ */
+export async function inferencePlugin(app: FastifyInstance, opts: InferencePluginOptions): Promise<void> {
+  if (opts.hideFromDocs) {
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+  }
+  for (const routes of opts.routes) await app.register(async (child) => routes(child, opts.context));
+}

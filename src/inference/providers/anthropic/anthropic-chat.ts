@@ -1,0 +1,32 @@
+import type { ChatAdapter } from '../chat-adapter.ts';
+import { defaultAnthropicMaxTokens } from './anthropic-max-tokens.ts';
+import { buildAnthropicMessagesBody } from './build-anthropic-messages-body.ts';
+import { parseAnthropicError } from './parse-anthropic-error.ts';
+import { parseAnthropicResponse } from './parse-anthropic-response.ts';
+import { parseAnthropicStream } from './parse-anthropic-stream.ts';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/**
+ * The Anthropic Messages API. The base URL is the API root (`https://api.anthropic.com`); one that
+ * already ends in `/v1` is accepted too.
+ */
+export const anthropicChat: ChatAdapter = {
+  prepare(provider, upstreamModel, model, request, stream) {
+    const { body, jsonToolName } = buildAnthropicMessagesBody(
+      request,
+      upstreamModel,
+      stream,
+      defaultAnthropicMaxTokens(upstreamModel, model.maxOutput),
+    );
+    return {
+      path: /\/v1\/?$/.test(provider.baseUrl) ? '/messages' : '/v1/messages',
+      headers: { ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}), 'anthropic-version': ANTHROPIC_VERSION },
+      body,
+      jsonToolName,
+    };
+  },
+  parseResponse: parseAnthropicResponse,
+  parseStream: parseAnthropicStream,
+  parseError: parseAnthropicError,
+};

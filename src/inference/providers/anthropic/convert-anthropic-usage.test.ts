@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { convertAnthropicUsage, convertAnthropicUsageReport } from './convert-anthropic-usage.ts';
+
+describe('Anthropic usage', () => {
+  it('adds cache reads and writes to input; reads are the cached tokens', () => {
+    assert.deepEqual(
+      convertAnthropicUsage({ input_tokens: 100, cache_read_input_tokens: 1920, cache_creation_input_tokens: 28, output_tokens: 8 }),
+      { inputTokens: 2048, cachedInputTokens: 1920, outputTokens: 8 },
+    );
+    assert.deepEqual(convertAnthropicUsage({ input_tokens: 5, output_tokens: 1 }), { inputTokens: 5, cachedInputTokens: 0, outputTokens: 1 });
+    assert.equal(convertAnthropicUsage(undefined), null);
+  });
+
+  it('reports partial stream usage: input at the start, output (and input if given) at the end', () => {
+    assert.deepEqual(convertAnthropicUsageReport({ input_tokens: 10, cache_read_input_tokens: 4, output_tokens: 1 }, false), {
+      inputTokens: 14,
+      cachedInputTokens: 4,
+    });
+    assert.deepEqual(convertAnthropicUsageReport({ output_tokens: 42 }, true), { outputTokens: 42 });
+    assert.equal(convertAnthropicUsageReport({}, true), null);
+  });
+});

@@ -1,0 +1,41 @@
+import type { Usage } from '../../canonical/usage.ts';
+
+interface AnthropicUsage {
+  input_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+  cache_creation_input_tokens?: unknown;
+  output_tokens?: unknown;
+}
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+
+/**
+ * Anthropic's `input_tokens` excludes cache reads and cache writes; canonical input includes both.
+ * Cache reads are the cached tokens. Cache writes are counted as ordinary (uncached) input: the
+ * service never marks prompts for caching, so writes only happen when an upstream caches on its
+ * own, and billing them at the input price keeps them charged without a third price per model.
+ */
+export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'inputTokens' | 'cachedInputTokens'> {
+  const cached = count(usage.cache_read_input_tokens);
+  return {
+    inputTokens: count(usage.input_tokens) + cached + count(usage.cache_creation_input_tokens),
+    cachedInputTokens: cached,
+  };
+}
+
+export function convertAnthropicUsage(usage: unknown): Usage | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const u = usage as AnthropicUsage;
+  return { ...convertAnthropicInput(u), outputTokens: count(u.output_tokens) };
+}
+
+/** The counts a streamed usage object reports: input only when it carries `input_tokens`. */
+export function convertAnthropicUsageReport(usage: unknown, withOutput: boolean): Partial<Usage> | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const u = usage as AnthropicUsage;
+  const report: Partial<Usage> = {
+    ...(u.input_tokens !== undefined && u.input_tokens !== null ? convertAnthropicInput(u) : {}),
+    ...(withOutput && u.output_tokens !== undefined ? { outputTokens: count(u.output_tokens) } : {}),
+  };
+  return Object.keys(report).length > 0 ? report : null;
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
+
+describe('convertToAnthropicMessages', () => {
+  it('lifts system messages and converts images to base64 and url sources', () => {
+    assert.deepEqual(
+      convertToAnthropicMessages([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', url: 'data:image/png;base64,iVBO\nRw0=' }, { type: 'image', url: 'https://img.test/a.jpg', detail: 'low' }] },
+        { role: 'system', content: 'Answer in French.' },
+      ]),
+      {
+        system: 'Be brief.\n\nAnswer in French.',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Look' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0=' } },
+              { type: 'image', source: { type: 'url', url: 'https://img.test/a.jpg' } },
+            ],
+          },
+        ],
+      },
+    );
+  });
+
+  it('sends tool calls as tool_use and merges tool results into one user turn, results first', () => {
+    const out = convertToAnthropicMessages([
+      { role: 'user', content: [{ type: 'text', text: 'Weather and time?' }] },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        toolCalls: [
+          { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          { id: 'call_b', name: 'get_time', arguments: '[1]' },
+        ],
+      },
+      { role: 'tool', toolCallId: 'call_a', content: 'sunny' },
+      { role: 'tool', toolCallId: 'call_b', content: '12:00' },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
+    ]);
+    assert.equal(out.system, undefined);
+    assert.deepEqual(out.messages, [
+      { role: 'user', content: [{ type: 'text', text: 'Weather and time?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'call_b', name: 'get_time', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_a', content: 'sunny' },
+          { type: 'tool_result', tool_use_id: 'call_b', content: '12:00' },
+          { type: 'text', text: 'Thanks' },
+        ],
+      },
+    ]);
+  });
+
+  it('merges consecutive user turns and drops empty text and empty assistant turns', () => {
+    const out = convertToAnthropicMessages([
+      { role: 'user', content: [{ type: 'text', text: 'a' }] },
+      { role: 'assistant', content: '', toolCalls: [] },
+      { role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'b' }] },
+    ]);
+    assert.deepEqual(out.messages, [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+  });
+});

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixtureJson } from '../../../../test/fixtures/load-fixture.ts';
+import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { parseAnthropicResponse } from './parse-anthropic-response.ts';
+
+const ids = () => {
+  let n = 0;
+  return () => `call_svc${++n}`;
+};
+
+describe('parseAnthropicResponse', () => {
+  it('reads text and usage with cache reads as cached input', () => {
+    assert.deepEqual(parseAnthropicResponse(fixtureJson('anthropic-messages-text.json'), null, ids()), {
+      text: 'Paris is the capital of France.',
+      reasoning: '',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { inputTokens: 2048, cachedInputTokens: 1920, outputTokens: 8 },
+    });
+  });
+
+  it('reads text and several tool_use blocks as tool calls with fresh ids', () => {
+    const r = parseAnthropicResponse(fixtureJson('anthropic-messages-tool-use.json'), null, ids());
+    assert.equal(r.text, "I'll check both.");
+    assert.equal(r.finishReason, 'tool_calls');
+    assert.deepEqual(r.toolCalls, [
+      { id: 'call_svc1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { id: 'call_svc2', name: 'get_time', arguments: '{"timezone":"Europe/Paris"}' },
+    ]);
+  });
+
+  it('turns the structured-output tool into a JSON text answer that stopped', () => {
+    const r = parseAnthropicResponse(fixtureJson('anthropic-messages-json-tool.json'), 'json_response', ids());
+    assert.deepEqual(JSON.parse(r.text), { city: 'Paris', country: 'France' });
+    assert.deepEqual(r.toolCalls, []);
+    assert.equal(r.finishReason, 'stop');
+  });
+
+  it('fails on an error body or a body without content', () => {
+    assert.throws(
+      () => parseAnthropicResponse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, null),
+      (e) => e instanceof UpstreamFailure && e.status === 529,
+    );
+    assert.throws(() => parseAnthropicResponse({ type: 'message' }, null), (e) => e instanceof UpstreamFailure && e.status === 502);
+  });
+});

@@ -1,0 +1,53 @@
+import { createId } from '../../canonical/create-id.ts';
+import type { ToolCall } from '../../canonical/chat.ts';
+import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import type { ProviderChatResult } from '../provider-stream.ts';
+import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
+import { readAnthropicError, statusOfAnthropicErrorType } from './parse-anthropic-error.ts';
+
+interface AnthropicResponse {
+  content?: { type?: string; text?: string; thinking?: string; name?: string; input?: unknown }[];
+  stop_reason?: string | null;
+  usage?: unknown;
+}
+
+/**
+ * Reads a Messages API answer. A call of the structured-output tool becomes the text answer (its
+ * input is the JSON) and the turn counts as stopped, not as a tool call.
+ */
+export function parseAnthropicResponse(
+  json: unknown,
+  jsonToolName: string | null,
+  newToolCallId: () => string = () => createId('call_'),
+): ProviderChatResult {
+  const err = readAnthropicError(json);
+  if (err && (json as { type?: unknown }).type === 'error') throw new UpstreamFailure(statusOfAnthropicErrorType(err.type), err.message);
+  const body = (json ?? {}) as AnthropicResponse;
+  if (!Array.isArray(body.content)) throw new UpstreamFailure(502, 'the upstream answer has no content');
+  let text = '';
+  let reasoning = '';
+  let answeredWithJson = false;
+  const toolCalls: ToolCall[] = [];
+  for (const block of body.content) {
+    if (block.type === 'text') text += block.text ?? '';
+    else if (block.type === 'thinking') reasoning += block.thinking ?? '';
+    else if (block.type === 'tool_use') {
+      const input = JSON.stringify(block.input ?? {});
+      if (jsonToolName !== null && block.name === jsonToolName) {
+        text += input;
+        answeredWithJson = true;
+      } else {
+        toolCalls.push({ id: newToolCallId(), name: block.name ?? '', arguments: input });
+      }
+    }
+  }
+  const reason = mapAnthropicFinishReason(body.stop_reason);
+  return {
+    text,
+    reasoning,
+    toolCalls,
+    finishReason: answeredWithJson && toolCalls.length === 0 && reason === 'tool_calls' ? 'stop' : reason,
+    usage: convertAnthropicUsage(body.usage),
+  };
+}

@@ -1,0 +1,31 @@
+import type { ModelConfig, ProviderConfig } from '../../config/catalog.ts';
+import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { ProviderChatResult, ProviderStreamEvent, SseEvent } from './provider-stream.ts';
+
+export interface PreparedChatCall {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  /** The structured-output tool's name, when the adapter emulates JSON output with a tool. */
+  readonly jsonToolName: string | null;
+}
+
+/** What the upstream layer needs from a chat provider: building the call and reading the answer. */
+export interface ChatAdapter {
+  prepare(
+    provider: ProviderConfig,
+    upstreamModel: string,
+    model: ModelConfig,
+    request: CanonicalChatRequest,
+    stream: boolean,
+  ): PreparedChatCall;
+  parseResponse(json: unknown, jsonToolName: string | null, newToolCallId: () => string): ProviderChatResult;
+  parseStream(events: AsyncIterable<SseEvent>, jsonToolName: string | null, newToolCallId: () => string): AsyncIterable<ProviderStreamEvent>;
+  /** The message of a non-2xx response body. */
+  parseError(bodyText: string): string;
+}
+
+/** `Authorization: Bearer` as OpenAI-compatible, Cohere and Jina APIs take it. */
+export function bearer(provider: ProviderConfig): Record<string, string> {
+  return provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+}

@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { convertOpenAIUsage } from './convert-openai-usage.ts';
+
+describe('convertOpenAIUsage', () => {
+  it('keeps prompt tokens whole and reads cached tokens from the details', () => {
+    assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 2048, completion_tokens: 8, prompt_tokens_details: { cached_tokens: 1920 } }), {
+      inputTokens: 2048,
+      cachedInputTokens: 1920,
+      outputTokens: 8,
+    });
+  });
+
+  it('reads servers without details, and nothing as null', () => {
+    assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null }), { inputTokens: 5, cachedInputTokens: 0, outputTokens: 1 });
+    assert.equal(convertOpenAIUsage(null), null);
+    assert.equal(convertOpenAIUsage(undefined), null);
+  });
+});

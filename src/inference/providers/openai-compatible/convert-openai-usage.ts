@@ -1,0 +1,14 @@
+import type { Usage } from '../../canonical/usage.ts';
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+
+/** OpenAI `usage` -> canonical; null when absent. `prompt_tokens` already includes cached tokens. */
+export function convertOpenAIUsage(usage: unknown): Usage | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const u = usage as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  return {
+    inputTokens: count(u.prompt_tokens),
+    cachedInputTokens: count(u.prompt_tokens_details?.cached_tokens),
+    outputTokens: count(u.completion_tokens),
+  };
+}

@@ -1,0 +1,40 @@
+import { createId } from '../../canonical/create-id.ts';
+import type { ToolCall } from '../../canonical/chat.ts';
+import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import type { ProviderChatResult } from '../provider-stream.ts';
+import { convertOpenAIUsage } from './convert-openai-usage.ts';
+import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
+import { readOpenAIErrorObject } from './parse-openai-error.ts';
+
+interface OpenAIChatResponse {
+  choices?: {
+    message?: {
+      content?: string | null;
+      tool_calls?: { function?: { name?: string; arguments?: string } }[] | null;
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: unknown;
+  error?: unknown;
+}
+
+/** Reads the fields the service uses from a chat.completion; tool-call ids are reissued. */
+export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => string = () => createId('call_')): ProviderChatResult {
+  const body = (json ?? {}) as OpenAIChatResponse;
+  const err = readOpenAIErrorObject(body.error);
+  if (err) throw new UpstreamFailure(err.status ?? 502, err.message);
+  const choice = body.choices?.[0];
+  if (!choice?.message) throw new UpstreamFailure(502, 'the upstream answer has no choices');
+  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
+    id: newToolCallId(),
+    name: c.function?.name ?? '',
+    arguments: c.function?.arguments || '{}',
+  }));
+  return {
+    text: choice.message.content ?? '',
+    reasoning: '',
+    toolCalls,
+    finishReason: mapOpenAIFinishReason(choice.finish_reason),
+    usage: convertOpenAIUsage(body.usage),
+  };
+}

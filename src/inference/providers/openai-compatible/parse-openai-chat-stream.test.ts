@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixtureEvents } from '../../../../test/fixtures/load-fixture.ts';
+import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
+import { parseOpenAIChatStream } from './parse-openai-chat-stream.ts';
+
+const ids = () => {
+  let n = 0;
+  return () => `call_svc${++n}`;
+};
+
+async function collect(events: AsyncIterable<SseEvent>): Promise<ProviderStreamEvent[]> {
+  const out: ProviderStreamEvent[] = [];
+  for await (const e of parseOpenAIChatStream(events, ids())) out.push(e);
+  return out;
+}
+
+async function* sse(...data: string[]) {
+  for (const d of data) yield { data: d };
+}
+
+describe('parseOpenAIChatStream', () => {
+  it('turns a text stream into text deltas, finish and reported usage', async () => {
+    const events = await collect(fixtureEvents('openai-chat-text.sse'));
+    assert.deepEqual(events, [
+      { type: 'text-delta', text: 'Paris' },
+      { type: 'text-delta', text: ' is the' },
+      { type: 'text-delta', text: ' capital' },
+      { type: 'text-delta', text: ' of France' },
+      { type: 'text-delta', text: '.' },
+      { type: 'reported-usage', usage: { inputTokens: 2048, cachedInputTokens: 1920, outputTokens: 8 } },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('follows several tool calls by index with argument deltas', async () => {
+    const events = await collect(fixtureEvents('openai-chat-tool-calls.sse'));
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'get_weather' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"ci' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: 'ty":"Pa' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: 'ris"}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'get_time' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"timezone":' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '"Europe/Paris"}' },
+      { type: 'reported-usage', usage: { inputTokens: 120, cachedInputTokens: 64, outputTokens: 42 } },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('renumbers upstream indexes in order of appearance and takes a whole call in one chunk', async () => {
+    const events = await collect(
+      sse(
+        '{"choices":[{"delta":{"tool_calls":[{"index":3,"id":"x","function":{"name":"a","arguments":"{}"}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":5,"id":"y","function":{"name":"b","arguments":"{\\"k\\":1}"}}]},"finish_reason":"tool_calls"}]}',
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'a' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'b' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"k":1}' },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('fails on an error chunk mid-stream, after the content before it', async () => {
+    const seen: ProviderStreamEvent[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const e of parseOpenAIChatStream(fixtureEvents('openai-chat-mid-stream-error.sse'), ids())) seen.push(e);
+      })(),
+      (e) => e instanceof UpstreamFailure && e.status === 500 && /server had an error/.test(e.message),
+    );
+    assert.deepEqual(seen, [{ type: 'text-delta', text: 'Par' }]);
+  });
+
+  it('fails on a stream cut before any finish, but accepts a finish without [DONE]', async () => {
+    await assert.rejects(collect(sse('{"choices":[{"delta":{"content":"Hi"}}]}')), (e) => e instanceof UpstreamFailure && e.status === 502);
+    const ok = await collect(sse('{"choices":[{"delta":{"content":"Hi"},"finish_reason":"length"}]}'));
+    assert.deepEqual(ok.at(-1), { type: 'finish', reason: 'length' });
+  });
+
+  it('fails on a malformed chunk', async () => {
+    await assert.rejects(collect(sse('{not json')), (e) => e instanceof UpstreamFailure && e.status === 502);
+  });
+});

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixtureText } from '../../../../test/fixtures/load-fixture.ts';
+import { parseOpenAIError, readOpenAIErrorObject } from './parse-openai-error.ts';
+
+describe('OpenAI error bodies', () => {
+  it('reads the message of an error body', () => {
+    assert.match(parseOpenAIError(fixtureText('openai-error-400.json')), /^Invalid 'messages\[1\]\.content': string too long/);
+    assert.match(parseOpenAIError(fixtureText('openai-error-429.json')), /^Rate limit reached/);
+  });
+
+  it('reads FastAPI-style bodies and plain text', () => {
+    assert.equal(parseOpenAIError('{"detail":"Not Found"}'), 'Not Found');
+    assert.equal(parseOpenAIError('{"object":"error","message":"model overloaded","code":503}'), 'model overloaded');
+    assert.equal(parseOpenAIError('  <html>502 Bad Gateway</html> '), '<html>502 Bad Gateway</html>');
+  });
+
+  it('maps an in-stream error type to a status', () => {
+    assert.deepEqual(readOpenAIErrorObject({ message: 'm', type: 'server_error' }), { message: 'm', status: 500 });
+    assert.deepEqual(readOpenAIErrorObject({ message: 'm', type: 'tokens', code: 'rate_limit_exceeded' }), { message: 'm', status: null });
+    assert.deepEqual(readOpenAIErrorObject({ message: 'm', code: 'rate_limit_exceeded' }), { message: 'm', status: 429 });
+    assert.deepEqual(readOpenAIErrorObject({ message: 'm', code: 503 }), { message: 'm', status: 503 });
+    assert.deepEqual(readOpenAIErrorObject('plain'), { message: 'plain', status: null });
+    assert.equal(readOpenAIErrorObject(null), null);
+  });
+});

@@ -1,0 +1,45 @@
+export interface OpenAIErrorInfo {
+  readonly message: string;
+  /** The status an error type stands for, when the error came without an HTTP status (in a stream). */
+  readonly status: number | null;
+}
+
+const STATUS_OF_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  server_error: 500,
+  api_error: 500,
+  overloaded_error: 503,
+};
+
+/** `{"message", "type", "code"}` of an OpenAI error object (or a bare string some servers send). */
+export function readOpenAIErrorObject(error: unknown): OpenAIErrorInfo | null {
+  if (error === undefined || error === null) return null;
+  if (typeof error === 'string') return { message: error, status: null };
+  if (typeof error !== 'object') return { message: String(error), status: null };
+  const e = error as { message?: unknown; type?: unknown; code?: unknown };
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : 'upstream error';
+  const type = typeof e.type === 'string' ? e.type : typeof e.code === 'string' ? e.code : '';
+  const code = typeof e.code === 'number' ? e.code : null;
+  return { message, status: STATUS_OF_TYPE[type] ?? (code && code >= 400 && code < 600 ? code : null) };
+}
+
+/** The message of an error response body (`{"error": {...}}`, or plain text from a proxy). */
+export function parseOpenAIError(bodyText: string): string {
+  try {
+    const json = JSON.parse(bodyText) as { error?: unknown; message?: unknown; detail?: unknown };
+    const info = readOpenAIErrorObject(json.error);
+    if (info) return info.message;
+    // FastAPI-style servers (vLLM and friends) answer `{"detail": ...}` or `{"message": ...}`.
+    if (typeof json.message === 'string') return json.message;
+    if (typeof json.detail === 'string') return json.detail;
+  } catch {
+    // not JSON: fall through to the text
+  }
+  return bodyText.trim().slice(0, 500);
+}

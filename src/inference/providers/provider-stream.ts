@@ -1,0 +1,26 @@
+import type { CanonicalChatResponse, FinishReason, StreamPart } from '../canonical/chat.ts';
+import type { Usage } from '../canonical/usage.ts';
+
+/** Content parts a provider stream yields; `finish` and `usage` are added by the upstream layer. */
+export type ContentPart = Exclude<StreamPart, { type: 'finish' } | { type: 'usage' }>;
+
+/**
+ * What a provider stream parser yields: content, the finish reason when the upstream gives it,
+ * and usage counts as they are reported (Anthropic reports input first and output last, so a
+ * report may be partial; later reports override earlier fields).
+ */
+export type ProviderStreamEvent =
+  | ContentPart
+  | { readonly type: 'finish'; readonly reason: FinishReason }
+  | { readonly type: 'reported-usage'; readonly usage: Partial<Usage> };
+
+/** A parsed non-streamed answer; usage is null when the upstream did not report it. */
+export type ProviderChatResult = Omit<CanonicalChatResponse, 'usage' | 'usageEstimated'> & {
+  readonly usage: Usage | null;
+};
+
+/** One server-sent event as eventsource-parser gives it. */
+export interface SseEvent {
+  readonly event?: string | undefined;
+  readonly data: string;
+}

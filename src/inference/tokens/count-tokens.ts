@@ -1,0 +1,52 @@
+import { countTokens } from 'gpt-tokenizer';
+import type { CanonicalChatRequest, ToolCall } from '../canonical/chat.ts';
+
+// Text is counted as text: special-token markers a client sends are ordinary characters here.
+const PLAIN = { disallowedSpecial: new Set<string>() };
+
+/** Framing tokens a chat format adds around each message (role markers, separators). */
+const PER_MESSAGE = 4;
+/** What one image costs on OpenAI-style vision models at 1024x1024, high detail. */
+const PER_IMAGE = 765;
+
+/**
+ * Token count with the o200k tokenizer. Upstreams tokenize differently; this is only used when an
+ * upstream does not report usage (a stream cut short, a server that omits it), so billing still
+ * charges for what was produced.
+ */
+export function countTextTokens(text: string): number {
+  return text === '' ? 0 : countTokens(text, PLAIN);
+}
+
+export function estimateChatInputTokens(request: CanonicalChatRequest): number {
+  let n = 3; // the assistant reply primer
+  for (const m of request.messages) {
+    n += PER_MESSAGE;
+    switch (m.role) {
+      case 'system':
+      case 'tool':
+        n += countTextTokens(m.content);
+        break;
+      case 'user':
+        for (const p of m.content) n += p.type === 'text' ? countTextTokens(p.text) : PER_IMAGE;
+        break;
+      case 'assistant':
+        n += countTextTokens(m.content);
+        for (const c of m.toolCalls) n += countTextTokens(c.name) + countTextTokens(c.arguments);
+        break;
+    }
+  }
+  if (request.tools.length > 0) n += countTextTokens(JSON.stringify(request.tools));
+  if (request.responseFormat?.type === 'json_schema') n += countTextTokens(JSON.stringify(request.responseFormat.schema));
+  return n;
+}
+
+export function estimateOutputTokens(output: {
+  readonly text: string;
+  readonly reasoning: string;
+  readonly toolCalls: readonly Pick<ToolCall, 'name' | 'arguments'>[];
+}): number {
+  let n = countTextTokens(output.text) + countTextTokens(output.reasoning);
+  for (const c of output.toolCalls) n += countTextTokens(c.name) + countTextTokens(c.arguments);
+  return n;
+}

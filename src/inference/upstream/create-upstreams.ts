@@ -1,0 +1,206 @@
+import type { Dispatcher } from 'undici';
+import type { Catalog, Deployment, ModelConfig, ProviderConfig } from '../../config/catalog.ts';
+import type { CanonicalChatRequest, CanonicalChatResponse } from '../canonical/chat.ts';
+import { createId } from '../canonical/create-id.ts';
+import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../canonical/embeddings.ts';
+import type { CanonicalImageRequest, CanonicalImageResponse, GeneratedImage } from '../canonical/images.ts';
+import type { CanonicalRerankRequest, CanonicalRerankResponse } from '../canonical/rerank.ts';
+import { anthropicChat } from '../providers/anthropic/anthropic-chat.ts';
+import { bearer, type ChatAdapter } from '../providers/chat-adapter.ts';
+import { buildOpenAIEmbeddingsBody } from '../providers/openai-compatible/build-openai-embeddings-body.ts';
+import { buildOpenAIImagesBody } from '../providers/openai-compatible/build-openai-images-body.ts';
+import { detectImageMediaType } from '../providers/openai-compatible/detect-image-media-type.ts';
+import { openAICompatibleChat } from '../providers/openai-compatible/openai-compatible-chat.ts';
+import { parseOpenAIEmbeddingsResponse } from '../providers/openai-compatible/parse-openai-embeddings-response.ts';
+import { parseOpenAIError } from '../providers/openai-compatible/parse-openai-error.ts';
+import { parseOpenAIImagesResponse } from '../providers/openai-compatible/parse-openai-images-response.ts';
+import { buildRerankBody } from '../providers/rerank/build-rerank-body.ts';
+import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.ts';
+import { createRedactor } from '../redact/create-redactor.ts';
+import { toUpstreamError } from '../redact/to-upstream-error.ts';
+import { countTextTokens, estimateChatInputTokens, estimateOutputTokens } from '../tokens/count-tokens.ts';
+import { readSseEvents } from './read-sse-events.ts';
+import { startChatStream, type ChatStream } from './start-chat-stream.ts';
+import { UpstreamError } from './upstream-error.ts';
+import { UpstreamFailure } from './upstream-failure.ts';
+import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
+
+/** Which brand model is being served, and by which of its deployments. */
+export interface UpstreamTarget {
+  readonly model: ModelConfig;
+  readonly deployment: Deployment;
+}
+
+/**
+ * The gateway's upstream calls, in canonical terms. Every failure is an UpstreamError (an
+ * HttpError with a redacted message and `retryable`), except an abort by the caller's signal,
+ * which rethrows the signal's reason.
+ */
+export interface Upstreams {
+  chat(target: UpstreamTarget, request: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse>;
+  /** Resolves once the first content arrived (see startChatStream). */
+  chatStream(target: UpstreamTarget, request: CanonicalChatRequest, signal?: AbortSignal): Promise<ChatStream>;
+  embeddings(target: UpstreamTarget, request: CanonicalEmbeddingRequest, signal?: AbortSignal): Promise<CanonicalEmbeddingResponse>;
+  rerank(target: UpstreamTarget, request: CanonicalRerankRequest, signal?: AbortSignal): Promise<CanonicalRerankResponse>;
+  images(target: UpstreamTarget, request: CanonicalImageRequest, signal?: AbortSignal): Promise<CanonicalImageResponse>;
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+export interface UpstreamsOptions {
+  /** Route all upstream traffic through this dispatcher instead of per-upstream pools. */
+  readonly dispatcher?: Dispatcher;
+  /** Tool-call id factory (tests make them predictable). */
+  readonly newToolCallId?: () => string;
+}
+
+const CHAT_ADAPTERS: Partial<Record<ProviderConfig['type'], ChatAdapter>> = {
+  openai: openAICompatibleChat,
+  anthropic: anthropicChat,
+};
+
+async function readJson(body: ResponseBody, signal: AbortSignal | undefined): Promise<unknown> {
+  let text: string;
+  try {
+    text = await body.text();
+  } catch (e) {
+    throw networkFailure(e, signal);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamFailure(502, 'the upstream answer is not JSON');
+  }
+}
+
+export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}): Upstreams {
+  const transport = createUpstreamTransport(options.dispatcher ? { dispatcher: options.dispatcher } : {});
+  const redact = createRedactor(catalog);
+  const newToolCallId = options.newToolCallId ?? (() => createId('call_'));
+
+  /** Runs an upstream call; whatever fails comes out as an UpstreamError or the caller's abort. */
+  async function guarded<T>(target: UpstreamTarget, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+    if (!target.deployment.provider.configured) {
+      throw new UpstreamError(503, `model ${target.model.id} is not available`, true);
+    }
+    try {
+      return await run();
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason ?? e;
+      throw toUpstreamError(e, redact, target.model.id);
+    }
+  }
+
+  function chatAdapter(target: UpstreamTarget): ChatAdapter {
+    const adapter = CHAT_ADAPTERS[target.deployment.provider.type];
+    if (!adapter) throw new Error(`a ${target.deployment.provider.type} provider cannot serve chat`);
+    return adapter;
+  }
+
+  function requireType(target: UpstreamTarget, types: readonly ProviderConfig['type'][], what: string): void {
+    if (!types.includes(target.deployment.provider.type)) {
+      throw new Error(`a ${target.deployment.provider.type} provider cannot serve ${what}`);
+    }
+  }
+
+  return {
+    chat(target, request, signal) {
+      const adapter = chatAdapter(target);
+      return guarded(target, signal, async () => {
+        const { provider, model: upstreamModel } = target.deployment;
+        const call = adapter.prepare(provider, upstreamModel, target.model, request, false);
+        const body = await transport.post(provider, { ...call, stream: false, signal }, adapter.parseError);
+        const result = adapter.parseResponse(await readJson(body, signal), call.jsonToolName, newToolCallId);
+        if (result.usage) return { ...result, usage: result.usage, usageEstimated: false };
+        return {
+          ...result,
+          usage: { inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result) },
+          usageEstimated: true,
+        };
+      });
+    },
+
+    chatStream(target, request, signal) {
+      const adapter = chatAdapter(target);
+      return guarded(target, signal, async () => {
+        const { provider, model: upstreamModel } = target.deployment;
+        const call = adapter.prepare(provider, upstreamModel, target.model, request, true);
+        const body = await transport.post(provider, { ...call, stream: true, signal }, adapter.parseError);
+        async function* bytes() {
+          try {
+            for await (const chunk of body) yield chunk as Buffer;
+          } catch (e) {
+            throw networkFailure(e, signal);
+          } finally {
+            // Closing early (client gone, consumer stopped) releases the upstream request.
+            if (!body.readableEnded) body.destroy();
+          }
+        }
+        const events = adapter.parseStream(readSseEvents(bytes()), call.jsonToolName, newToolCallId);
+        return startChatStream(events, {
+          estimateInput: () => estimateChatInputTokens(request),
+          mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),
+        });
+      });
+    },
+
+    embeddings(target, request, signal) {
+      requireType(target, ['openai'], 'embeddings');
+      return guarded(target, signal, async () => {
+        const { provider, model: upstreamModel } = target.deployment;
+        const body = await transport.post(
+          provider,
+          { path: '/embeddings', headers: bearer(provider), body: buildOpenAIEmbeddingsBody(request, upstreamModel), stream: false, signal },
+          parseOpenAIError,
+        );
+        const { embeddings, usage } = parseOpenAIEmbeddingsResponse(await readJson(body, signal), request.input.length);
+        if (usage) return { embeddings, usage, usageEstimated: false };
+        const inputTokens = request.input.reduce((n, s) => n + countTextTokens(s), 0);
+        return { embeddings, usage: { inputTokens, cachedInputTokens: 0, outputTokens: 0 }, usageEstimated: true };
+      });
+    },
+
+    rerank(target, request, signal) {
+      requireType(target, ['rerank'], 'rerank');
+      return guarded(target, signal, async () => {
+        const { provider, model: upstreamModel } = target.deployment;
+        const body = await transport.post(
+          provider,
+          { path: '/rerank', headers: bearer(provider), body: buildRerankBody(request, upstreamModel), stream: false, signal },
+          parseOpenAIError,
+        );
+        const { results, inputTokens } = parseRerankResponse(await readJson(body, signal), request.documents.length, request.topN);
+        if (inputTokens !== null) return { results, usage: { inputTokens, cachedInputTokens: 0, outputTokens: 0 }, usageEstimated: false };
+        // Cohere reports search units, not tokens: count the query against every document.
+        const q = countTextTokens(request.query);
+        const estimate = request.documents.reduce((n, d) => n + q + countTextTokens(d), 0);
+        return { results, usage: { inputTokens: estimate, cachedInputTokens: 0, outputTokens: 0 }, usageEstimated: true };
+      });
+    },
+
+    images(target, request, signal) {
+      requireType(target, ['images', 'openai'], 'image generation');
+      return guarded(target, signal, async () => {
+        const { provider, model: upstreamModel } = target.deployment;
+        const body = await transport.post(
+          provider,
+          { path: '/images/generations', headers: bearer(provider), body: buildOpenAIImagesBody(request, upstreamModel), stream: false, signal },
+          parseOpenAIError,
+        );
+        const images = await Promise.all(
+          parseOpenAIImagesResponse(await readJson(body, signal)).map(async (img): Promise<GeneratedImage> => {
+            const bytes = img.base64 !== undefined ? Buffer.from(img.base64, 'base64') : await transport.download(img.url!, provider.timeoutMs, signal);
+            return {
+              base64: img.base64 ?? bytes.toString('base64'),
+              mediaType: detectImageMediaType(bytes),
+              ...(img.revisedPrompt !== undefined ? { revisedPrompt: img.revisedPrompt } : {}),
+            };
+          }),
+        );
+        return { images };
+      });
+    },
+
+    close: () => transport.close(),
+  };
+}

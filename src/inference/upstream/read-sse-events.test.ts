@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSseEvents } from './read-sse-events.ts';
+
+async function* pieces(...chunks: (string | Uint8Array)[]) {
+  for (const c of chunks) yield c;
+}
+
+async function collect(it: AsyncIterable<{ event?: string | undefined; data: string }>) {
+  const out: { event?: string | undefined; data: string }[] = [];
+  for await (const e of it) out.push({ event: e.event, data: e.data });
+  return out;
+}
+
+describe('readSseEvents', () => {
+  it('reassembles events split across chunks, including inside a UTF-8 character', async () => {
+    const bytes = new TextEncoder().encode('event: a\ndata: {"t":"é"}\n\n: comment\n\ndata: [DONE]\n\n');
+    const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of é
+    const events = await collect(readSseEvents(pieces(bytes.slice(0, 5), bytes.slice(5, cut), bytes.slice(cut))));
+    assert.deepEqual(events, [
+      { event: 'a', data: '{"t":"é"}' },
+      { event: undefined, data: '[DONE]' },
+    ]);
+  });
+
+  it('handles CRLF line endings and a last event without its blank line', async () => {
+    const events = await collect(readSseEvents(pieces('data: 1\r\n\r\ndata: 2')));
+    assert.deepEqual(events.map((e) => e.data), ['1', '2']);
+  });
+});

@@ -1,0 +1,124 @@
+import type { FinishReason, StreamPart } from '../canonical/chat.ts';
+import type { Usage } from '../canonical/usage.ts';
+import type { ContentPart, ProviderStreamEvent } from '../providers/provider-stream.ts';
+import { estimateOutputTokens } from '../tokens/count-tokens.ts';
+
+/**
+ * A streamed answer. Iterate it once: content parts, then one `finish`, then one `usage` part.
+ * Errors while iterating are UpstreamErrors (already redacted) or the caller's abort reason.
+ */
+export interface ChatStream extends AsyncIterable<StreamPart> {
+  /**
+   * The usage so far: what the upstream reported, and tokenizer estimates for what it did not
+   * (a stream cut short or abandoned by the client still bills what was produced).
+   */
+  usage(): { readonly usage: Usage; readonly estimated: boolean };
+  /**
+   * Closes the upstream request of a stream that will not be iterated (or no longer is). To stop a
+   * read that is waiting on the upstream, abort the signal given to chatStream instead.
+   */
+  cancel(): Promise<void>;
+}
+
+export interface StartChatStreamOptions {
+  /** Estimated input tokens of the request, used only when the upstream reports none. */
+  readonly estimateInput: () => number;
+  /** Converts what the provider stream throws into what callers see. */
+  readonly mapError: (error: unknown) => unknown;
+}
+
+/**
+ * Wraps a provider stream and waits for its first content part before resolving, so failures that
+ * come before any output (an error status, an `overloaded` event first thing) reject here, while
+ * the caller can still answer with an error status or fall back to the next deployment.
+ */
+export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>, options: StartChatStreamOptions): Promise<ChatStream> {
+  const it = source[Symbol.asyncIterator]();
+  const reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
+  let finish: FinishReason | null = null;
+  let text = '';
+  let reasoning = '';
+  const toolCalls: { name: string; arguments: string }[] = [];
+  let closed = false;
+
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await it.return?.(undefined);
+  };
+
+  const next = async (): Promise<ContentPart | null> => {
+    for (;;) {
+      let r: IteratorResult<ProviderStreamEvent>;
+      try {
+        r = await it.next();
+      } catch (e) {
+        closed = true;
+        throw options.mapError(e);
+      }
+      if (r.done) {
+        closed = true;
+        return null;
+      }
+      const e = r.value;
+      switch (e.type) {
+        case 'reported-usage':
+          Object.assign(reported, e.usage);
+          continue;
+        case 'finish':
+          finish = e.reason;
+          continue;
+        case 'text-delta':
+          text += e.text;
+          return e;
+        case 'reasoning-delta':
+          reasoning += e.text;
+          return e;
+        case 'tool-call-start':
+          toolCalls[e.index] = { name: e.name, arguments: '' };
+          return e;
+        case 'tool-call-delta': {
+          const call = toolCalls[e.index];
+          if (call) call.arguments += e.argumentsDelta;
+          return e;
+        }
+      }
+    }
+  };
+
+  const usage = () => {
+    const estimated = reported.inputTokens === undefined || reported.outputTokens === undefined;
+    return {
+      usage: {
+        inputTokens: reported.inputTokens ?? options.estimateInput(),
+        cachedInputTokens: reported.cachedInputTokens ?? 0,
+        outputTokens: reported.outputTokens ?? estimateOutputTokens({ text, reasoning, toolCalls: toolCalls.filter(Boolean) }),
+      },
+      estimated,
+    };
+  };
+
+  const first = await next();
+  let iterated = false;
+
+  async function* parts(): AsyncGenerator<StreamPart> {
+    try {
+      for (let p = first; p !== null; p = await next()) yield p;
+      yield { type: 'finish', reason: finish ?? 'stop' };
+      const u = usage();
+      yield { type: 'usage', usage: u.usage, estimated: u.estimated };
+    } finally {
+      await close();
+    }
+  }
+
+  return {
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new Error('a chat stream can be iterated only once');
+      iterated = true;
+      return parts();
+    },
+    usage,
+    cancel: close,
+  };
+}

@@ -1,0 +1,160 @@
+import { Agent, Pool, type Dispatcher } from 'undici';
+import type { ProviderConfig } from '../../config/catalog.ts';
+import { UpstreamFailure } from './upstream-failure.ts';
+
+export interface UpstreamTransportOptions {
+  /**
+   * Send everything through this dispatcher instead of the per-upstream pools (tests point it
+   * anywhere: a MockAgent, an Agent with other limits). The caller owns and closes it.
+   */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface UpstreamPost {
+  /** Path below the provider's base URL, e.g. `/chat/completions`. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly stream: boolean;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type ResponseBody = Dispatcher.ResponseData['body'];
+
+export interface UpstreamTransport {
+  /** POSTs JSON; resolves on any 2xx; a non-2xx becomes an UpstreamFailure read by `readError`. */
+  post(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<ResponseBody>;
+  /** GETs bytes (generated images an upstream answered with a URL). */
+  download(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_DOWNLOAD = 64 * 1024 * 1024;
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** An aborted caller gets its own abort reason back, never an upstream error. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** Network-level failures as upstream failures: timeouts are 504, the rest (refused, reset, DNS) 502. */
+export function networkFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason ?? error;
+  if (error instanceof UpstreamFailure) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new UpstreamFailure(504, 'the upstream timed out');
+  return new UpstreamFailure(502, 'the upstream could not be reached');
+}
+
+async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    chunks.push(b);
+    size += b.length;
+    if (size >= cap) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, cap);
+}
+
+function splitBase(baseUrl: string): { origin: string; basePath: string } {
+  const u = new URL(baseUrl);
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * One keep-alive undici Pool per upstream origin (size from the provider's `connections`), with the
+ * provider's `timeout_ms` as the limit for connecting (at most 10 s), for the response headers
+ * (a non-streamed answer arrives whole, so this bounds the generation) and between body chunks.
+ * The caller's AbortSignal is passed down: a client that goes away aborts the upstream request.
+ */
+export function createUpstreamTransport(options: UpstreamTransportOptions = {}): UpstreamTransport {
+  const pools = new Map<string, Pool>();
+  let downloader: Agent | null = null;
+
+  const dispatcherFor = (provider: ProviderConfig, origin: string): Dispatcher => {
+    if (options.dispatcher) return options.dispatcher;
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: provider.connections,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: Math.min(10_000, provider.timeoutMs) },
+        headersTimeout: provider.timeoutMs,
+        bodyTimeout: provider.timeoutMs,
+      });
+      pools.set(origin, pool);
+    }
+    return pool;
+  };
+
+  return {
+    async post(provider, request, readError) {
+      throwIfAborted(request.signal);
+      const { origin, basePath } = splitBase(provider.baseUrl);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await dispatcherFor(provider, origin).request({
+          origin,
+          path: basePath + request.path,
+          method: 'POST',
+          headers: {
+            ...request.headers,
+            'content-type': 'application/json',
+            accept: request.stream ? 'text/event-stream' : 'application/json',
+          },
+          body: JSON.stringify(request.body),
+          signal: request.signal ?? null,
+          headersTimeout: provider.timeoutMs,
+          bodyTimeout: provider.timeoutMs,
+        });
+      } catch (e) {
+        throw networkFailure(e, request.signal);
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) return response.body;
+      let text = '';
+      try {
+        text = (await readCapped(response.body, MAX_ERROR_BODY)).toString('utf8');
+      } catch (e) {
+        throw networkFailure(e, request.signal);
+      }
+      throw new UpstreamFailure(response.statusCode, readError(text));
+    },
+
+    async download(url, timeoutMs, signal) {
+      throwIfAborted(signal);
+      const dispatcher = options.dispatcher ?? (downloader ??= new Agent({ connect: { timeout: Math.min(10_000, timeoutMs) } }));
+      try {
+        const u = new URL(url);
+        const res = await dispatcher.request({
+          origin: u.origin,
+          path: u.pathname + u.search,
+          method: 'GET',
+          signal: signal ?? null,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        if (res.statusCode !== 200) {
+          res.body.destroy();
+          throw new UpstreamFailure(502, 'the generated image could not be downloaded');
+        }
+        return await readCapped(res.body, MAX_DOWNLOAD);
+      } catch (e) {
+        throw networkFailure(e, signal);
+      }
+    },
+
+    async close() {
+      const all = [...pools.values()].map((p) => p.close());
+      if (downloader) all.push(downloader.close());
+      pools.clear();
+      downloader = null;
+      await Promise.all(all);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { HttpError } from '../../shared/errors.ts';
+
+/**
+ * Every answer the market authentication gives, in one table. The first five are the contract's
+ * exact words (contract.md, market-api.md); the others are decisions recorded in
+ * docs/decisions-market-auth.md.
+ */
+export const AUTH_ERRORS = {
+  signatureRequired: [401, 'Signature required'],
+  timestampOutOfRange: [401, 'Timestamp out of range'],
+  signatureAlreadyUsed: [401, 'Signature already used'],
+  invalidSignature: [401, 'Invalid signature'],
+  apiKeyWalletMismatch: [403, 'API key wallet mismatch'],
+  invalidApiKey: [401, 'Invalid API key'],
+  walletMismatch: [403, 'Wallet mismatch'],
+  idempotencyBodyMismatch: [409, 'Idempotency-Key reused with a different body'],
+  idempotencyInProgress: [409, 'Idempotency-Key request still in progress'],
+  invalidIdempotencyKey: [400, 'Invalid Idempotency-Key'],
+  replayStoreUnavailable: [503, 'Authentication temporarily unavailable'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type AuthErrorName = keyof typeof AUTH_ERRORS;
+
+export function authError(name: AuthErrorName): HttpError {
+  const [status, message] = AUTH_ERRORS[name];
+  return new HttpError(status, message);
+}

@@ -1,0 +1,123 @@
+import type { Clock } from '../../shared/clock.ts';
+import type { ApiKeyLookup } from './api-key.lookup.ts';
+import { authError } from './auth.errors.ts';
+import { sha256Hex } from './digest.ts';
+import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import type { ReplayCache } from './replay-cache.ts';
+import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
+import { buildWalletMessage, parseWalletMessage } from './wallet-message.ts';
+import { recoverWalletSigner } from './wallet-signature.ts';
+
+/** Who signed a market request, and how. `wallet` is lower case. */
+export interface MarketAuth {
+  readonly wallet: string;
+  readonly method: 'hmac' | 'wallet';
+  readonly apiKeyId?: bigint;
+}
+
+/** The parts of an HTTP request authentication reads; built by the Fastify adapter. */
+export interface SignedRequest {
+  readonly method: string;
+  /** URL path as sent, without the query string. */
+  readonly path: string;
+  /** Header value by lower-case name; undefined or '' when absent. */
+  header(name: string): string | undefined;
+  /** Exact body bytes; empty for none. */
+  readonly rawBody: Uint8Array;
+  /**
+   * `wallet_addr` of the body when the body has that property (any type), else undefined. The
+   * authenticated wallet must equal it.
+   */
+  readonly bodyWallet: unknown;
+}
+
+export interface AuthenticateDeps {
+  readonly keys: ApiKeyLookup;
+  readonly replay: ReplayCache;
+  readonly clock: Clock;
+}
+
+/** Replay entries outlive the widest span in which one signature is acceptable (2 x window). */
+const REPLAY_TTL_MS = (2 * SIGNATURE_WINDOW_SECONDS + 5) * 1000;
+
+/**
+ * Checks an API-key HMAC or a wallet signature, in that preference when a request carries both
+ * complete sets. Throws the contract's HttpError on refusal. The replay cache is consulted last,
+ * after the signature proved genuine, so nobody can burn another's signature by sending it with
+ * garbage first.
+ */
+export async function authenticateMarketRequest(req: SignedRequest, deps: AuthenticateDeps): Promise<MarketAuth> {
+  const apiKey = req.header('x-api-key');
+  const apiTimestamp = req.header('x-api-timestamp');
+  const apiSignature = req.header('x-api-signature');
+  if (apiKey && apiTimestamp && apiSignature) {
+    return authenticateHmac(req, { apiKey, timestamp: apiTimestamp, signature: apiSignature }, deps);
+  }
+  const walletSignature = req.header('x-wallet-signature');
+  const walletMessage = req.header('x-wallet-message');
+  if (walletSignature && walletMessage) {
+    return authenticateWallet(req, { message: walletMessage, signature: walletSignature }, deps);
+  }
+  throw authError('signatureRequired');
+}
+
+async function authenticateHmac(
+  req: SignedRequest,
+  h: { apiKey: string; timestamp: string; signature: string },
+  deps: AuthenticateDeps,
+): Promise<MarketAuth> {
+  const ts = parseUnixSeconds(h.timestamp);
+  if (ts === null || !isWithinWindow(ts, deps.clock.now())) throw authError('timestampOutOfRange');
+  const record = await deps.keys.lookup(h.apiKey);
+  if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
+  const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
+  if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
+  if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
+  // The HMAC is deterministic, so the expected value names this signed request exactly.
+  await claimOnce(deps.replay, `hmac:${record.id}:${signHmacHex(record.secret, parts)}`);
+  await deps.keys.markUsed(record);
+  return { wallet: record.wallet, method: 'hmac', apiKeyId: record.id };
+}
+
+async function authenticateWallet(
+  req: SignedRequest,
+  h: { message: string; signature: string },
+  deps: AuthenticateDeps,
+): Promise<MarketAuth> {
+  const fields = parseWalletMessage(h.message);
+  if (!fields) throw authError('invalidSignature');
+  if (!isWithinWindow(fields.timestamp, deps.clock.now())) throw authError('timestampOutOfRange');
+  const expected = buildWalletMessage({
+    wallet: fields.wallet,
+    timestamp: fields.timestamp,
+    method: req.method,
+    path: req.path,
+    bodySha256: sha256Hex(req.rawBody),
+  });
+  if (expected !== h.message) throw authError('invalidSignature');
+  const signer = await recoverWalletSigner(h.message, h.signature);
+  if (signer !== fields.wallet) throw authError('invalidSignature');
+  if (!walletMatches(req.bodyWallet, signer)) throw authError('walletMismatch');
+  // Keyed by the message, not the signature bytes: ECDSA signatures are malleable (s and n - s
+  // both verify), so a key on the signature could be dodged with the twin signature.
+  await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`);
+  return { wallet: signer, method: 'wallet' };
+}
+
+function walletMatches(bodyWallet: unknown, wallet: string): boolean {
+  if (bodyWallet === undefined) return true;
+  return typeof bodyWallet === 'string' && bodyWallet.toLowerCase() === wallet;
+}
+
+async function claimOnce(replay: ReplayCache, key: string): Promise<void> {
+  let first: boolean;
+  try {
+    first = await replay.claim(key, REPLAY_TTL_MS);
+  } catch (e) {
+    // Without the shared record a replay cannot be told apart: refuse rather than guess.
+    const err = authError('replayStoreUnavailable');
+    err.cause = e;
+    throw err;
+  }
+  if (!first) throw authError('signatureAlreadyUsed');
+}

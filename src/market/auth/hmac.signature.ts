@@ -1,0 +1,36 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What an API-key request signs: `timestamp + METHOD + path + rawBody` (contract.md). */
+export interface HmacParts {
+  /** The `x-api-timestamp` header exactly as sent. */
+  readonly timestamp: string;
+  readonly method: string;
+  /** URL path as sent on the request line, without the query string. */
+  readonly path: string;
+  /** The exact body bytes; empty for none. */
+  readonly rawBody: Uint8Array;
+}
+
+/** Lower-case hex HMAC-SHA256 keyed with the secret's UTF-8 bytes. */
+export function signHmac(secret: string, parts: HmacParts): Buffer {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.from(`${parts.timestamp}${parts.method.toUpperCase()}${parts.path}`, 'utf8'))
+    .update(parts.rawBody)
+    .digest();
+}
+
+export function signHmacHex(secret: string, parts: HmacParts): string {
+  return signHmac(secret, parts).toString('hex');
+}
+
+/**
+ * Whether `signatureHex` is the HMAC of `parts`. The header is decoded to bytes only when it is
+ * exactly 64 hex digits, so both buffers have the same length and timingSafeEqual compares them
+ * in constant time.
+ */
+export function verifyHmac(secret: string, parts: HmacParts, signatureHex: string): boolean {
+  if (!/^[0-9a-fA-F]{64}$/.test(signatureHex)) return false;
+  const given = Buffer.from(signatureHex, 'hex');
+  const expected = signHmac(secret, parts);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

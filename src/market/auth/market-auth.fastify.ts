@@ -1,0 +1,113 @@
+/**
+ * The Fastify side of market authentication: raw body capture, the preHandler that signs
+ * requests in, and the Idempotency-Key reader. Everything it decides is in the domain modules.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../../shared/clock.ts';
+import { HttpError } from '../../shared/errors.ts';
+import type { Db } from '../../storage/database.ts';
+import type { ApiKeyLookup } from './api-key.lookup.ts';
+import { authError } from './auth.errors.ts';
+import { authenticateMarketRequest, type MarketAuth } from './authenticate.ts';
+import { sha256Hex } from './digest.ts';
+import { isValidIdempotencyKey, type IdempotentRequest, type StoredAnswer } from './idempotency.ts';
+import { createReplayCache, type ReplayCache } from './replay-cache.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact body bytes of an application/json request (see installRawJsonParser). */
+    rawBody?: Buffer;
+    /** Set by requireMarketAuth. */
+    marketAuth?: MarketAuth;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Replaces this plugin context's application/json parser with one that keeps the exact bytes on
+ * `request.rawBody` (signatures cover bytes, not parsed JSON) and then parses them with Fastify's
+ * own parser, so malformed or empty JSON keeps its usual 400 and prototype poisoning stays refused.
+ */
+export function installRawJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    parseJson(request, raw as unknown as string, done);
+  });
+}
+
+export interface RequireMarketAuthOptions {
+  readonly db: Db;
+  readonly redis: Redis | null;
+  readonly clock: Clock;
+  readonly keys: ApiKeyLookup;
+  /** config.redisPrefix; instances that must share the replay record use the same one. */
+  readonly redisPrefix?: string;
+  /** Overrides the replay cache chosen from `redis` / `db`. */
+  readonly replay?: ReplayCache;
+}
+
+/**
+ * A preHandler accepting an API-key HMAC or a wallet signature; sets `request.marketAuth` and
+ * refuses a body whose `wallet_addr` is not the signer's wallet. Routes using it must be in a
+ * context where installRawJsonParser ran, or have no body.
+ */
+export function requireMarketAuth(opts: RequireMarketAuthOptions) {
+  const replay = opts.replay ?? createReplayCache(opts);
+  const deps = { keys: opts.keys, replay, clock: opts.clock };
+  return async function marketAuthPreHandler(request: FastifyRequest): Promise<void> {
+    // A body parsed by any other parser left no bytes to check: it would go unsigned.
+    if (request.rawBody === undefined && request.body !== undefined) {
+      throw new HttpError(415, 'unsupported content type; send application/json');
+    }
+    request.marketAuth = await authenticateMarketRequest(
+      {
+        method: request.method,
+        path: pathOf(request.url),
+        header: (name) => headerOf(request, name),
+        rawBody: request.rawBody ?? EMPTY,
+        bodyWallet: bodyWalletOf(request.body),
+      },
+      deps,
+    );
+  };
+}
+
+/**
+ * The Idempotency-Key of an authenticated request as the idempotency module needs it; null when
+ * the header is absent. 400 when it is malformed.
+ */
+export function idempotentRequestOf(request: FastifyRequest, route: string): IdempotentRequest | null {
+  const key = headerOf(request, 'idempotency-key');
+  if (key === undefined) return null;
+  if (!isValidIdempotencyKey(key)) throw authError('invalidIdempotencyKey');
+  const auth = request.marketAuth;
+  if (!auth) throw new Error('idempotentRequestOf: requireMarketAuth must run first');
+  return { principal: auth.wallet, route, key, requestSha256: sha256Hex(request.rawBody ?? EMPTY) };
+}
+
+/** Sends a stored or fresh answer; a replay says so in `idempotent-replayed: true`. */
+export function sendStoredAnswer(reply: FastifyReply, answer: StoredAnswer & { readonly replayed: boolean }): FastifyReply {
+  if (answer.replayed) void reply.header('idempotent-replayed', 'true');
+  return reply.code(answer.status).send(answer.body);
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s === '' ? undefined : s;
+}
+
+function bodyWalletOf(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return Object.prototype.hasOwnProperty.call(body, 'wallet_addr') ? (body as Record<string, unknown>).wallet_addr : undefined;
+}

@@ -1,0 +1,31 @@
+/** The line a wallet signs: `svc-auth v1 <wallet> <unix seconds> <METHOD> <path> <sha256 of body>`. */
+export interface WalletMessageFields {
+  readonly wallet: string;
+  readonly timestamp: number;
+  readonly method: string;
+  readonly path: string;
+  /** Lower-case hex SHA-256 of the raw body bytes. */
+  readonly bodySha256: string;
+}
+
+const PREFIX = 'svc-auth v1';
+const WALLET = /^0x[0-9a-fA-F]{40}$/;
+
+export function buildWalletMessage(f: WalletMessageFields): string {
+  return `${PREFIX} ${f.wallet.toLowerCase()} ${f.timestamp} ${f.method.toUpperCase()} ${f.path} ${f.bodySha256.toLowerCase()}`;
+}
+
+/**
+ * Reads the fields of a wallet message, or null when it is not one. Strict on purpose: a message
+ * is accepted only if rebuilding it from its fields gives the same text (lower-case wallet and
+ * digest, no leading zeros), so the signed bytes have exactly one reading.
+ */
+export function parseWalletMessage(message: string): WalletMessageFields | null {
+  const parts = message.split(' ');
+  if (parts.length !== 7 || `${parts[0]} ${parts[1]}` !== PREFIX) return null;
+  const [, , wallet, ts, method, path, digest] = parts as [string, string, string, string, string, string, string];
+  if (!WALLET.test(wallet) || !/^\d{1,12}$/.test(ts) || !/^[A-Z]+$/.test(method)) return null;
+  if (!path.startsWith('/') || !/^[0-9a-f]{64}$/.test(digest)) return null;
+  const fields: WalletMessageFields = { wallet, timestamp: Number(ts), method, path, bodySha256: digest };
+  return buildWalletMessage(fields) === message ? fields : null;
+}

@@ -1,0 +1,59 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Clock } from '../../shared/clock.ts';
+import { notFound } from '../../shared/errors.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { EventsTable } from '../market.tables.ts';
+import { inTransaction } from '../market-transaction.ts';
+import { parseCategory, parseDateTime, parseDescription, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
+import { slugify } from '../slugs/slugify.ts';
+import { freeSlug, isSlugConflict } from '../slugs/unique-slug.ts';
+
+export type EventRow = Selectable<EventsTable>;
+
+export interface CreateEventInput {
+  readonly title: string;
+  readonly description?: string;
+  readonly category: string;
+  /** ISO 8601 date-time; optional (an event may have no fixed end). */
+  readonly end_date?: string | null;
+  readonly image_url?: string;
+}
+
+export async function findEvent(db: Kysely<Database>, id: number): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Creates an event with a unique slug made from its title (`title-2` when taken). */
+export async function createEvent(db: Kysely<Database>, clock: Clock, input: CreateEventInput): Promise<EventRow> {
+  const title = parseTitle(input.title);
+  const values = {
+    title,
+    description: parseDescription(input.description),
+    category: parseCategory(input.category),
+    image_url: parseImageUrl(input.image_url),
+    end_date: input.end_date == null ? null : parseDateTime(input.end_date),
+    status: 'active' as const,
+    created_at: new Date(clock.now()),
+  };
+  const base = slugify(title, 'event');
+  for (let attempt = 0; ; attempt++) {
+    const slug = await freeSlug(db, 'events', base);
+    try {
+      return await db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow();
+    } catch (e) {
+      // Another creator took the same slug between the look-up and the insert: look again.
+      if (!isSlugConflict(e) || attempt >= 5) throw e;
+    }
+  }
+}
+
+/** Makes this the one featured event (GET /api/events/featured). 404 `Event not found`. */
+export async function featureEvent(db: Kysely<Database>, clock: Clock, id: number): Promise<EventRow> {
+  return inTransaction(db, async (trx) => {
+    const now = new Date(clock.now());
+    const event = await trx.selectFrom('events').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!event) throw notFound('Event not found');
+    await trx.updateTable('events').set({ featured_at: null }).where('featured_at', 'is not', null).where('id', '<>', id).execute();
+    return trx.updateTable('events').set({ featured_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  });
+}

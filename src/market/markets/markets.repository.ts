@@ -1,0 +1,43 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../storage/schema.ts';
+import type { MarketsTable, MarketStatus } from '../market.tables.ts';
+import { type MarketPools, type Outcome, mapOutcomes, marketOutcomes, marketPools } from '../pricing/index.ts';
+
+export type MarketRow = Selectable<MarketsTable>;
+
+export async function findMarket(db: Kysely<Database>, id: number): Promise<MarketRow | undefined> {
+  return db.selectFrom('markets').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Locks a market row until the transaction ends. Every transaction that changes a market's money
+ * locks the market before any wallet, so trades and settlement queue in one order.
+ */
+export async function lockMarket(trx: Transaction<Database>, id: number): Promise<MarketRow | undefined> {
+  return trx.selectFrom('markets').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The outcomes a market can trade and resolve to (yes, no, and draw on threeway). */
+export const outcomesOf = (m: Pick<MarketRow, 'market_type'>): readonly Outcome[] => marketOutcomes(m.market_type);
+
+const SEED = { yes: 'seed_yes', no: 'seed_no', draw: 'seed_draw' } as const;
+const POOL = { yes: 'pool_yes', no: 'pool_no', draw: 'pool_draw' } as const;
+const SHARES = { yes: 'shares_yes', no: 'shares_no', draw: 'shares_draw' } as const;
+export const poolColumn = (o: Outcome) => POOL[o];
+export const sharesColumn = (o: Outcome) => SHARES[o];
+
+/** The checked pools (real and seed) of a market row. */
+export function poolsOf(m: MarketRow): MarketPools {
+  const outcomes = outcomesOf(m);
+  return marketPools(
+    mapOutcomes(outcomes, (o) => m[SEED[o]]),
+    mapOutcomes(outcomes, (o) => m[POOL[o]]),
+  );
+}
+
+export const isSettled = (status: MarketStatus): boolean => status === 'resolved' || status === 'cancelled';
+
+/** The 400 for an operation on a market that was already settled. */
+export function settledMessage(status: MarketStatus): string {
+  return status === 'resolved' ? 'Market already resolved' : 'Market already cancelled';
+}

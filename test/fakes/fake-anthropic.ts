@@ -1,0 +1,149 @@
+import type { ServerResponse } from 'node:http';
+import { DEFAULT_USAGE, ScenarioQueue, writeEvents, type FakeChatScenario } from './fake-scenario.ts';
+import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.ts';
+
+/**
+ * An Anthropic Messages upstream: POST /v1/messages as JSON or the full SSE sequence
+ * (message_start, content blocks with text/thinking/input_json deltas, pings, message_delta,
+ * message_stop), tool_use blocks, the forced-tool JSON answer, cache_read_input_tokens, and errors
+ * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
+ */
+export interface FakeAnthropic extends FakeServer {
+  readonly chat: ScenarioQueue;
+}
+
+export const FAKE_ANTHROPIC_KEY = 'sk-ant-fakeanthropic-test-key';
+
+const HEADERS = {
+  'request-id': 'req_fakeanthropic0123456789abc',
+  'anthropic-organization-id': 'fakeanthropic-org-0001',
+  'anthropic-ratelimit-requests-limit': '4000',
+  'anthropic-ratelimit-requests-remaining': '3999',
+  'anthropic-ratelimit-tokens-remaining': '399000',
+  server: 'fake-anthropic',
+};
+
+function errorBody(type: string, message: string) {
+  return { type: 'error', error: { type, message }, request_id: 'req_fakeanthropic0123456789abc' };
+}
+
+const TYPE_OF_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+type Block =
+  | { type: 'thinking'; thinking: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): { blocks: Block[]; stop: string } {
+  const tools = (Array.isArray(body.tools) ? body.tools : []) as { name: string }[];
+  const choice = body.tool_choice as { type?: string; name?: string } | undefined;
+  const blocks: Block[] = [];
+  if (scenario.reasoning) blocks.push({ type: 'thinking', thinking: scenario.reasoning });
+  // A forced tool that is not one of the scenario's calls is how JSON output is asked for.
+  const forcedJson =
+    scenario.json && (choice?.type === 'tool' || choice?.type === 'any')
+      ? tools.find((t) => (choice.type === 'tool' ? t.name === choice.name : t.name.startsWith('json'))) ?? null
+      : null;
+  if (forcedJson && scenario.json) {
+    blocks.push({ type: 'tool_use', id: 'toolu_fakeanthropicjson0001', name: forcedJson.name, input: scenario.json });
+    return { blocks, stop: 'tool_use' };
+  }
+  if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
+  const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
+  calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
+  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : 'end_turn' };
+}
+
+function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario): Promise<void> | void {
+  const body = request.body as Record<string, unknown>;
+  const model = String(body.model);
+  if (scenario.error) {
+    const type = scenario.error.type ?? TYPE_OF_STATUS[scenario.error.status] ?? 'api_error';
+    return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
+  }
+  if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
+  const { blocks, stop } = blocksFor(scenario, body);
+  const u = scenario.usage ?? DEFAULT_USAGE;
+  const usageStart = {
+    input_tokens: u.input - u.cached,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: u.cached,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    output_tokens: 1,
+    service_tier: 'standard',
+  };
+  const id = 'msg_fakeanthropic0123456789ab';
+  if (body.stream !== true) {
+    return sendJson(
+      res,
+      200,
+      {
+        model,
+        id,
+        type: 'message',
+        role: 'assistant',
+        content: blocks.map((b) => (b.type === 'thinking' ? { ...b, signature: 'EqQBfakeanthropicsignature' } : b)),
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { ...usageStart, output_tokens: u.output },
+      },
+      HEADERS,
+    );
+  }
+  const ev = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const events: string[] = [
+    ev({ type: 'message_start', message: { model, id, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: usageStart } } as { type: string }),
+  ];
+  blocks.forEach((b, index) => {
+    if (b.type === 'thinking') {
+      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } as { type: string }));
+      events.push(ev({ type: 'ping' }));
+      for (const p of pieces(b.thinking)) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } } as { type: string }));
+      events.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'EqQBfakeanthropicsignature' } } as { type: string }));
+    } else if (b.type === 'text') {
+      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } } as { type: string }));
+      if (index === 0) events.push(ev({ type: 'ping' }));
+      for (const p of pieces(b.text)) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } } as { type: string }));
+    } else {
+      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } } as { type: string }));
+      events.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } } as { type: string }));
+      for (const p of pieces(JSON.stringify(b.input), 7)) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } } as { type: string }));
+    }
+    events.push(ev({ type: 'content_block_stop', index } as { type: string }));
+  });
+  events.push(ev({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: scenario.omitUsage ? {} : { output_tokens: u.output } } as { type: string }));
+  events.push(ev({ type: 'message_stop' }));
+  const errorEvent = () => {
+    const se = scenario.streamErrorAfter;
+    return ev({ type: 'error', error: { type: se?.type ?? 'overloaded_error', message: se?.message ?? 'Overloaded' } } as { type: string });
+  };
+  return writeEvents(res, events, scenario, errorEvent, HEADERS);
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const chat = new ScenarioQueue();
+  const server = await startFakeServer(async (request, res) => {
+    if (request.headers['x-api-key'] !== FAKE_ANTHROPIC_KEY) {
+      return sendJson(res, 401, errorBody('authentication_error', 'invalid x-api-key'), HEADERS);
+    }
+    if (request.headers['anthropic-version'] !== '2023-06-01') {
+      return sendJson(res, 400, errorBody('invalid_request_error', 'anthropic-version: header is required'), HEADERS);
+    }
+    if (request.method === 'POST' && request.path === '/v1/messages') {
+      const scenario = chat.next();
+      if (scenario.hang) return;
+      return messages(request, res, scenario);
+    }
+    return sendJson(res, 404, errorBody('not_found_error', 'Not found'), HEADERS);
+  });
+  return { ...server, chat };
+}

@@ -1,0 +1,189 @@
+import type { ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import { DEFAULT_USAGE, ScenarioQueue, writeEvents, type FakeChatScenario } from './fake-scenario.ts';
+import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.ts';
+
+/**
+ * An OpenAI-compatible upstream: /chat/completions (JSON and SSE, tool calls with argument deltas,
+ * json output, usage with cached tokens when asked), /embeddings (float and base64), and
+ * /images/generations (base64, or a URL it then serves). It puts its own name everywhere (ids,
+ * headers, error messages) so tests can check none of it reaches a client.
+ */
+export interface FakeOpenAI extends FakeServer {
+  /** The base URL to configure (`.../v1`). */
+  readonly baseUrl: string;
+  readonly chat: ScenarioQueue;
+  /** Queue HTTP errors for the next non-chat calls (embeddings, images). */
+  failNext(error: { status: number; message?: string; type?: string }): void;
+  /** Answer image requests with a URL to download instead of base64. */
+  imagesAsUrl: boolean;
+}
+
+export const FAKE_OPENAI_KEY = 'sk-fakeopenai-test-key-0123456789';
+
+const HEADERS = {
+  'x-request-id': 'req_fakeopenai0123456789abcdef',
+  'openai-organization': 'org-fakeopenai-1234',
+  'openai-processing-ms': '42',
+  'openai-version': '2020-10-01',
+  server: 'fake-openai',
+};
+
+// A 1x1 PNG.
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+
+function errorBody(model: string, base: string, error: { status: number; message?: string; type?: string }) {
+  return {
+    error: {
+      message: error.message ?? `OpenAI had an error processing gpt-style model ${model} at ${base} (request req_fakeopenai0123456789).`,
+      type: error.type ?? (error.status >= 500 ? 'server_error' : 'invalid_request_error'),
+      param: null,
+      code: null,
+    },
+  };
+}
+
+function wantsJson(body: Record<string, unknown>): boolean {
+  const rf = body.response_format as { type?: string } | undefined;
+  return rf?.type === 'json_object' || rf?.type === 'json_schema';
+}
+
+function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
+  const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none';
+  const toolCalls = offersTools ? (scenario.toolCalls ?? []) : [];
+  const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
+  const finish = toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
+  const u = scenario.usage ?? DEFAULT_USAGE;
+  const usage = {
+    prompt_tokens: u.input,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.output,
+    prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+  return { toolCalls, text, finish, usage };
+}
+
+function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string): Promise<void> | void {
+  const body = request.body as Record<string, unknown>;
+  const model = String(body.model);
+  if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), HEADERS);
+  const { toolCalls, text, finish, usage } = answer(scenario, body);
+  const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
+  const created = 1763000000;
+  if (body.stream !== true) {
+    return sendJson(
+      res,
+      200,
+      {
+        id,
+        object: 'chat.completion',
+        created,
+        model: `${model}-2025-04-14`,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: toolCalls.length > 0 && text === '' ? null : text,
+              ...(toolCalls.length > 0
+                ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_fakeopenai${i}abcdef123456`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }
+                : {}),
+              refusal: null,
+              annotations: [],
+            },
+            logprobs: null,
+            finish_reason: finish,
+          },
+        ],
+        ...(scenario.omitUsage ? {} : { usage }),
+        service_tier: 'default',
+        system_fingerprint: 'fp_fakeopenai',
+      },
+      HEADERS,
+    );
+  }
+  const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: `${model}-2025-04-14`,
+    system_fingerprint: 'fp_fakeopenai',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(includeUsage ? { usage: null } : {}),
+    obfuscation: 'fakeopenai',
+  });
+  const chunks: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  for (const p of pieces(text)) chunks.push(chunk({ content: p }));
+  toolCalls.forEach((c, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    for (const p of pieces(JSON.stringify(c.arguments), 7)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+  });
+  chunks.push(chunk({}, finish));
+  if (includeUsage && !scenario.omitUsage) chunks.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage, obfuscation: 'x' });
+  const events = [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'];
+  const errorEvent = () =>
+    `data: ${JSON.stringify(errorBody(model, base, { status: 500, ...(scenario.streamErrorAfter?.message ? { message: scenario.streamErrorAfter.message } : {}), ...(scenario.streamErrorAfter?.type ? { type: scenario.streamErrorAfter.type } : {}) }))}\n\n`;
+  return writeEvents(res, events, scenario, errorEvent, HEADERS);
+}
+
+/** A deterministic unit-ish vector per text, so tests can recompute it. */
+export function fakeEmbedding(text: string, dimensions: number): number[] {
+  const digest = createHash('sha256').update(text).digest();
+  return Array.from({ length: dimensions }, (_, i) => Math.fround((digest[i % digest.length]! - 128) / 128));
+}
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const chat = new ScenarioQueue();
+  const failures: { status: number; message?: string; type?: string }[] = [];
+  const server = await startFakeServer(async (request, res) => {
+    const base = fake.baseUrl;
+    if (request.method === 'GET' && request.path.startsWith('/files/')) {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length, ...HEADERS });
+      res.end(PNG);
+      return;
+    }
+    if (request.headers.authorization !== `Bearer ${FAKE_OPENAI_KEY}`) {
+      return sendJson(res, 401, { error: { message: `Incorrect API key provided: ${String(request.headers.authorization).slice(7, 20)}***. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }, HEADERS);
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (request.path === '/v1/chat/completions') {
+      const scenario = chat.next();
+      if (scenario.hang) return; // the client's abort or timeout ends it
+      return chatCompletion(request, res, scenario, base);
+    }
+    const failure = failures.shift();
+    if (failure) return sendJson(res, failure.status, errorBody(String(body.model), base, failure), HEADERS);
+    if (request.path === '/v1/embeddings') {
+      const input = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
+      const dims = typeof body.dimensions === 'number' ? body.dimensions : 8;
+      const data = input.map((text, index) => {
+        const v = fakeEmbedding(text, dims);
+        const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v;
+        return { object: 'embedding', index, embedding };
+      });
+      const tokens = input.reduce((n, s) => n + s.split(/\s+/).filter(Boolean).length, 0);
+      return sendJson(res, 200, { object: 'list', data, model: String(body.model), usage: { prompt_tokens: tokens, total_tokens: tokens } }, HEADERS);
+    }
+    if (request.path === '/v1/images/generations') {
+      const n = typeof body.n === 'number' ? body.n : 1;
+      const data = Array.from({ length: n }, (_, i) =>
+        fake.imagesAsUrl
+          ? { url: `${fake.url}/files/img-fakeopenai${i}.png?sig=fakeopenai`, revised_prompt: `${String(body.prompt)}, in soft colours` }
+          : { b64_json: PNG.toString('base64') },
+      );
+      return sendJson(res, 200, { created: 1763000100, data }, HEADERS);
+    }
+    return sendJson(res, 404, { error: { message: `Invalid URL (POST ${request.path})`, type: 'invalid_request_error', param: null, code: null } }, HEADERS);
+  });
+  // The handler reads `fake` only when requests arrive, after this assignment.
+  const fake: FakeOpenAI = {
+    ...server,
+    baseUrl: `${server.url}/v1`,
+    chat,
+    failNext: (error) => void failures.push(error),
+    imagesAsUrl: false,
+  };
+  return fake;
+}

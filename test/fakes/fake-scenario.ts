@@ -1,0 +1,63 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * What a fake chat upstream should answer next. The same scenario given to the OpenAI and the
+ * Anthropic fake yields the same canonical answer once each adapter has done its work.
+ */
+export interface FakeChatScenario {
+  readonly text?: string;
+  /** Anthropic only: a thinking block before the text. */
+  readonly reasoning?: string;
+  /** Tool calls, answered when the request offers tools. */
+  readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
+  /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */
+  readonly json?: Record<string, unknown>;
+  /** `length` to stop as if max_tokens was reached. */
+  readonly finish?: 'stop' | 'length';
+  readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
+  /** Leave usage out of the answer (a stream that ends without its usage). */
+  readonly omitUsage?: boolean;
+  /** Answer with this HTTP error in the provider's shape. */
+  readonly error?: { readonly status: number; readonly type?: string; readonly message?: string };
+  /** Stream this many events, then an error event in the provider's shape. */
+  readonly streamErrorAfter?: { readonly events: number; readonly type?: string; readonly message?: string };
+  /** Stream this many events, then drop the connection. */
+  readonly cutAfter?: number;
+  /** Stream this many events, then send nothing more until the client hangs up. */
+  readonly stallAfter?: number;
+  /** Never answer (not even headers) until the client hangs up. */
+  readonly hang?: boolean;
+}
+
+export const DEFAULT_USAGE = { input: 40, cached: 0, output: 12 } as const;
+
+/** A queue of scenarios; an empty queue answers with a plain greeting. */
+export class ScenarioQueue {
+  private readonly queue: FakeChatScenario[] = [];
+  enqueue(...scenarios: FakeChatScenario[]): void {
+    this.queue.push(...scenarios);
+  }
+  next(): FakeChatScenario {
+    return this.queue.shift() ?? { text: 'Hello from the fake upstream.' };
+  }
+}
+
+/** Writes SSE events one by one, honouring the scenario's failure modes. */
+export async function writeEvents(res: ServerResponse, events: readonly string[], scenario: FakeChatScenario, errorEvent: () => string, headers: Record<string, string>): Promise<void> {
+  res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  for (let i = 0; i < events.length; i++) {
+    if (scenario.streamErrorAfter?.events === i) {
+      res.end(errorEvent());
+      return;
+    }
+    if (scenario.cutAfter === i) {
+      res.destroy();
+      return;
+    }
+    if (scenario.stallAfter === i) return; // the client's abort closes it
+    res.write(events[i]);
+    // Let each event leave as its own chunk, as a real upstream sends them.
+    await new Promise((r) => setImmediate(r));
+  }
+  res.end();
+}
