@@ -7,8 +7,8 @@
  * database on postgres://postgres@127.0.0.1:5432 and drops it at the end (--keep keeps it).
  * The servers (the app with RATE_LIMIT_MARKET_PER_MINUTE=1000000, the same with
  * MARKET_LIST_CACHE_MS=1000, and a bare Fastify route returning a constant) run in a child
- * process; this process only generates load, with N keep-alive connections (undici Pool), each
- * sending its next request when the last answered, one endpoint after the other.
+ * process; this process only generates load (bench/lib/load.ts: N keep-alive undici clients,
+ * each sending its next request when the last answered), one endpoint after the other.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,13 +21,13 @@ import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { Pool } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { createDeps } from '../src/deps.ts';
 import type { MarketStatus, MarketType, Outcome } from '../src/market/market.tables.ts';
 import { type MarketPools, mapOutcomes, marketOutcomes, marketPools, openingSeeds, quoteTrade } from '../src/market/pricing/index.ts';
 import { type Db, migrateToLatest, openDatabase } from '../src/storage/database.ts';
+import { type LoadResult, runLoad } from './lib/load.ts';
 
 const SERVER = 'postgres://postgres@127.0.0.1:5432';
 const CATEGORIES = ['crypto', 'politics', 'sports', 'economy', 'science', 'culture', 'tech', 'weather'];
@@ -200,45 +200,6 @@ async function seed(db: Db, markets: number): Promise<{ trades: number }> {
 
 // ---------------------------------------------------------------- load
 
-interface Result {
-  name: string;
-  requests: number;
-  errors: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-async function load(name: string, origin: string, path: () => string, seconds: number, connections: number): Promise<Result> {
-  const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  const run = async (until: number, latencies: number[] | null) => {
-    let requests = 0;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (Date.now() < until) {
-          const start = performance.now();
-          const res = await pool.request({ method: 'GET', path: path() });
-          await res.body.text();
-          if (res.statusCode === 200) requests++;
-          else errors++;
-          latencies?.push(performance.now() - start);
-        }
-      }),
-    );
-    return { requests, errors };
-  };
-  await run(Date.now() + 2000, null); // warm-up: connections, JIT, plans
-  const latencies: number[] = [];
-  const started = Date.now();
-  const { requests, errors } = await run(started + seconds * 1000, latencies);
-  const elapsed = (Date.now() - started) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return { name, requests, errors, rps: requests / elapsed, p50: q(0.5), p99: q(0.99) };
-}
-
 async function adminQuery(text: string): Promise<void> {
   const c = new pg.Client({ connectionString: SERVER });
   await c.connect();
@@ -281,7 +242,7 @@ async function main(): Promise<void> {
     } else {
       console.log(`using ${existing} existing markets`);
     }
-    const ids = (await sql<{ id: number }>`select id from markets`.execute(handle.db)).rows.map((r) => r.id);
+    const ids = (await sql<{ id: number }>`select id from markets order by volume desc, id desc`.execute(handle.db)).rows.map((r) => r.id);
     if (values.explain) {
       const now = new Date();
       const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) select m.id,
@@ -302,25 +263,31 @@ async function main(): Promise<void> {
       child!.once('message', (m) => resolve(m as { app: number; cached: number; bare: number }));
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
-    const appOrigin = `http://127.0.0.1:${ports.app}`;
-    const rand = rng(7);
+    const app = `http://127.0.0.1:${ports.app}`;
+    const load = async (name: string, url: string): Promise<{ name: string } & LoadResult> => ({
+      name,
+      ...(await runLoad({ url, concurrency: connections, durationMs: seconds * 1000, warmupMs: 2000 })),
+    });
+    // The single-market price: the most traded market (the one the list shows first).
+    const top = ids[0]!;
     const results = [
-      await load('baseline: bare Fastify constant', `http://127.0.0.1:${ports.bare}`, () => '/constant', seconds, connections),
-      await load('GET /api/markets?sort=volume&limit=20', appOrigin, () => '/api/markets?sort=volume&limit=20', seconds, connections),
-      await load('GET /api/markets/:id/price', appOrigin, () => `/api/markets/${ids[Math.floor(rand() * ids.length)]}/price`, seconds, connections),
-      await load('same list, MARKET_LIST_CACHE_MS=1000', `http://127.0.0.1:${ports.cached}`, () => '/api/markets?sort=volume&limit=20', seconds, connections),
+      await load('baseline: bare Fastify constant', `http://127.0.0.1:${ports.bare}/constant`),
+      await load('GET /api/markets?sort=volume&limit=20', `${app}/api/markets?sort=volume&limit=20`),
+      await load(`GET /api/markets/${top}/price`, `${app}/api/markets/${top}/price`),
+      await load('same list, MARKET_LIST_CACHE_MS=1000', `http://127.0.0.1:${ports.cached}/api/markets?sort=volume&limit=20`),
     ];
     const base = results[0]!.rps;
     console.log(`\n${connections} connections, ${seconds} s each, ${ids.length} markets, node ${process.version}`);
     console.log('endpoint'.padEnd(42), 'req/s'.padStart(9), 'ratio'.padStart(7), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
     for (const r of results) {
+      const bad = r.errors + Object.entries(r.statuses).reduce((n, [code, k]) => (code === '200' ? n : n + k), 0);
       console.log(
         r.name.padEnd(42),
         r.rps.toFixed(0).padStart(9),
         `${((r.rps / base) * 100).toFixed(1)}%`.padStart(7),
-        r.p50.toFixed(2).padStart(8),
-        r.p99.toFixed(2).padStart(8),
-        String(r.errors).padStart(7),
+        r.p50Ms.toFixed(2).padStart(8),
+        r.p99Ms.toFixed(2).padStart(8),
+        String(bad).padStart(7),
       );
     }
     const list = results[1]!.rps / base;
