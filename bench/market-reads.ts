@@ -26,6 +26,7 @@ import { loadConfig } from '../src/config/index.ts';
 import { createDeps } from '../src/deps.ts';
 import type { MarketStatus, MarketType, Outcome } from '../src/market/market.tables.ts';
 import { type MarketPools, mapOutcomes, marketOutcomes, marketPools, openingSeeds, quoteTrade } from '../src/market/pricing/index.ts';
+import { listMarketsQuery } from '../src/market/queries/markets.list.ts';
 import { type Db, migrateToLatest, openDatabase } from '../src/storage/database.ts';
 import { type LoadResult, runLoad } from './lib/load.ts';
 
@@ -244,17 +245,13 @@ async function main(): Promise<void> {
     }
     const ids = (await sql<{ id: number }>`select id from markets order by volume desc, id desc`.execute(handle.db)).rows.map((r) => r.id);
     if (values.explain) {
-      const now = new Date();
-      const plan = await sql<{ 'QUERY PLAN': string }>`explain (analyze, buffers) select m.id,
-          (select coalesce(sum(t.amount), 0)::bigint from trades t where t.market_id = m.id
-             and t.created_at > ${new Date(now.getTime() - DAY)} and t.created_at <= ${now}) as volume_24h, d1.*
-        from (select m.* from markets m order by m.volume desc, m.id desc limit 20 offset 0) m
-        left join lateral (select t.created_at, t.price_yes_after from trades t where t.market_id = m.id
-          and t.created_at <= ${new Date(now.getTime() - DAY)} order by t.created_at desc, t.id desc limit 1) d1 on true
-        order by m.volume desc, m.id desc`.execute(handle.db);
-      console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
-      const count = await sql<{ 'QUERY PLAN': string }>`explain analyze select count(*) from markets m`.execute(handle.db);
-      console.log(count.rows.map((r) => r['QUERY PLAN']).join('\n'));
+      // The plan of the exact statement GET /api/markets?sort=volume&limit=20 runs.
+      const q = listMarketsQuery({}, { sort: 'volume', page: 1, limit: 20 }, new Date()).compile(handle.db);
+      for (let i = 0; i < 3; i++) await sql.raw('select 1').execute(handle.db); // warm the pool
+      const explain = async () =>
+        (await handle.db.executeQuery<{ 'QUERY PLAN': string }>({ ...q, sql: `explain (analyze, buffers) ${q.sql}` })).rows.map((r) => r['QUERY PLAN']);
+      await explain(); // first run reads pages into the cache
+      console.log((await explain()).join('\n'));
     }
     await handle.close();
 

@@ -81,11 +81,11 @@ function totalOf(f: MarketFilter): RawBuilder<number> {
 }
 
 /**
- * One page of markets and the number matching the filter, in one round trip. The page is chosen
- * first (on the sort's index), then only its rows get their 24-hour volume and the price in force
- * a day ago (index-only scans of trades_market_time_cover).
+ * The one statement of a list page: the total, then the page chosen first (on the sort's index),
+ * then only its rows get their 24-hour volume and the price in force a day ago (index-only scans
+ * of trades_market_time_cover). An empty page still yields one row (market columns null).
  */
-export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number }> {
+export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Date): RawBuilder<ListRow & { total_count: number }> {
   const where = marketWhere(filter);
   const offset = (page.page - 1) * page.limit;
   const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
@@ -95,14 +95,18 @@ export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage
         ${orderBy(page.sort, now, 'm', sql`coalesce(tv.v, 0)`)} limit ${page.limit} offset ${offset}`
     : sql`select m.* from markets m ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
   const volume = trending ? sql`m.volume_24h` : volume24hOf(now);
-  // An empty page still yields one row (all market columns null) carrying the total.
-  const r = await sql<ListRow & { total_count: number }>`
+  return sql<ListRow & { total_count: number }>`
     select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
     left join (
       select ${LIST_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
       from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
     ) x on true
-    ${orderBy(page.sort, now, 'x')}`.execute(db);
+    ${orderBy(page.sort, now, 'x')}`;
+}
+
+/** One page of Market items and the number matching the filter, in one round trip. */
+export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number }> {
+  const r = await listMarketsQuery(filter, page, now).execute(db);
   const rows = r.rows.filter((row) => row.id !== null);
   return { items: rows.map((row) => listItem(row, now)), total: r.rows[0]?.total_count ?? 0 };
 }
