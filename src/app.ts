@@ -6,7 +6,7 @@ import { accountsAdminRoutes } from './accounts/admin/accounts-admin-routes.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
@@ -42,6 +42,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 
@@ -92,6 +93,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     prefix: '/api',
     limiter: deps.limiters.market,
     clock,
+    db,
+    listCacheMs: config.marketListCacheMs,
     auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
     custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },
   });

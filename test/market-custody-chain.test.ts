@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { createWalletClient, defineChain, erc20Abi, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { issueApiKey } from '../src/market/auth/api-key.repository.ts';
 import { createEvmChain } from '../src/market/custody/evm-chain.ts';
 import { inTransaction } from '../src/market/market-transaction.ts';
 import { requestWithdrawal } from '../src/market/withdrawals/request-withdrawal.ts';
@@ -116,8 +117,10 @@ describe('market custody over HTTP on a real local chain (CHAIN=evm)', () => {
       status: 400,
       body: { success: false, error: 'invalid tx_hash: must be 0x followed by 64 hex digits' },
     });
-    // Bob's own transfer is his to claim.
-    assert.equal((ok(await claim(bob!, bobs)).balance as Json).balance, 5);
+    // Bob's own transfer is his to claim, here with an API key (HMAC).
+    const key = await issueApiKey(t.deps.db, t.deps.secretsKey, bob!.address);
+    const byKey = await signedPost(t, { apiKey: key }, DEPOSIT, { wallet_addr: bob!.address, tx_hash: bobs });
+    assert.equal((ok(byKey).balance as Json).balance, 5);
   });
 
   it('sends a withdrawal from the hot wallet and finalizes it: balances on chain and in the books', async () => {

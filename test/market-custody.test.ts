@@ -76,7 +76,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     });
     for (const bad of ['0x123', 'nope', `0x${'g'.repeat(40)}`]) {
       const r = await getJson(t, `/api/pool/balance/${bad}`);
-      assert.deepEqual(r, { status: 400, body: { success: false, error: 'invalid wallet: must be 0x followed by 40 hex digits' } });
+      assert.deepEqual(r, { status: 400, body: { success: false, error: 'Invalid wallet: must be 0x followed by 40 hex digits' } });
     }
   });
 
@@ -128,13 +128,18 @@ describe('market custody over HTTP, CHAIN=none', () => {
     assert.deepEqual((one.body.data as Json[]).map((e) => e.type), ['refund']);
     assert.equal(one.body.count, 1);
     assert.deepEqual(await getJson(t, `/api/pool/ledger/${addr(0xdead02)}`), { status: 200, body: { success: true, data: [], count: 0 } });
+    assert.deepEqual(await getJson(t, '/api/pool/ledger/0x12'), { status: 400, body: { success: false, error: 'Invalid wallet: must be 0x followed by 40 hex digits' } });
+    assert.deepEqual(await getJson(t, `/api/pool/withdrawals/${w.address}?status=done`), {
+      status: 400,
+      body: { success: false, error: 'Invalid status: must be one of pending, sending, completed, rejected, failed' },
+    });
 
     for (const [q, error] of [
-      ['type=fee', 'invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
-      ['type=bogus', 'invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
-      ['limit=0', 'invalid limit: must be >= 1'],
-      ['limit=501', 'invalid limit: must be <= 500'],
-      ['limit=abc', 'invalid limit: must be integer'],
+      ['type=fee', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
+      ['type=bogus', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
+      ['limit=0', 'Invalid limit: must be between 1 and 500'],
+      ['limit=501', 'Invalid limit: must be between 1 and 500'],
+      ['limit=abc', 'Invalid limit: must be between 1 and 500'],
     ] as const) {
       assert.deepEqual(await getJson(t, `/api/pool/ledger/${w.address}?${q}`), { status: 400, body: { success: false, error } }, q);
     }

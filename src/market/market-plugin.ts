@@ -4,12 +4,17 @@ import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
+import type { Db } from '../storage/database.ts';
 import { installRawJsonParser, requireMarketAuth, type RequireMarketAuthOptions } from './auth/market-auth.fastify.ts';
 import { custodyRoutes, type CustodyRoutesDeps } from './routes/custody-routes.ts';
+import { marketReadRoutes } from './routes/read-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
+  readonly db: Db;
+  /** MARKET_LIST_CACHE_MS (0: off). */
+  readonly listCacheMs?: number;
   /** What signed requests need: the database, Redis (replay record), the API keys. */
   readonly auth: Omit<RequireMarketAuthOptions, 'clock'>;
   /** Balance, ledger, withdrawals and deposits. */
@@ -23,6 +28,9 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     setRateLimitHeaders(reply, d);
     if (!d.allowed) throw new HttpError(429, 'Rate limit exceeded');
   });
+  // Signatures cover the exact body bytes: every JSON body under /api keeps them.
+  installRawJsonParser(app);
+  const auth = requireMarketAuth({ ...opts.auth, clock: opts.clock });
 
   app.get(
     '/time',
@@ -47,8 +55,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     },
   );
 
-  // Signed routes: their exact body bytes are kept for the signature (every route of this context).
-  installRawJsonParser(app);
-  const auth = requireMarketAuth({ ...opts.auth, clock: opts.clock });
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, listCacheMs: opts.listCacheMs ?? 0 });
   await app.register(custodyRoutes({ ...opts.custody, clock: opts.clock, auth }));
 }

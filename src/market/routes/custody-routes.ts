@@ -19,6 +19,7 @@ import { findWallet, type WalletRow } from '../wallets/wallets.repository.ts';
 import { requestWithdrawal } from '../withdrawals/request-withdrawal.ts';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.ts';
 import { listWithdrawals, WITHDRAWAL_STATES, type WithdrawalRow } from '../withdrawals/withdrawals.repository.ts';
+import { marketSchemaErrors } from './schema-errors.ts';
 import {
   BalanceView,
   balanceView,
@@ -42,7 +43,7 @@ export interface CustodyRoutesDeps {
 
 const tags = ['market'];
 const strict = { additionalProperties: false } as const;
-const WalletParams = Type.Object({ wallet: Type.String({ description: '0x + 40 hex digits, any case' }) }, strict);
+const WalletParams = Type.Object({ wallet: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x + 40 hex digits, any case' }) }, strict);
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 /** The documented ledger limit default is 50; the maximum is this service's choice. */
 export const LEDGER_MAX_LIMIT = 500;
@@ -77,6 +78,10 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
 
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    // The public reads answer malformed parameters like every other market GET (`Invalid <name>: <rule>`).
+    app.addHook('onRoute', (route) => {
+      if (route.method === 'GET') route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
+    });
 
     app.get(
       '/pool/balance/:wallet',
