@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, preValidationAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Clock } from '../../shared/clock.ts';
@@ -175,7 +175,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
         const wallet = normalizeWalletAddress(req.body.wallet_addr, 'wallet_addr');
         const amount = parseUsdcAmount(req.body.amount, 'amount');
         const idem = idempotentRequestOf(req, 'pool.withdraw');
-        const stored = await replayed(req, reply, idem);
+        const stored = await replayed(reply, idem);
         if (stored) return stored;
         const onChain = await chain.onChainAvailable();
         if (chain.kind === 'evm' && onChain === null) throw chainHttpError(new ChainError('chain_unavailable', 'the on-chain balance could not be read'));
@@ -229,7 +229,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
         const wallet = normalizeWalletAddress(req.body.wallet_addr, 'wallet_addr');
         if (!TX_HASH.test(req.body.tx_hash)) throw badRequest('invalid tx_hash: must be 0x followed by 64 hex digits');
         const idem = idempotentRequestOf(req, 'pool.deposit');
-        const stored = await replayed(req, reply, idem);
+        const stored = await replayed(reply, idem);
         if (stored) return stored;
         let verified;
         let onChain;
@@ -253,7 +253,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
     );
 
     /** A repeat of an answered key is answered before the chain is asked again. */
-    async function replayed(_req: FastifyRequest, reply: FastifyReply, idem: IdempotentRequest | null): Promise<FastifyReply | null> {
+    async function replayed(reply: FastifyReply, idem: IdempotentRequest | null): Promise<FastifyReply | null> {
       if (!idem) return null;
       const stored = await findStoredAnswer(db, idem);
       return stored ? sendStoredAnswer(reply, { ...stored, replayed: true }) : null;
