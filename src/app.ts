@@ -68,14 +68,23 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(adminPlugin, {
     prefix: '/admin',
     token: deps.adminToken,
-    routes: [accountsAdminRoutes({ db: deps.db, accounts }), marketAdminRoutes({ db: deps.db, clock: deps.clock })],
+    routes: [accountsAdminRoutes({ db: deps.db, accounts }), marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey })],
   });
   const inference = createInferenceContext(deps);
   const inferenceRoutes = [catalogRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });
-  await app.register(marketPlugin, { prefix: '/api', limiter: deps.limiters.market, clock: deps.clock });
+  await app.register(marketPlugin, {
+    prefix: '/api',
+    limiter: deps.limiters.market,
+    clock: deps.clock,
+    db: deps.db,
+    redis: deps.redis,
+    marketKeys: deps.marketKeys,
+    secretsKey: deps.secretsKey,
+    redisPrefix: config.redisPrefix,
+  });
 
   return app;
 }

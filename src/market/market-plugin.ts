@@ -1,13 +1,28 @@
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { clientIp } from '../http/client-ip.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
+import type { Db } from '../storage/database.ts';
+import type { ApiKeyLookup } from './auth/api-key.lookup.ts';
+import { installRawJsonParser, requireMarketAuth } from './auth/market-auth.fastify.ts';
+import { keyRoutes } from './routes/key-routes.ts';
+import { tradeRoutes } from './routes/trade-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
+  readonly db: Db;
+  /** Shared replay record of signatures when set; else the database keeps it. */
+  readonly redis: Redis | null;
+  /** Market API keys (cached lookups; revocation through it is seen here at once). */
+  readonly marketKeys: ApiKeyLookup;
+  /** Seals API secrets at rest. */
+  readonly secretsKey: Buffer;
+  /** config.redisPrefix: instances sharing a Redis share the replay record under it. */
+  readonly redisPrefix: string;
 }
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
@@ -17,6 +32,13 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     setRateLimitHeaders(reply, d);
     if (!d.allowed) throw new HttpError(429, 'Rate limit exceeded');
   });
+
+  // Signatures cover the exact body bytes, so every JSON body under /api keeps them.
+  installRawJsonParser(app);
+  const { db, clock } = opts;
+  const auth = requireMarketAuth({ db, redis: opts.redis, clock, keys: opts.marketKeys, redisPrefix: opts.redisPrefix });
+  await app.register(tradeRoutes({ db, clock, auth }));
+  await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
 
   app.get(
     '/time',

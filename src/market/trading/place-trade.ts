@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
-import { badRequest, notFound } from '../../shared/errors.ts';
+import { badRequest } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { escrowAccount, walletAccount } from '../ledger/ledger.accounts.ts';
 import { postMovement } from '../ledger/post-movement.ts';
 import { inTransaction } from '../market-transaction.ts';
-import { lockMarket, poolColumn, poolsOf, sharesColumn } from '../markets/markets.repository.ts';
-import { formatUsdc, isOutcome, quoteTrade, type Outcome } from '../pricing/index.ts';
+import { lockMarket, poolColumn, sharesColumn } from '../markets/markets.repository.ts';
+import { formatUsdc, type Outcome } from '../pricing/index.ts';
 import { availableOf, lockWallet } from '../wallets/wallets.repository.ts';
 import { normalizeWalletAddress } from '../wallets/wallet-address.ts';
+import { checkTrade } from './check-trade.ts';
 
 export interface PlaceTradeInput {
   /** The trading wallet (any case; stored lower case). */
@@ -51,97 +52,98 @@ export interface TradeResult {
  * and records the trade with the prices after it. The clock dates the trade.
  */
 export async function placeTrade(db: Kysely<Database>, clock: Clock, input: PlaceTradeInput): Promise<TradeResult> {
+  return inTransaction(db, (trx) => placeTradeIn(trx, clock, input));
+}
+
+/**
+ * placeTrade inside the caller's transaction, for callers that must commit something with the
+ * trade or not at all (the Idempotency-Key claim of POST /api/pool/trade). The caller owns the
+ * transaction and its retry: run it through inTransaction.
+ */
+export async function placeTradeIn(trx: Transaction<Database>, clock: Clock, input: PlaceTradeInput): Promise<TradeResult> {
   const wallet = normalizeWalletAddress(input.wallet);
-  return inTransaction(db, async (trx) => {
-    const now = new Date(clock.now());
-    const market = await lockMarket(trx, input.marketId);
-    if (!market) throw notFound('Market not found');
-    if (market.status !== 'active') throw badRequest('Market not active');
-    if (now.getTime() >= market.end_date.getTime()) throw badRequest('Market has ended');
-    if (!isOutcome(input.side)) throw badRequest('Invalid side');
-    const side = input.side;
-    // Checks side (threeway only for draw) and the minimum before the balance, as documented.
-    const quote = quoteTrade(poolsOf(market), side, input.amount);
-    const w = await lockWallet(trx, wallet);
-    const available = w ? availableOf(w) : 0n;
-    if (!w || available < quote.stake) throw badRequest('Insufficient balance');
+  const now = new Date(clock.now());
+  const { market, quote } = checkTrade(await lockMarket(trx, input.marketId), input.side, input.amount, now);
+  const side = quote.outcome;
+  const w = await lockWallet(trx, wallet);
+  const available = w ? availableOf(w) : 0n;
+  if (!w || available < quote.stake) throw badRequest('Insufficient balance');
 
-    const pricesAfter = quote.pricesAfter;
-    const trade = await trx
-      .insertInto('trades')
-      .values({
-        market_id: market.id,
-        wallet,
-        outcome: side,
-        amount: quote.stake,
-        shares: quote.shares,
-        price: quote.averagePrice,
-        price_yes_after: pricesAfter.yes,
-        price_no_after: pricesAfter.no,
-        price_draw_after: pricesAfter.draw ?? null,
-        created_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-
-    await postMovement(trx, {
-      type: 'trade',
-      entries: [
-        { account: walletAccount(wallet), amount: -quote.stake },
-        { account: escrowAccount(market.id), amount: quote.stake },
-      ],
+  const pricesAfter = quote.pricesAfter;
+  const trade = await trx
+    .insertInto('trades')
+    .values({
+      market_id: market.id,
       wallet,
-      market_id: market.id,
-      trade_id: trade.id,
-      at: now,
-    });
-
-    const pool = poolColumn(side);
-    const shares = sharesColumn(side);
-    const updated = await trx
-      .updateTable('markets')
-      .set({
-        [pool]: sql<bigint>`${sql.ref(pool)} + ${quote.stake}`,
-        [shares]: sql<bigint>`${sql.ref(shares)} + ${quote.shares}`,
-        volume: sql<bigint>`volume + ${quote.stake}`,
-        trade_count: sql<number>`trade_count + 1`,
-        last_trade_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', market.id)
-      .returning(['pool_yes', 'pool_no', 'pool_draw', 'volume'])
-      .executeTakeFirstOrThrow();
-
-    await trx
-      .insertInto('positions')
-      .values({ market_id: market.id, wallet, outcome: side, shares: quote.shares, cost_basis: quote.stake, created_at: now, updated_at: now })
-      .onConflict((oc) =>
-        oc.columns(['market_id', 'wallet', 'outcome']).doUpdateSet({
-          shares: sql<bigint>`positions.shares + excluded.shares`,
-          cost_basis: sql<bigint>`positions.cost_basis + excluded.cost_basis`,
-          updated_at: now,
-        }),
-      )
-      .execute();
-
-    const threeway = market.market_type === 'threeway';
-    return {
-      trade_id: trade.id,
-      market_id: market.id,
-      side,
-      amount: formatUsdc(quote.stake),
-      shares: formatUsdc(quote.shares),
+      outcome: side,
+      amount: quote.stake,
+      shares: quote.shares,
       price: quote.averagePrice,
-      new_yes_price: pricesAfter.yes,
-      new_no_price: pricesAfter.no,
-      ...(threeway ? { new_draw_price: pricesAfter.draw! } : {}),
-      remaining_balance: formatUsdc(available - quote.stake),
-      pool: {
-        yes_pool: formatUsdc(updated.pool_yes),
-        no_pool: formatUsdc(updated.pool_no),
-        ...(threeway ? { draw_pool: formatUsdc(updated.pool_draw) } : {}),
-        total_volume: formatUsdc(updated.volume),
-      },
-    };
+      price_yes_after: pricesAfter.yes,
+      price_no_after: pricesAfter.no,
+      price_draw_after: pricesAfter.draw ?? null,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+
+  await postMovement(trx, {
+    type: 'trade',
+    entries: [
+      { account: walletAccount(wallet), amount: -quote.stake },
+      { account: escrowAccount(market.id), amount: quote.stake },
+    ],
+    wallet,
+    market_id: market.id,
+    trade_id: trade.id,
+    at: now,
   });
+
+  const pool = poolColumn(side);
+  const shares = sharesColumn(side);
+  const updated = await trx
+    .updateTable('markets')
+    .set({
+      [pool]: sql<bigint>`${sql.ref(pool)} + ${quote.stake}`,
+      [shares]: sql<bigint>`${sql.ref(shares)} + ${quote.shares}`,
+      volume: sql<bigint>`volume + ${quote.stake}`,
+      trade_count: sql<number>`trade_count + 1`,
+      last_trade_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', market.id)
+    .returning(['pool_yes', 'pool_no', 'pool_draw', 'volume'])
+    .executeTakeFirstOrThrow();
+
+  await trx
+    .insertInto('positions')
+    .values({ market_id: market.id, wallet, outcome: side, shares: quote.shares, cost_basis: quote.stake, created_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(['market_id', 'wallet', 'outcome']).doUpdateSet({
+        shares: sql<bigint>`positions.shares + excluded.shares`,
+        cost_basis: sql<bigint>`positions.cost_basis + excluded.cost_basis`,
+        updated_at: now,
+      }),
+    )
+    .execute();
+
+  const threeway = market.market_type === 'threeway';
+  return {
+    trade_id: trade.id,
+    market_id: market.id,
+    side,
+    amount: formatUsdc(quote.stake),
+    shares: formatUsdc(quote.shares),
+    price: quote.averagePrice,
+    new_yes_price: pricesAfter.yes,
+    new_no_price: pricesAfter.no,
+    ...(threeway ? { new_draw_price: pricesAfter.draw! } : {}),
+    remaining_balance: formatUsdc(available - quote.stake),
+    pool: {
+      yes_pool: formatUsdc(updated.pool_yes),
+      no_pool: formatUsdc(updated.pool_no),
+      ...(threeway ? { draw_pool: formatUsdc(updated.pool_draw) } : {}),
+      total_volume: formatUsdc(updated.volume),
+    },
+  };
 }
