@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import type { MarketsTable, MarketStatus } from '../market.tables.ts';
+import type { WalletRow } from '../wallets/wallets.repository.ts';
 import { type MarketPools, type Outcome, mapOutcomes, marketOutcomes, marketPools } from '../pricing/index.ts';
 
 export type MarketRow = Selectable<MarketsTable>;
@@ -15,6 +16,34 @@ export async function findMarket(db: Kysely<Database>, id: number): Promise<Mark
  */
 export async function lockMarket(trx: Transaction<Database>, id: number): Promise<MarketRow | undefined> {
   return trx.selectFrom('markets').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Locks a market row and then one wallet row, in that order (the order every money transaction
+ * uses), in one round trip: the wallet's lateral subquery runs only once the market row is
+ * locked, and not at all when there is no such market. The wallet is undefined when it has no
+ * row.
+ */
+export async function lockMarketThenWallet(
+  trx: Transaction<Database>,
+  marketId: number,
+  wallet: string,
+): Promise<{ market: MarketRow; wallet: Pick<WalletRow, 'balance' | 'locked'> | undefined } | undefined> {
+  const row = await trx
+    .selectFrom((db) => db.selectFrom('markets').selectAll().where('id', '=', marketId).forUpdate().as('m'))
+    .leftJoinLateral(
+      (db) => db.selectFrom('wallets').select(['address', 'balance', 'locked']).where('address', '=', wallet).forUpdate().as('w'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('m')
+    .select(['w.address as wallet_address', 'w.balance as wallet_balance', 'w.locked as wallet_locked'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { wallet_address, wallet_balance, wallet_locked, ...market } = row;
+  return {
+    market: market as MarketRow,
+    wallet: wallet_address === null ? undefined : { balance: wallet_balance!, locked: wallet_locked! },
+  };
 }
 
 /** The outcomes a market can trade and resolve to (yes, no, and draw on threeway). */
