@@ -60,6 +60,25 @@ function threadSeconds(pid: number | undefined): Map<string, number> {
   return out;
 }
 
+/** CPU seconds used so far by the PostgreSQL backends serving one database (same machine only). */
+async function backendSeconds(url: string): Promise<Map<number, number>> {
+  const c = new pg.Client({ connectionString: url });
+  const out = new Map<number, number>();
+  try {
+    await c.connect();
+    const { rows } = await c.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    for (const { pid } of rows) {
+      const { user, system } = cpuSeconds(pid);
+      if (Number.isFinite(user)) out.set(pid, user + system);
+    }
+  } catch {
+    // another machine, or no access to /proc: reported as unknown
+  } finally {
+    await c.end().catch(() => {});
+  }
+  return out;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -201,6 +220,7 @@ async function main(): Promise<void> {
     const scenario = async (name: string, marketOf: () => number): Promise<LoadResult> => {
       const cpu0 = cpuSeconds(server.pid);
       const threads0 = threadSeconds(server.pid);
+      const backends0 = await backendSeconds(database.url);
       const r = await runLoad({
         url: `${base}/api/pool/trade`,
         method: 'POST',
@@ -210,6 +230,9 @@ async function main(): Promise<void> {
         warmupMs: 2000,
       });
       const cpu1 = cpuSeconds(server.pid);
+      const backends1 = await backendSeconds(database.url);
+      let backendCpu = 0;
+      for (const [pid, t] of backends1) backendCpu += t - (backends0.get(pid) ?? 0);
       const user = cpu1.user - cpu0.user;
       const system = cpu1.system - cpu0.system;
       console.log(formatResult(name, r));
@@ -217,7 +240,8 @@ async function main(): Promise<void> {
       const trades = r.requests * (1 + 2000 / (SECONDS * 1000));
       console.log(
         `  load average after: ${load()}; server CPU ${(user + system).toFixed(1)} s ` +
-          `(user ${((user * 1000) / trades).toFixed(2)} + system ${((system * 1000) / trades).toFixed(2)} ms per trade)`,
+          `(user ${((user * 1000) / trades).toFixed(2)} + system ${((system * 1000) / trades).toFixed(2)} ms per trade); ` +
+          `PostgreSQL backends ${backendCpu.toFixed(1)} s (${((backendCpu * 1000) / trades).toFixed(2)} ms per trade)`,
       );
       const byThread = [...threadSeconds(server.pid)].map(([n, t]) => [n, t - (threads0.get(n) ?? 0)] as const).filter(([, t]) => t >= 0.05);
       console.log(`  server threads: ${byThread.map(([n, t]) => `${n} ${t.toFixed(2)} s`).join(', ')}`);

@@ -6,6 +6,24 @@ import { type MarketPools, type Outcome, mapOutcomes, marketOutcomes, marketPool
 
 export type MarketRow = Selectable<MarketsTable>;
 
+/** The columns a trade or an estimate reads: state, end, type, seeds, pools and shares. */
+export const TRADING_COLUMNS = [
+  'id',
+  'status',
+  'end_date',
+  'market_type',
+  'seed_yes',
+  'seed_no',
+  'seed_draw',
+  'pool_yes',
+  'pool_no',
+  'pool_draw',
+  'shares_yes',
+  'shares_no',
+  'shares_draw',
+] as const;
+export type TradingMarket = Pick<MarketRow, (typeof TRADING_COLUMNS)[number]>;
+
 export async function findMarket(db: Kysely<Database>, id: number): Promise<MarketRow | undefined> {
   return db.selectFrom('markets').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -28,9 +46,10 @@ export async function lockMarketThenWallet(
   trx: Transaction<Database>,
   marketId: number,
   wallet: string,
-): Promise<{ market: MarketRow; wallet: Pick<WalletRow, 'balance' | 'locked'> | undefined } | undefined> {
+): Promise<{ market: TradingMarket; wallet: Pick<WalletRow, 'balance' | 'locked'> | undefined } | undefined> {
+  // Only the columns a trade reads: every column returned is parsed on each trade.
   const row = await trx
-    .selectFrom((db) => db.selectFrom('markets').selectAll().where('id', '=', marketId).forUpdate().as('m'))
+    .selectFrom((db) => db.selectFrom('markets').select(TRADING_COLUMNS).where('id', '=', marketId).forUpdate().as('m'))
     .leftJoinLateral(
       (db) => db.selectFrom('wallets').select(['address', 'balance', 'locked']).where('address', '=', wallet).forUpdate().as('w'),
       (join) => join.onTrue(),
@@ -41,7 +60,7 @@ export async function lockMarketThenWallet(
   if (!row) return undefined;
   const { wallet_address, wallet_balance, wallet_locked, ...market } = row;
   return {
-    market: market as MarketRow,
+    market,
     wallet: wallet_address === null ? undefined : { balance: wallet_balance!, locked: wallet_locked! },
   };
 }
@@ -56,7 +75,7 @@ export const poolColumn = (o: Outcome) => POOL[o];
 export const sharesColumn = (o: Outcome) => SHARES[o];
 
 /** The checked pools (real and seed) of a market row. */
-export function poolsOf(m: MarketRow): MarketPools {
+export function poolsOf(m: Pick<MarketRow, 'market_type' | 'seed_yes' | 'seed_no' | 'seed_draw' | 'pool_yes' | 'pool_no' | 'pool_draw'>): MarketPools {
   const outcomes = outcomesOf(m);
   return marketPools(
     mapOutcomes(outcomes, (o) => m[SEED[o]]),

@@ -1,5 +1,5 @@
 import { badRequest, notFound } from '../../shared/errors.ts';
-import { type MarketRow, poolsOf } from '../markets/markets.repository.ts';
+import { poolsOf, type TradingMarket } from '../markets/markets.repository.ts';
 import { isOutcome, quoteTrade, type TradeQuote } from '../pricing/index.ts';
 
 /**
@@ -9,7 +9,7 @@ import { isOutcome, quoteTrade, type TradeQuote } from '../pricing/index.ts';
  * market as given (locked by a trade, merely read by an estimate). The balance is the trade's
  * own last check.
  */
-export function checkTrade(market: MarketRow | undefined, side: string, stake: bigint, now: Date): { readonly market: MarketRow; readonly quote: TradeQuote } {
+export function checkTrade<M extends TradingMarket>(market: M | undefined, side: string, stake: bigint, now: Date): { readonly market: M; readonly quote: TradeQuote } {
   if (!market) throw notFound('Market not found');
   if (market.status !== 'active') throw badRequest('Market not active');
   if (now.getTime() >= market.end_date.getTime()) throw badRequest('Market has ended');

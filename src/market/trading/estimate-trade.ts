@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { Database } from '../../storage/schema.ts';
-import { findMarket } from '../markets/markets.repository.ts';
+import { TRADING_COLUMNS } from '../markets/markets.repository.ts';
 import { formatUsdc, type Outcome, payoutIfWon } from '../pricing/index.ts';
 import { checkTrade } from './check-trade.ts';
 
@@ -42,7 +42,8 @@ export interface TradeEstimate {
  */
 export async function estimateTrade(db: Kysely<Database>, clock: Clock, input: EstimateInput): Promise<TradeEstimate> {
   const now = new Date(clock.now());
-  const { market, quote } = checkTrade(await findMarket(db, input.marketId), input.side, input.amount, now);
+  const row = await db.selectFrom('markets').select(TRADING_COLUMNS).where('id', '=', input.marketId).executeTakeFirst();
+  const { market, quote } = checkTrade(row, input.side, input.amount, now);
   const threeway = market.market_type === 'threeway';
   const held = { yes: market.shares_yes, no: market.shares_no, ...(threeway ? { draw: market.shares_draw } : {}) };
   const win = payoutIfWon(quote, held);
