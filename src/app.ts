@@ -6,7 +6,7 @@ import { accountsAdminRoutes } from './accounts/admin/accounts-admin-routes.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
@@ -40,6 +40,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 
@@ -84,6 +85,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     marketKeys: deps.marketKeys,
     secretsKey: deps.secretsKey,
     redisPrefix: config.redisPrefix,
+    listCacheMs: config.marketListCacheMs,
   });
 
   return app;

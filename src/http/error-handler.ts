@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../shared/errors.ts';
 import { errorBody, surfaceOf } from './surface.ts';
 import { validationMessage } from './validation-message.ts';
@@ -50,4 +50,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     const message = surface === 'market' ? 'Not found' : `not found: ${request.method} ${request.url.split('?')[0]}`;
     return reply.code(404).send(errorBody(surface, message));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors the router raises before any route runs (a malformed
+ * percent-encoding, a path parameter over the router's length limit), answered in the shape of
+ * the surface like every other error instead of Fastify's own body.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const status = tooLong ? 414 : err.code === 'FST_ERR_BAD_URL' ? 400 : 500;
+  const message = tooLong ? 'Path parameter too long' : status === 400 ? 'Malformed URL' : 'internal error';
+  void reply.code(status).send(errorBody(surfaceOf(request.url), message));
 }

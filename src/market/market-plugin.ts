@@ -8,8 +8,9 @@ import { HttpError } from '../shared/errors.ts';
 import type { Db } from '../storage/database.ts';
 import type { ApiKeyLookup } from './auth/api-key.lookup.ts';
 import { installRawJsonParser, requireMarketAuth } from './auth/market-auth.fastify.ts';
-import { keyRoutes } from './routes/key-routes.ts';
-import { tradeRoutes } from './routes/trade-routes.ts';
+import { keyRoutes } from './routes/keys.routes.ts';
+import { tradeRoutes } from './routes/pool.routes.ts';
+import { marketReadRoutes } from './routes/read-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
@@ -23,6 +24,8 @@ export interface MarketPluginOptions {
   readonly secretsKey: Buffer;
   /** config.redisPrefix: instances sharing a Redis share the replay record under it. */
   readonly redisPrefix: string;
+  /** MARKET_LIST_CACHE_MS (0: off). */
+  readonly listCacheMs?: number;
 }
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
@@ -62,4 +65,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
       return { success: true, data: { time: Math.floor(now / 1000), iso: new Date(now).toISOString() } };
     },
   );
+
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, listCacheMs: opts.listCacheMs ?? 0 });
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as market from './2026_11_25_10_market.ts';
 import * as marketCore from './2026_11_25_11_market_core.ts';
+import * as marketReads from './2026_11_25_12_market_reads.ts';
 import * as accounts from './2026_11_25_20_accounts.ts';
 import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 
@@ -11,6 +12,7 @@ import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 export const migrations: Record<string, Migration> = {
   '2026_11_25_10_market': market,
   '2026_11_25_11_market_core': marketCore,
+  '2026_11_25_12_market_reads': marketReads,
   '2026_11_25_20_accounts': accounts,
   '2026_11_25_30_market_auth': marketAuthMigration,
 };

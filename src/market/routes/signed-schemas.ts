@@ -1,19 +1,20 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { ErrorBody, MAX_ID, WALLET_PATTERN } from './read-schemas.ts';
 
-/** Schemas shared by the market's authenticated routes (checked by strictValidatorCompiler). */
+/**
+ * Schemas of the market's state-changing routes (trade, estimate, keys). Their bodies are
+ * checked by strictValidatorCompiler: no coercion, so a string where a number belongs is a 400.
+ */
 export const strict = { additionalProperties: false } as const;
 export const tags = ['market'];
 
-export const WalletAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x followed by 40 hex digits, any case' });
-export const MarketId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+export const WalletAddress = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
+export const MarketId = Type.Integer({ minimum: 1, maximum: MAX_ID });
 export const Side = Type.String({ description: '`yes`, `no`, or `draw` (threeway markets only), lower case' });
 export const UsdcNumber = Type.Number({ description: 'USDC as a JSON number, at least 1, at most 6 decimals' });
 
-/** The `{success: true, data}` envelope of market-api.md around `data`. */
-export const Envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Boolean(), data });
-
-/** The error body of every /api error. */
-export const ErrorBody = Type.Object({ success: Type.Boolean(), error: Type.String() });
+/** Error answers of the signed routes (plus 429 from the market's rate limit). */
+export const signedErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
 /** How the authenticated routes are signed, for their OpenAPI descriptions. */
 export const AUTH_DESCRIPTION =

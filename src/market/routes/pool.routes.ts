@@ -10,7 +10,8 @@ import { inTransaction } from '../market-transaction.ts';
 import { usdcNumberToUnits } from '../pricing/index.ts';
 import { estimateTrade } from '../trading/estimate-trade.ts';
 import { placeTradeIn } from '../trading/place-trade.ts';
-import { AUTH_DESCRIPTION, Envelope, ErrorBody, MarketId, Side, strict, tags, UsdcNumber, WalletAddress } from './market-route.schemas.ts';
+import { envelope, ErrorBody } from './read-schemas.ts';
+import { AUTH_DESCRIPTION, MarketId, Side, signedErrors, strict, tags, UsdcNumber, WalletAddress } from './signed-schemas.ts';
 
 export interface TradeRoutesDeps {
   readonly db: Db;
@@ -63,7 +64,6 @@ const EstimateData = Type.Object({
   profit_if_win: Type.Number({ description: 'payout_if_win - amount' }),
 });
 
-const errors = { 400: ErrorBody, 404: ErrorBody };
 
 /** POST /pool/trade (authenticated) and POST /pool/estimate (public), under /api. */
 export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
@@ -81,7 +81,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
           summary: 'Stake USDC on a side of a market',
           description: `${AUTH_DESCRIPTION} An \`Idempotency-Key\` header makes a retry with the same body return the first answer without moving money again.`,
           body: TradeBody,
-          response: { 200: Envelope(TradeData), ...errors, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody },
+          response: { 200: envelope(TradeData), ...signedErrors, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
         },
       },
       async (req, reply) => {
@@ -109,7 +109,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
           summary: 'What a stake would buy now, and pay if its side won now',
           description: 'Public; writes nothing. Same checks and arithmetic as a trade, without the balance.',
           body: EstimateBody,
-          response: { 200: Envelope(EstimateData), ...errors },
+          response: { 200: envelope(EstimateData), 400: ErrorBody, 404: ErrorBody, 429: ErrorBody },
         },
       },
       async (req) => {

@@ -7,7 +7,8 @@ import { HttpError, notFound } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { ApiKeyLookup } from '../auth/api-key.lookup.ts';
 import { countLiveApiKeys, issueApiKey } from '../auth/api-key.repository.ts';
-import { AUTH_DESCRIPTION, Envelope, ErrorBody, strict, tags, WalletAddress } from './market-route.schemas.ts';
+import { envelope, ErrorBody } from './read-schemas.ts';
+import { AUTH_DESCRIPTION, signedErrors, strict, tags, WalletAddress } from './signed-schemas.ts';
 
 export interface KeyRoutesDeps {
   readonly db: Db;
@@ -50,7 +51,7 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
           summary: 'Issue an API key and secret to the signing wallet',
           description: `Wallet signature only (an API key cannot mint keys). The secret is shown once. At most ${MAX_LIVE_KEYS_PER_WALLET} live keys per wallet. ${AUTH_DESCRIPTION}`,
           body: IssueBody,
-          response: { 201: Envelope(IssuedKey), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+          response: { 201: envelope(IssuedKey), ...signedErrors },
         },
       },
       async (req, reply) => {
@@ -75,9 +76,8 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
           description: `Refused at once on this instance, within seconds on the others. ${AUTH_DESCRIPTION}`,
           params: KeyParams,
           response: {
-            200: Envelope(Type.Object({ api_key: Type.String(), revoked: Type.Boolean() })),
-            401: ErrorBody,
-            403: ErrorBody,
+            200: envelope(Type.Object({ api_key: Type.String(), revoked: Type.Boolean() })),
+            ...signedErrors,
             404: ErrorBody,
           },
         },

@@ -1,0 +1,107 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { EventStatus } from '../market.tables.ts';
+import { formatUsdc } from '../pricing/index.ts';
+import { type MarketItem } from './market-view.ts';
+import { listMarkets } from './markets.list.ts';
+
+/** Most markets shown under one event (an event is a handful of related markets). */
+export const MAX_EVENT_MARKETS = 500;
+
+interface EventRow {
+  id: number;
+  title: string;
+  slug: string;
+  description: string;
+  category: string;
+  image_url: string;
+  status: EventStatus;
+  end_date: Date | null;
+  created_at: Date;
+  markets_count: number;
+  total_volume: bigint;
+}
+
+export interface EventItem {
+  id: number;
+  title: string;
+  slug: string;
+  description: string;
+  category: string;
+  image_url: string;
+  status: string;
+  end_date: string | null;
+  created_at: string;
+  markets_count: number;
+  total_volume: number;
+}
+
+export interface EventWithMarkets extends EventItem {
+  markets: MarketItem[];
+}
+
+const EVENT_SELECT = sql`select e.id, e.title, e.slug, e.description, e.category, e.image_url, e.status, e.end_date,
+    e.created_at,
+    (select count(*)::int from markets m where m.event_id = e.id) as markets_count,
+    (select coalesce(sum(m.volume), 0)::bigint from markets m where m.event_id = e.id) as total_volume
+  from events e`;
+
+export function eventItem(r: EventRow): EventItem {
+  return {
+    id: r.id,
+    title: r.title,
+    slug: r.slug,
+    description: r.description,
+    category: r.category,
+    image_url: r.image_url,
+    status: r.status,
+    end_date: r.end_date ? r.end_date.toISOString() : null,
+    created_at: r.created_at.toISOString(),
+    markets_count: r.markets_count,
+    total_volume: formatUsdc(r.total_volume),
+  };
+}
+
+async function oneEvent(db: Db, where: RawBuilder<unknown>): Promise<EventItem | null> {
+  const r = await sql<EventRow>`${EVENT_SELECT} where ${where} limit 1`.execute(db);
+  return r.rows[0] ? eventItem(r.rows[0]) : null;
+}
+
+/** Events, newest first, optionally of one status, with the number matching. */
+export async function listEvents(db: Db, f: { status?: EventStatus; page: number; limit: number }) {
+  const where = f.status ? sql`where e.status = ${f.status}` : sql``;
+  const offset = (f.page - 1) * f.limit;
+  const [rows, count] = await Promise.all([
+    sql<EventRow>`${EVENT_SELECT} ${where} order by e.created_at desc, e.id desc limit ${f.limit} offset ${offset}`.execute(db),
+    sql<{ n: number }>`select count(*)::int as n from events e ${where}`.execute(db),
+  ]);
+  return { items: rows.rows.map(eventItem), total: count.rows[0]?.n ?? 0 };
+}
+
+export async function getEventById(db: Db, id: number): Promise<EventItem | null> {
+  return oneEvent(db, sql`e.id = ${id}`);
+}
+
+/** Its markets, most traded first. */
+export async function withMarkets(db: Db, event: EventItem, now: Date): Promise<EventWithMarkets> {
+  const { items } = await listMarkets(db, { event_id: event.id }, { sort: 'volume', page: 1, limit: MAX_EVENT_MARKETS }, now);
+  return { ...event, markets: items };
+}
+
+/**
+ * An event by its numeric id or its slug: digits are tried as an id first, then as a slug (so a
+ * numeric slug still resolves when no event has that id).
+ */
+export async function getEventBySlugOrId(db: Db, slugOrId: string, now: Date): Promise<EventWithMarkets | null> {
+  let event: EventItem | null = null;
+  if (/^[0-9]{1,9}$/.test(slugOrId)) event = await getEventById(db, Number(slugOrId));
+  event ??= await oneEvent(db, sql`e.slug = ${slugOrId}`);
+  return event ? withMarkets(db, event, now) : null;
+}
+
+/** The event an admin featured most recently, with its markets; null when none is. */
+export async function getFeaturedEvent(db: Db, now: Date): Promise<EventWithMarkets | null> {
+  const r = await sql<EventRow>`${EVENT_SELECT} where e.featured_at is not null
+    order by e.featured_at desc, e.id desc limit 1`.execute(db);
+  return r.rows[0] ? withMarkets(db, eventItem(r.rows[0]), now) : null;
+}

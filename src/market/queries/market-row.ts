@@ -1,0 +1,143 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { MarketStatus, MarketType, Outcome } from '../market.tables.ts';
+
+/** The market columns every read shows (pools, seeds and totals included). */
+export interface MarketRow {
+  readonly id: number;
+  readonly event_id: number | null;
+  readonly slug: string;
+  readonly title: string;
+  readonly description: string;
+  readonly category: string;
+  readonly market_type: MarketType;
+  readonly status: MarketStatus;
+  readonly image_url: string;
+  readonly end_date: Date;
+  readonly featured_at: Date | null;
+  readonly outcome_labels: Record<string, string> | null;
+  readonly pool_yes: bigint;
+  readonly pool_no: bigint;
+  readonly pool_draw: bigint;
+  readonly seed_yes: bigint;
+  readonly seed_no: bigint;
+  readonly seed_draw: bigint;
+  readonly shares_yes: bigint;
+  readonly shares_no: bigint;
+  readonly shares_draw: bigint;
+  readonly volume: bigint;
+  readonly trade_count: number;
+  readonly last_trade_at: Date | null;
+  readonly resolved_outcome: Outcome | null;
+  readonly resolved_at: Date | null;
+  readonly cancelled_at: Date | null;
+  readonly created_at: Date;
+}
+
+/** The prices one trade left behind: what price-at-time reads. */
+export interface TradePrices {
+  readonly at: Date;
+  readonly yes: number;
+  readonly no: number;
+  readonly draw: number | null;
+}
+
+/** `m.<column>` for every MarketRow column, for a `select` list over `markets m`. */
+export const MARKET_COLUMNS: RawBuilder<unknown> = sql.raw(
+  [
+    'id',
+    'event_id',
+    'slug',
+    'title',
+    'description',
+    'category',
+    'market_type',
+    'status',
+    'image_url',
+    'end_date',
+    'featured_at',
+    'outcome_labels',
+    'pool_yes',
+    'pool_no',
+    'pool_draw',
+    'seed_yes',
+    'seed_no',
+    'seed_draw',
+    'shares_yes',
+    'shares_no',
+    'shares_draw',
+    'volume',
+    'trade_count',
+    'last_trade_at',
+    'resolved_outcome',
+    'resolved_at',
+    'cancelled_at',
+    'created_at',
+  ]
+    .map((c) => `m.${c}`)
+    .join(', '),
+);
+
+/** `m.<column>` for the columns a Market list item needs (fewer values to fetch and parse). */
+export const LIST_COLUMNS: RawBuilder<unknown> = sql.raw(
+  [
+    'id',
+    'title',
+    'slug',
+    'description',
+    'category',
+    'market_type',
+    'status',
+    'image_url',
+    'end_date',
+    'pool_yes',
+    'pool_no',
+    'pool_draw',
+    'seed_yes',
+    'seed_no',
+    'seed_draw',
+    'volume',
+    'last_trade_at',
+    'created_at',
+  ]
+    .map((c) => `m.${c}`)
+    .join(', '),
+);
+
+/** Sum of the trade amounts of market `m` in (now - 24h, now], units (index-only scan). */
+export function volume24hOf(now: Date): RawBuilder<bigint> {
+  const since = new Date(now.getTime() - 86_400_000);
+  return sql<bigint>`(select coalesce(sum(t.amount), 0)::bigint from trades t
+    where t.market_id = m.id and t.created_at > ${since} and t.created_at <= ${now})`;
+}
+
+/**
+ * A lateral join of the last trade of market `m` at or before `t` under `alias`, exposing
+ * `<alias>_at`, `<alias>_yes`, `<alias>_no`, `<alias>_draw` (all null when there is none).
+ */
+export function lastTradeJoin(alias: string, t: Date): RawBuilder<unknown> {
+  const a = sql.raw(alias);
+  return sql`left join lateral (
+      select t.created_at as ${sql.raw(`${alias}_at`)}, t.price_yes_after as ${sql.raw(`${alias}_yes`)},
+             t.price_no_after as ${sql.raw(`${alias}_no`)}, t.price_draw_after as ${sql.raw(`${alias}_draw`)}
+      from trades t where t.market_id = m.id and t.created_at <= ${t}
+      order by t.created_at desc, t.id desc limit 1
+    ) ${a} on true`;
+}
+
+/** The `<alias>_*` columns of a lastTradeJoin, for the select list. */
+export function lastTradeColumns(alias: string): RawBuilder<unknown> {
+  return sql.raw(['at', 'yes', 'no', 'draw'].map((c) => `${alias}.${alias}_${c}`).join(', '));
+}
+
+/** Reads the columns of a lastTradeJoin back into TradePrices (null when no trade). */
+export function tradePricesOf(row: object, alias: string): TradePrices | null {
+  const r = row as Record<string, unknown>;
+  const at = r[`${alias}_at`];
+  if (!(at instanceof Date)) return null;
+  return { at, yes: r[`${alias}_yes`] as number, no: r[`${alias}_no`] as number, draw: (r[`${alias}_draw`] as number | null) ?? null };
+}
+
+/** A market with its `volume_24h`. */
+export interface MarketListRow extends MarketRow {
+  readonly volume_24h: bigint;
+}

@@ -1,0 +1,120 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { MarketStatus, MarketType } from '../market.tables.ts';
+import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
+import { LIST_COLUMNS, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
+import { type ListColumns, type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
+import { marketMatchesTerms, searchTerms } from './search-terms.ts';
+
+export const MARKET_SORTS = ['newest', 'volume', 'ending_soon', 'trending'] as const;
+export type MarketSort = (typeof MARKET_SORTS)[number];
+
+export interface MarketFilter {
+  readonly status?: MarketStatus;
+  readonly category?: string;
+  readonly market_type?: MarketType;
+  /** Words matched as case-insensitive substrings (see search-terms.ts). */
+  readonly q?: string;
+  /** The markets of one event (not a public parameter). */
+  readonly event_id?: number;
+}
+
+export interface MarketPage {
+  readonly sort: MarketSort;
+  readonly page: number;
+  readonly limit: number;
+}
+
+/** The `where` of a market filter over `markets m`. */
+export function marketWhere(f: MarketFilter): RawBuilder<unknown> {
+  const conds: RawBuilder<unknown>[] = [];
+  if (f.status) conds.push(sql`m.status = ${f.status}`);
+  if (f.category !== undefined) conds.push(sql`m.category = ${f.category}`);
+  if (f.market_type) conds.push(sql`m.market_type = ${f.market_type}`);
+  if (f.event_id !== undefined) conds.push(sql`m.event_id = ${f.event_id}`);
+  const terms = f.q === undefined ? [] : searchTerms(f.q);
+  if (terms.length > 0) conds.push(marketMatchesTerms(terms));
+  return conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
+}
+
+/** Sum of trade amounts per market over (now - 24h, now]; joined as `tv` for trending. */
+function recentVolumeJoin(now: Date): RawBuilder<unknown> {
+  const since = new Date(now.getTime() - 86_400_000);
+  return sql`left join (
+      select t.market_id, sum(t.amount)::bigint as v from trades t
+      where t.created_at > ${since} and t.created_at <= ${now} group by t.market_id
+    ) tv on tv.market_id = m.id`;
+}
+
+/** The order of a sort over `markets <prefix>`; `volume24h` is trending's 24-hour volume expression. */
+function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const m = sql.raw(prefix);
+  switch (sort) {
+    case 'newest':
+      return sql`order by ${m}.created_at desc, ${m}.id desc`;
+    case 'volume':
+      return sql`order by ${m}.volume desc, ${m}.id desc`;
+    case 'ending_soon':
+      // Still-running markets first, soonest end first; then ended ones, latest end first.
+      return sql`order by (${m}.end_date <= ${now}), case when ${m}.end_date > ${now} then ${m}.end_date end asc,
+        ${m}.end_date desc, ${m}.id asc`;
+    case 'trending':
+      return sql`order by ${volume24h ?? sql`${m}.volume_24h`} desc, ${m}.volume desc, ${m}.id desc`;
+  }
+}
+
+type ListRow = ListColumns & { readonly volume_24h: bigint } & Record<string, unknown>;
+
+/**
+ * How many markets match: from the trigger-kept market_counts when the filter is only status,
+ * category and type (a few rows), else by counting the matching markets.
+ */
+function totalOf(f: MarketFilter): RawBuilder<number> {
+  const terms = f.q === undefined ? [] : searchTerms(f.q);
+  if (terms.length > 0 || f.event_id !== undefined) return sql<number>`(select count(*)::int from markets m ${marketWhere(f)})`;
+  const conds: RawBuilder<unknown>[] = [];
+  if (f.status) conds.push(sql`c.status = ${f.status}`);
+  if (f.category !== undefined) conds.push(sql`c.category = ${f.category}`);
+  if (f.market_type) conds.push(sql`c.market_type = ${f.market_type}`);
+  const where = conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
+  return sql<number>`(select coalesce(sum(c.n), 0)::int from market_counts c ${where})`;
+}
+
+/**
+ * The one statement of a list page: the total, then the page chosen first (on the sort's index),
+ * then only its rows get their 24-hour volume and the price in force a day ago (index-only scans
+ * of trades_market_time_cover). An empty page still yields one row (market columns null).
+ */
+export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Date): RawBuilder<ListRow & { total_count: number }> {
+  const where = marketWhere(filter);
+  const offset = (page.page - 1) * page.limit;
+  const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
+  const trending = page.sort === 'trending';
+  const inner = trending
+    ? sql`select m.*, coalesce(tv.v, 0)::bigint as volume_24h from markets m ${recentVolumeJoin(now)} ${where}
+        ${orderBy(page.sort, now, 'm', sql`coalesce(tv.v, 0)`)} limit ${page.limit} offset ${offset}`
+    : sql`select m.* from markets m ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
+  const volume = trending ? sql`m.volume_24h` : volume24hOf(now);
+  return sql<ListRow & { total_count: number }>`
+    select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
+    left join (
+      select ${LIST_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
+      from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
+    ) x on true
+    ${orderBy(page.sort, now, 'x')}`;
+}
+
+/** One page of Market items and the number matching the filter, in one round trip. */
+export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number }> {
+  const r = await listMarketsQuery(filter, page, now).execute(db);
+  const rows = r.rows.filter((row) => row.id !== null);
+  return { items: rows.map((row) => listItem(row, now)), total: r.rows[0]?.total_count ?? 0 };
+}
+
+/** A market row with `volume_24h` and `d1_*` columns as a Market list item. */
+export function listItem(r: ListRow, now: Date): MarketItem {
+  const f = figuresOf(r);
+  const series = sparseSeries(r, f, [tradePricesOf(r, 'd1')]);
+  const change = priceChange(series, f.opening, now.getTime(), CHANGE_WINDOWS['1d']);
+  return marketItem(r, f, r.volume_24h, change);
+}

@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { notFound } from '../../shared/errors.ts';
+import { getEventBySlugOrId, getFeaturedEvent, listEvents } from '../queries/events.ts';
+import { type ReadRouteOptions, nowOf } from './read-context.ts';
+import { EventItem, EventWithMarkets } from './read-responses.ts';
+import { PageQuery, envelope, nullable, pageEnvelope, readResponses, stringEnum } from './read-schemas.ts';
+
+const tags = ['market'];
+
+export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get(
+    '/events',
+    {
+      schema: {
+        tags,
+        summary: 'List events, newest first',
+        querystring: Type.Object({ status: Type.Optional(stringEnum(['active', 'resolved'] as const, 'Event status')), ...PageQuery }),
+        response: readResponses(pageEnvelope(EventItem)),
+      },
+    },
+    async (req) => {
+      const { status, page, limit } = req.query;
+      const { items, total } = await listEvents(opts.db, { status, page, limit });
+      return { success: true, data: items, total, page, limit };
+    },
+  );
+
+  r.get(
+    '/events/featured',
+    {
+      schema: {
+        tags,
+        summary: 'The event an admin featured most recently, with its markets (null when none)',
+        response: readResponses(envelope(nullable(EventWithMarkets))),
+      },
+    },
+    async () => ({ success: true, data: await getFeaturedEvent(opts.db, nowOf(opts)) }),
+  );
+
+  r.get(
+    '/events/:slugOrId',
+    {
+      schema: {
+        tags,
+        summary: 'One event by numeric id or slug, with its markets',
+        params: Type.Object({ slugOrId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: readResponses(envelope(EventWithMarkets), { notFound: true }),
+      },
+    },
+    async (req) => {
+      const event = await getEventBySlugOrId(opts.db, req.params.slugOrId, nowOf(opts));
+      if (!event) throw notFound('Event not found');
+      return { success: true, data: event };
+    },
+  );
+}

@@ -1,0 +1,92 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest, notFound } from '../../shared/errors.ts';
+import { HISTORY_INTERVALS, getMarketHistory } from '../queries/market-history.ts';
+import { getMarketPrice, getMarketPrices } from '../queries/market-prices.ts';
+import { type ReadRouteOptions, nowOf } from './read-context.ts';
+import { BatchPrices, PriceHistory, PriceRecord } from './read-responses.ts';
+import { IdParam, MAX_ID, envelope, readResponses, stringEnum } from './read-schemas.ts';
+
+/** Most ids one batch price request may name. */
+export const MAX_BATCH_IDS = 50;
+/** Largest fidelity: one point a year. */
+export const MAX_FIDELITY_MINUTES = 525_600;
+
+const tags = ['market'];
+const IDS_RULE = `must be a comma-separated list of at most ${MAX_BATCH_IDS} market ids (positive integers)`;
+
+/** Parses `ids` (the schema has checked its shape): at most 50, each a valid id; duplicates once. */
+export function parseIds(raw: string): number[] {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.length > MAX_BATCH_IDS) throw badRequest(`Invalid ids: at most ${MAX_BATCH_IDS} ids`);
+  const ids = parts.map((p) => (/^[0-9]+$/.test(p) ? Number(p) : NaN));
+  if (ids.some((n) => !Number.isSafeInteger(n) || n < 1 || n > MAX_ID)) throw badRequest(`Invalid ids: ${IDS_RULE}`);
+  return [...new Set(ids)];
+}
+
+export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get(
+    '/markets/prices',
+    {
+      schema: {
+        tags,
+        summary: `Price records of up to ${MAX_BATCH_IDS} markets, keyed by id`,
+        querystring: Type.Object({
+          ids: Type.String({ minLength: 1, maxLength: 600, pattern: '^[0-9 ,]+$', description: 'Comma-separated market ids, at most 50' }),
+        }),
+        response: readResponses(envelope(BatchPrices)),
+      },
+    },
+    async (req) => ({ success: true, data: await getMarketPrices(opts.db, parseIds(req.query.ids), nowOf(opts)) }),
+  );
+
+  r.get(
+    '/markets/:id/price',
+    {
+      schema: {
+        tags,
+        summary: 'Price record of one market, with changes over 1h, 1d, 1w, 1m',
+        params: Type.Object({ id: IdParam }),
+        response: readResponses(envelope(PriceRecord), { notFound: true }),
+      },
+    },
+    async (req) => {
+      const price = await getMarketPrice(opts.db, req.params.id, nowOf(opts));
+      if (!price) throw notFound('Market not found');
+      return { success: true, data: price };
+    },
+  );
+
+  r.get(
+    '/markets/:id/history',
+    {
+      schema: {
+        tags,
+        summary: 'Price history, sampled every `fidelity` minutes (Polymarket prices-history shape)',
+        params: Type.Object({ id: IdParam }),
+        querystring: Type.Object({
+          interval: Type.Optional(stringEnum(HISTORY_INTERVALS, 'Window back from now (1m = 30 days); default 1d')),
+          fidelity: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: MAX_FIDELITY_MINUTES,
+              description: 'Minutes between points; default 1 (1h), 5 (1d), 60 (1w), 180 (1m), 1440 (all)',
+            }),
+          ),
+          outcome: Type.Optional(stringEnum(['yes', 'no', 'draw'] as const, 'The outcome `p` follows; default yes')),
+        }),
+        response: readResponses(envelope(PriceHistory), { notFound: true }),
+      },
+    },
+    async (req) => {
+      const { fidelity, outcome } = req.query;
+      const interval = req.query.interval ?? '1d';
+      const history = await getMarketHistory(opts.db, req.params.id, { interval, fidelity, outcome }, nowOf(opts));
+      if (!history) throw notFound('Market not found');
+      return { success: true, data: history };
+    },
+  );
+}

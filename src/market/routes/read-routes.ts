@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { eventsRoutes } from './events.routes.ts';
+import { marketPricesRoutes } from './market-prices.routes.ts';
+import { marketsRoutes } from './markets.routes.ts';
+import { portfolioRoutes } from './portfolio.routes.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { badRequest } from '../../shared/errors.ts';
+import type { Db } from '../../storage/database.ts';
+import { ResponseCache } from './response-cache.ts';
+import { searchRoutes } from './search.routes.ts';
+import { tradesRoutes } from './trades.routes.ts';
+import { usersRoutes } from './users.routes.ts';
+import { marketSchemaErrors } from './schema-errors.ts';
+
+/**
+ * Every public GET endpoint of the market. Registered inside the market plugin, so its rate
+ * limit and error shape apply; a malformed parameter is a 400 naming it (schema-errors.ts).
+ */
+export interface MarketReadOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** Milliseconds the markets list, trending and categories answers may be reused; 0: never. */
+  readonly listCacheMs?: number;
+}
+
+export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
+  const opts = { db: options.db, clock: options.clock, listCache: new ResponseCache(options.listCacheMs ?? 0, options.clock) };
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the query.
+  app.addHook('preValidation', async (req) => {
+    for (const [name, value] of [...Object.entries(req.params ?? {}), ...Object.entries(req.query ?? {})]) {
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+        throw badRequest(`Invalid ${name}: must not contain NUL characters`);
+      }
+    }
+  });
+  app.addHook('onRoute', (route) => {
+    route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
+  });
+  for (const routes of [marketsRoutes, marketPricesRoutes, eventsRoutes, tradesRoutes, portfolioRoutes, usersRoutes, searchRoutes]) {
+    await app.register(routes, opts);
+  }
+}

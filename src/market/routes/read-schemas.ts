@@ -1,0 +1,61 @@
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+
+/**
+ * TypeBox building blocks shared by the public read routes: parameters (their error messages
+ * are derived from these schemas by schema-errors.ts) and the `{success, data, ...}` envelope.
+ */
+
+/** Largest id a Postgres `integer` column holds; larger ids are refused as malformed. */
+export const MAX_ID = 2_147_483_647;
+/** Deepest page a list serves (keeps offsets far inside bigint). */
+export const MAX_PAGE = 1_000_000;
+export const WALLET_PATTERN = '^0x[0-9a-fA-F]{40}$';
+
+export function stringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+}
+
+/** A string or JSON null (one `type` array, which fast-json-stringify serializes directly). */
+export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const s = schema as unknown as { type?: string };
+  return Type.Unsafe({ ...schema, type: [s.type, 'null'] });
+}
+
+export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Numeric id' });
+export const WalletParam = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
+
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1' }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' }),
+};
+
+export const Usdc = (description?: string) => Type.Number(description ? { description: `${description} (USDC)` } : {});
+export const Price = (description?: string) => Type.Number(description ? { description } : {});
+export const IsoTime = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+export function envelope<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Boolean(), data });
+}
+
+export function pageEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({
+    success: Type.Boolean(),
+    data: Type.Array(item),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+  });
+}
+
+export const ErrorBody = Type.Object({ success: Type.Boolean(), error: Type.String() });
+
+/** Responses of every read route: its 200 body, and the error bodies it may give. */
+export function readResponses<T extends TSchema>(ok: T, opts: { notFound?: boolean } = {}) {
+  return {
+    200: ok,
+    400: ErrorBody,
+    ...(opts.notFound ? { 404: ErrorBody } : {}),
+    429: ErrorBody,
+  };
+}
