@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     token: deps.adminToken,
     routes: [
       accountsAdminRoutes({ db: deps.db, accounts }),
-      marketAdminRoutes({ db: deps.db, clock: deps.clock }),
+      marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
     ],
   });
@@ -94,6 +94,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     limiter: deps.limiters.market,
     clock,
     db,
+    marketKeys: deps.marketKeys,
+    secretsKey: deps.secretsKey,
     listCacheMs: config.marketListCacheMs,
     auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
     custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },

@@ -50,6 +50,10 @@ describe('admin CLI: market commands', () => {
 
     const other = await run('market', 'create', '--title', 'To cancel', '--type', 'yesno', '--category', 'economy', '--end-date', future);
     assert.equal((await run('market', 'cancel', String(other.id))).status, 'cancelled');
+    const key = await run('wallet', 'api-key', w);
+    assert.match(String(key.api_key), /^mk_[0-9a-f]{32}$/);
+    assert.match(String(key.api_secret), /^mks_/);
+    assert.equal(key.wallet, w);
     const audit = await run('audit');
     assert.equal(audit.balanced, true);
     await assertBooksBalanced(t.deps.db);
@@ -58,6 +62,7 @@ describe('admin CLI: market commands', () => {
   it('reports API errors and bad arguments', async () => {
     await assert.rejects(run('market', 'resolve', '999999', 'yes'), /404: Market not found/);
     await assert.rejects(run('wallet', 'deposit', '0xnope', '1'), /400: invalid wallet/);
+    await assert.rejects(run('wallet', 'api-key', '0xnope'), /400: invalid wallet/);
     await assert.rejects(run('market', 'activate', 'abc'), /expected a positive id/);
   });
 });

@@ -5,14 +5,21 @@ import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
 import type { Db } from '../storage/database.ts';
+import type { ApiKeyLookup } from './auth/api-key.lookup.ts';
 import { installRawJsonParser, requireMarketAuth, type RequireMarketAuthOptions } from './auth/market-auth.fastify.ts';
 import { custodyRoutes, type CustodyRoutesDeps } from './routes/custody-routes.ts';
+import { keyRoutes } from './routes/keys.routes.ts';
+import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly db: Db;
+  /** Market API keys (cached lookups; revocation through it is seen here at once). */
+  readonly marketKeys: ApiKeyLookup;
+  /** Seals API secrets at rest. */
+  readonly secretsKey: Buffer;
   /** MARKET_LIST_CACHE_MS (0: off). */
   readonly listCacheMs?: number;
   /** What signed requests need: the database, Redis (replay record), the API keys. */
@@ -30,7 +37,10 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   });
   // Signatures cover the exact body bytes: every JSON body under /api keeps them.
   installRawJsonParser(app);
-  const auth = requireMarketAuth({ ...opts.auth, clock: opts.clock });
+  const { db, clock } = opts;
+  const auth = requireMarketAuth({ ...opts.auth, clock });
+  await app.register(tradeRoutes({ db, clock, auth }));
+  await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
 
   app.get(
     '/time',

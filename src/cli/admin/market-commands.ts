@@ -28,8 +28,9 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The market's operator commands: events, the market lifecycle, wallet deposits, withdrawals and
- * the books check. Amounts travel as the decimal text typed, so no digit is lost to a float.
+ * The market's operator commands: events, the market lifecycle, wallet deposits and API keys,
+ * withdrawals and the books check. Amounts travel as the decimal text typed, so no digit is lost
+ * to a float.
  */
 export function registerMarketCommands(program: Command, client: () => AdminClient, print: Print): void {
   const event = program.command('event').description('prediction-market events (groups of markets)');
@@ -138,6 +139,10 @@ export function registerMarketCommands(program: Command, client: () => AdminClie
     .action(async (address: string, amount: string, o: { note?: string }) =>
       print(await client().call('POST', `/wallets/${encodeURIComponent(address)}/deposit`, defined({ amount, note: o.note }))),
     );
+  wallet
+    .command('api-key <wallet>')
+    .description('issue a market API key and secret to a wallet (the secret is printed only now)')
+    .action(async (address: string) => print(await client().call('POST', `/wallets/${encodeURIComponent(address)}/api-keys`)));
 
   const withdrawal = program.command('withdrawal').description('market withdrawals: the operator completes or rejects pending ones');
   withdrawal

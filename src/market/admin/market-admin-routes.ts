@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { auditBooks } from '../audit/audit-books.ts';
+import { issueApiKey } from '../auth/api-key.repository.ts';
 import { createEvent, featureEvent } from '../events/events.admin.ts';
 import { activateMarket, createMarket, editMarket, featureMarket } from '../markets/markets.admin.ts';
 import { refuseNul } from '../markets/market-fields.ts';
@@ -21,6 +22,8 @@ import { booksView, eventView, marketView, settledMarketView } from './market-ad
 export interface MarketAdminDeps {
   readonly db: Kysely<Database>;
   readonly clock: Clock;
+  /** Seals the market API secrets the operator issues. */
+  readonly secretsKey: Buffer;
 }
 
 const strict = { additionalProperties: false } as const;
@@ -79,15 +82,15 @@ const EditMarketBody = Type.Object(
 );
 
 const ResolveBody = Type.Object({ outcome: Type.String({ description: 'yes, no, or draw (threeway)' }) }, strict);
-const DepositParams = Type.Object({ wallet: Type.String({ description: '0x + 40 hex digits' }) }, strict);
+const WalletParams = Type.Object({ wallet: Type.String({ description: '0x + 40 hex digits' }) }, strict);
 const DepositBody = Type.Object({ amount: Usdc, note: Type.Optional(Type.String({ maxLength: 500 })) }, strict);
 
 /**
  * The market's operator routes (mounted by adminPlugin under /admin, behind the admin token):
- * events, the market lifecycle, operator deposits and the books check.
+ * events, the market lifecycle, operator deposits, market API keys and the books check.
  */
 export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
-  const { db, clock } = deps;
+  const { db, clock, secretsKey } = deps;
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -135,13 +138,23 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
 
     app.post(
       '/wallets/:wallet/deposit',
-      { schema: { tags, summary: 'Credit a wallet with USDC (ledger deposit)', params: DepositParams, body: DepositBody } },
+      { schema: { tags, summary: 'Credit a wallet with USDC (ledger deposit)', params: WalletParams, body: DepositBody } },
       async (req) => {
         const address = normalizeWalletAddress(req.params.wallet);
         const amount = parseUsdcAmount(req.body.amount, 'amount');
         const note = req.body.note === undefined ? null : refuseNul(req.body.note, 'note');
         const wallet = await depositToWallet(db, clock, { wallet: address, amount, note });
         return toBalanceRecord(wallet);
+      },
+    );
+
+    app.post(
+      '/wallets/:wallet/api-keys',
+      { schema: { tags, summary: 'Issue a market API key and secret to a wallet (the secret is shown only here)', params: WalletParams } },
+      async (req, reply) => {
+        const address = normalizeWalletAddress(req.params.wallet);
+        const issued = await issueApiKey(db, secretsKey, address, new Date(clock.now()));
+        return reply.code(201).send(issued);
       },
     );
 

@@ -83,3 +83,14 @@ export async function listApiKeys(
 export async function touchApiKey(db: Db, id: bigint, now: Date): Promise<void> {
   await db.updateTable('market_api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
 }
+
+/** How many keys of a wallet are live (not revoked). */
+export async function countLiveApiKeys(db: Db, wallet: string): Promise<number> {
+  const row = await db
+    .selectFrom('market_api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('wallet', '=', wallet.toLowerCase())
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

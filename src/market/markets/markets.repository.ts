@@ -1,9 +1,28 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import type { MarketsTable, MarketStatus } from '../market.tables.ts';
+import type { WalletRow } from '../wallets/wallets.repository.ts';
 import { type MarketPools, type Outcome, mapOutcomes, marketOutcomes, marketPools } from '../pricing/index.ts';
 
 export type MarketRow = Selectable<MarketsTable>;
+
+/** The columns a trade or an estimate reads: state, end, type, seeds, pools and shares. */
+export const TRADING_COLUMNS = [
+  'id',
+  'status',
+  'end_date',
+  'market_type',
+  'seed_yes',
+  'seed_no',
+  'seed_draw',
+  'pool_yes',
+  'pool_no',
+  'pool_draw',
+  'shares_yes',
+  'shares_no',
+  'shares_draw',
+] as const;
+export type TradingMarket = Pick<MarketRow, (typeof TRADING_COLUMNS)[number]>;
 
 export async function findMarket(db: Kysely<Database>, id: number): Promise<MarketRow | undefined> {
   return db.selectFrom('markets').selectAll().where('id', '=', id).executeTakeFirst();
@@ -17,6 +36,35 @@ export async function lockMarket(trx: Transaction<Database>, id: number): Promis
   return trx.selectFrom('markets').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/**
+ * Locks a market row and then one wallet row, in that order (the order every money transaction
+ * uses), in one round trip: the wallet's lateral subquery runs only once the market row is
+ * locked, and not at all when there is no such market. The wallet is undefined when it has no
+ * row.
+ */
+export async function lockMarketThenWallet(
+  trx: Transaction<Database>,
+  marketId: number,
+  wallet: string,
+): Promise<{ market: TradingMarket; wallet: Pick<WalletRow, 'balance' | 'locked'> | undefined } | undefined> {
+  // Only the columns a trade reads: every column returned is parsed on each trade.
+  const row = await trx
+    .selectFrom((db) => db.selectFrom('markets').select(TRADING_COLUMNS).where('id', '=', marketId).forUpdate().as('m'))
+    .leftJoinLateral(
+      (db) => db.selectFrom('wallets').select(['address', 'balance', 'locked']).where('address', '=', wallet).forUpdate().as('w'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('m')
+    .select(['w.address as wallet_address', 'w.balance as wallet_balance', 'w.locked as wallet_locked'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { wallet_address, wallet_balance, wallet_locked, ...market } = row;
+  return {
+    market,
+    wallet: wallet_address === null ? undefined : { balance: wallet_balance!, locked: wallet_locked! },
+  };
+}
+
 /** The outcomes a market can trade and resolve to (yes, no, and draw on threeway). */
 export const outcomesOf = (m: Pick<MarketRow, 'market_type'>): readonly Outcome[] => marketOutcomes(m.market_type);
 
@@ -27,7 +75,7 @@ export const poolColumn = (o: Outcome) => POOL[o];
 export const sharesColumn = (o: Outcome) => SHARES[o];
 
 /** The checked pools (real and seed) of a market row. */
-export function poolsOf(m: MarketRow): MarketPools {
+export function poolsOf(m: Pick<MarketRow, 'market_type' | 'seed_yes' | 'seed_no' | 'seed_draw' | 'pool_yes' | 'pool_no' | 'pool_draw'>): MarketPools {
   const outcomes = outcomesOf(m);
   return marketPools(
     mapOutcomes(outcomes, (o) => m[SEED[o]]),

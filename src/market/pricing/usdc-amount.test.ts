@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_AMOUNT_UNITS, formatUsdc, parseUsdcAmount, usdcText } from './usdc-amount.ts';
+import { MAX_AMOUNT_UNITS, formatUsdc, parseUsdcAmount, usdcNumberToUnits, usdcText } from './usdc-amount.ts';
 
 describe('parseUsdcAmount', () => {
   it('reads the decimal text, so float sums and long fractions come out exact', () => {
@@ -83,5 +83,27 @@ describe('formatUsdc and usdcText', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('usdcNumberToUnits', () => {
+  it('reads any sign and size with at most 6 decimals, leaving bounds to the caller', () => {
+    assert.equal(usdcNumberToUnits(1), 1_000_000n);
+    assert.equal(usdcNumberToUnits(0.3), 300_000n);
+    assert.equal(usdcNumberToUnits(12.345678), 12_345_678n);
+    assert.equal(usdcNumberToUnits(0), 0n);
+    assert.equal(usdcNumberToUnits(-0), 0n);
+    assert.equal(usdcNumberToUnits(-2.5), -2_500_000n);
+    assert.equal(usdcNumberToUnits(1e21), 10n ** 27n);
+    assert.equal(usdcNumberToUnits(1e-6), 1n);
+  });
+
+  it('refuses more than 6 decimals and non-finite numbers, naming the field', () => {
+    for (const v of [1.0000001, 1e-7, -0.0000001, 0.1 + 0.2]) {
+      assert.throws(() => usdcNumberToUnits(v), { status: 400, message: 'amount must have at most 6 decimals' }, String(v));
+    }
+    for (const v of [Number.NaN, Infinity, -Infinity]) {
+      assert.throws(() => usdcNumberToUnits(v, 'stake'), { status: 400, message: 'stake must be a finite number' }, String(v));
+    }
   });
 });

@@ -39,6 +39,24 @@ export function parseUsdcAmount(value: unknown, field = 'amount'): bigint {
   return units;
 }
 
+/**
+ * A JSON number of USDC with at most 6 decimals, of any sign and size, as units, read from its
+ * decimal text. For amounts whose bounds the caller checks with its own documented messages
+ * (a trade's `Minimum trade is 1 USDC` covers zero and negative stakes). Throws 400 naming
+ * `field` for a non-finite number or more than 6 decimals.
+ */
+export function usdcNumberToUnits(value: number, field = 'amount'): bigint {
+  if (!Number.isFinite(value)) throw badRequest(`${field} must be a finite number`);
+  const text = plainDecimal(value);
+  const negative = text.startsWith('-');
+  const parts = splitDecimal(negative ? text.slice(1) : text);
+  if (!parts) throw badRequest(`${field} must be a decimal number of USDC`);
+  const fraction = parts.fraction.replace(/0+$/, '');
+  if (fraction.length > 6) throw badRequest(`${field} must have at most 6 decimals`);
+  const units = BigInt(parts.whole) * UNITS_PER_USDC + BigInt(fraction.padEnd(6, '0'));
+  return negative ? -units : units;
+}
+
 /** Units as a JSON number of USDC (units / 1e6): the float64 nearest the exact decimal. */
 export function formatUsdc(units: bigint): number {
   // Parsing the exact decimal text gives the nearest double, whose shortest form is that text

@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
-import { badRequest, notFound } from '../../shared/errors.ts';
+import { badRequest } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { escrowAccount, walletAccount } from '../ledger/ledger.accounts.ts';
-import { postMovement } from '../ledger/post-movement.ts';
+import { movementSql } from '../ledger/post-movement.ts';
 import { inTransaction } from '../market-transaction.ts';
-import { lockMarket, poolColumn, poolsOf, sharesColumn } from '../markets/markets.repository.ts';
-import { formatUsdc, isOutcome, quoteTrade, type Outcome } from '../pricing/index.ts';
-import { availableOf, lockWallet } from '../wallets/wallets.repository.ts';
+import { lockMarketThenWallet, poolColumn, sharesColumn } from '../markets/markets.repository.ts';
+import { formatUsdc, type Outcome } from '../pricing/index.ts';
+import { availableOf } from '../wallets/wallets.repository.ts';
 import { normalizeWalletAddress } from '../wallets/wallet-address.ts';
+import { checkTrade } from './check-trade.ts';
 
 export interface PlaceTradeInput {
   /** The trading wallet (any case; stored lower case). */
@@ -51,40 +52,59 @@ export interface TradeResult {
  * and records the trade with the prices after it. The clock dates the trade.
  */
 export async function placeTrade(db: Kysely<Database>, clock: Clock, input: PlaceTradeInput): Promise<TradeResult> {
+  return inTransaction(db, (trx) => placeTradeIn(trx, clock, input));
+}
+
+/**
+ * placeTrade inside the caller's transaction, for callers that must commit something with the
+ * trade or not at all (the Idempotency-Key claim of POST /api/pool/trade). The caller owns the
+ * transaction and its retry: run it through inTransaction.
+ */
+export async function placeTradeIn(trx: Transaction<Database>, clock: Clock, input: PlaceTradeInput): Promise<TradeResult> {
   const wallet = normalizeWalletAddress(input.wallet);
-  return inTransaction(db, async (trx) => {
-    const now = new Date(clock.now());
-    const market = await lockMarket(trx, input.marketId);
-    if (!market) throw notFound('Market not found');
-    if (market.status !== 'active') throw badRequest('Market not active');
-    if (now.getTime() >= market.end_date.getTime()) throw badRequest('Market has ended');
-    if (!isOutcome(input.side)) throw badRequest('Invalid side');
-    const side = input.side;
-    // Checks side (threeway only for draw) and the minimum before the balance, as documented.
-    const quote = quoteTrade(poolsOf(market), side, input.amount);
-    const w = await lockWallet(trx, wallet);
-    const available = w ? availableOf(w) : 0n;
-    if (!w || available < quote.stake) throw badRequest('Insufficient balance');
+  const now = new Date(clock.now());
+  // Round trips are the cost of a trade, and on a busy market they are how long its row stays
+  // locked: one locks the market and the wallet, one writes everything (besides begin and
+  // commit), so the lock is held for two.
+  const locked = await lockMarketThenWallet(trx, input.marketId, wallet);
+  const { market, quote } = checkTrade(locked?.market, input.side, input.amount, now);
+  const side = quote.outcome;
+  const available = locked?.wallet ? availableOf(locked.wallet) : 0n;
+  if (!locked?.wallet || available < quote.stake) throw badRequest('Insufficient balance');
 
-    const pricesAfter = quote.pricesAfter;
-    const trade = await trx
-      .insertInto('trades')
-      .values({
-        market_id: market.id,
-        wallet,
-        outcome: side,
-        amount: quote.stake,
-        shares: quote.shares,
-        price: quote.averagePrice,
-        price_yes_after: pricesAfter.yes,
-        price_no_after: pricesAfter.no,
-        price_draw_after: pricesAfter.draw ?? null,
-        created_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-
-    await postMovement(trx, {
+  const pricesAfter = quote.pricesAfter;
+  const pool = poolColumn(side);
+  const shares = sharesColumn(side);
+  const trade = trx
+    .insertInto('trades')
+    .values({
+      market_id: market.id,
+      wallet,
+      outcome: side,
+      amount: quote.stake,
+      shares: quote.shares,
+      price: quote.averagePrice,
+      price_yes_after: pricesAfter.yes,
+      price_no_after: pricesAfter.no,
+      price_draw_after: pricesAfter.draw ?? null,
+      created_at: now,
+    })
+    .returning('id');
+  const position = trx
+    .insertInto('positions')
+    .values({ market_id: market.id, wallet, outcome: side, shares: quote.shares, cost_basis: quote.stake, created_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(['market_id', 'wallet', 'outcome']).doUpdateSet({
+        shares: sql<bigint>`positions.shares + excluded.shares`,
+        cost_basis: sql<bigint>`positions.cost_basis + excluded.cost_basis`,
+        updated_at: now,
+      }),
+    )
+    .returning('outcome');
+  // The ledger movement (wallet -> escrow) in the same statement; its escrow update of the
+  // market row also adds the stake to the pool, since a statement changes a row only once.
+  const movement = movementSql(
+    {
       type: 'trade',
       entries: [
         { account: walletAccount(wallet), amount: -quote.stake },
@@ -92,56 +112,50 @@ export async function placeTrade(db: Kysely<Database>, clock: Clock, input: Plac
       ],
       wallet,
       market_id: market.id,
-      trade_id: trade.id,
       at: now,
-    });
-
-    const pool = poolColumn(side);
-    const shares = sharesColumn(side);
-    const updated = await trx
-      .updateTable('markets')
-      .set({
-        [pool]: sql<bigint>`${sql.ref(pool)} + ${quote.stake}`,
-        [shares]: sql<bigint>`${sql.ref(shares)} + ${quote.shares}`,
-        volume: sql<bigint>`volume + ${quote.stake}`,
-        trade_count: sql<number>`trade_count + 1`,
-        last_trade_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', market.id)
-      .returning(['pool_yes', 'pool_no', 'pool_draw', 'volume'])
-      .executeTakeFirstOrThrow();
-
-    await trx
-      .insertInto('positions')
-      .values({ market_id: market.id, wallet, outcome: side, shares: quote.shares, cost_basis: quote.stake, created_at: now, updated_at: now })
-      .onConflict((oc) =>
-        oc.columns(['market_id', 'wallet', 'outcome']).doUpdateSet({
-          shares: sql<bigint>`positions.shares + excluded.shares`,
-          cost_basis: sql<bigint>`positions.cost_basis + excluded.cost_basis`,
-          updated_at: now,
-        }),
-      )
-      .execute();
-
-    const threeway = market.market_type === 'threeway';
-    return {
-      trade_id: trade.id,
-      market_id: market.id,
-      side,
-      amount: formatUsdc(quote.stake),
-      shares: formatUsdc(quote.shares),
-      price: quote.averagePrice,
-      new_yes_price: pricesAfter.yes,
-      new_no_price: pricesAfter.no,
-      ...(threeway ? { new_draw_price: pricesAfter.draw! } : {}),
-      remaining_balance: formatUsdc(available - quote.stake),
-      pool: {
-        yes_pool: formatUsdc(updated.pool_yes),
-        no_pool: formatUsdc(updated.pool_no),
-        ...(threeway ? { draw_pool: formatUsdc(updated.pool_draw) } : {}),
-        total_volume: formatUsdc(updated.volume),
+    },
+    {
+      prefix: 'ledger_',
+      tradeId: sql`(select id from t)`,
+      escrowRow: {
+        marketId: market.id,
+        set: [
+          sql`${sql.ref(pool)} = ${sql.ref(pool)} + ${quote.stake}`,
+          sql`${sql.ref(shares)} = ${sql.ref(shares)} + ${quote.shares}`,
+          sql`volume = volume + ${quote.stake}`,
+          sql`trade_count = trade_count + 1`,
+          sql`last_trade_at = ${now}`,
+          sql`updated_at = ${now}`,
+        ],
+        returning: ['pool_yes', 'pool_no', 'pool_draw', 'volume'],
       },
-    };
-  });
+    },
+  );
+  const result = await sql<{ id: number; pool_yes: bigint; pool_no: bigint; pool_draw: bigint; volume: bigint; updated: number[] }>`
+    with t as (${trade}), p as (${position}), ${sql.join(movement.ctes)}
+    select t.id, m.pool_yes, m.pool_no, m.pool_draw, m.volume, ${movement.updated} as updated
+    from t, p, ${sql.id(movement.escrowCte!)} m`.execute(trx);
+  const written = result.rows[0];
+  movement.check(written?.updated);
+  if (!written) throw new Error('placeTrade: the trade statement returned no row');
+
+  const threeway = market.market_type === 'threeway';
+  return {
+    trade_id: written.id,
+    market_id: market.id,
+    side,
+    amount: formatUsdc(quote.stake),
+    shares: formatUsdc(quote.shares),
+    price: quote.averagePrice,
+    new_yes_price: pricesAfter.yes,
+    new_no_price: pricesAfter.no,
+    ...(threeway ? { new_draw_price: pricesAfter.draw! } : {}),
+    remaining_balance: formatUsdc(available - quote.stake),
+    pool: {
+      yes_pool: formatUsdc(written.pool_yes),
+      no_pool: formatUsdc(written.pool_no),
+      ...(threeway ? { draw_pool: formatUsdc(written.pool_draw) } : {}),
+      total_volume: formatUsdc(written.volume),
+    },
+  };
 }

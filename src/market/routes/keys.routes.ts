@@ -1,0 +1,92 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync, preValidationHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import { strictValidatorCompiler } from '../../http/strict-validator.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { HttpError, notFound } from '../../shared/errors.ts';
+import type { Db } from '../../storage/database.ts';
+import type { ApiKeyLookup } from '../auth/api-key.lookup.ts';
+import { countLiveApiKeys, issueApiKey } from '../auth/api-key.repository.ts';
+import { envelope, ErrorBody } from './read-schemas.ts';
+import { AUTH_DESCRIPTION, signedErrors, strict, tags, WalletAddress } from './signed-schemas.ts';
+
+export interface KeyRoutesDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly auth: preValidationHookHandler;
+  readonly keys: ApiKeyLookup;
+  readonly secretsKey: Buffer;
+}
+
+/** Live keys one wallet may hold through the wallet-signed route (operators are not limited). */
+export const MAX_LIVE_KEYS_PER_WALLET = 20;
+
+const IssueBody = Type.Object(
+  { wallet_addr: Type.Optional(WalletAddress) },
+  { ...strict, description: 'optional: no body, or `{"wallet_addr": ...}` naming the signing wallet' },
+);
+
+const IssuedKey = Type.Object({
+  api_key: Type.String(),
+  api_secret: Type.String({ description: 'shown only in this answer' }),
+  wallet: Type.String(),
+  created_at: Type.String(),
+});
+
+const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 100 }) }, strict);
+
+/** POST /keys (wallet signature) and DELETE /keys/:key (either method, the key's own wallet), under /api. */
+export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
+  const { db, clock, auth, keys, secretsKey } = deps;
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/keys',
+      {
+        preValidation: auth,
+        validatorCompiler: strictValidatorCompiler,
+        schema: {
+          tags,
+          summary: 'Issue an API key and secret to the signing wallet',
+          description: `Wallet signature only (an API key cannot mint keys). The secret is shown once. At most ${MAX_LIVE_KEYS_PER_WALLET} live keys per wallet. ${AUTH_DESCRIPTION}`,
+          body: IssueBody,
+          response: { 201: envelope(IssuedKey), ...signedErrors },
+        },
+      },
+      async (req, reply) => {
+        const who = req.marketAuth!;
+        if (who.method !== 'wallet') throw new HttpError(403, 'Wallet signature required');
+        if ((await countLiveApiKeys(db, who.wallet)) >= MAX_LIVE_KEYS_PER_WALLET) {
+          throw new HttpError(400, `Too many API keys (at most ${MAX_LIVE_KEYS_PER_WALLET} live keys per wallet)`);
+        }
+        const issued = await issueApiKey(db, secretsKey, who.wallet, new Date(clock.now()));
+        return reply.code(201).send({ success: true, data: issued });
+      },
+    );
+
+    app.delete(
+      '/keys/:key',
+      {
+        preValidation: auth,
+        validatorCompiler: strictValidatorCompiler,
+        schema: {
+          tags,
+          summary: 'Revoke an API key of the authenticated wallet',
+          description: `Refused at once on this instance, within seconds on the others. ${AUTH_DESCRIPTION}`,
+          params: KeyParams,
+          response: {
+            200: envelope(Type.Object({ api_key: Type.String(), revoked: Type.Boolean() })),
+            ...signedErrors,
+            404: ErrorBody,
+          },
+        },
+      },
+      async (req) => {
+        // Another wallet's key, an unknown key and a revoked key all look the same: nothing to learn.
+        if (!(await keys.revoke(req.params.key, req.marketAuth!.wallet))) throw notFound('API key not found');
+        return { success: true, data: { api_key: req.params.key, revoked: true } };
+      },
+    );
+  };
+}
