@@ -9,6 +9,7 @@ import type { ApiKeyLookup } from './auth/api-key.lookup.ts';
 import { installRawJsonParser, requireMarketAuth, type RequireMarketAuthOptions } from './auth/market-auth.fastify.ts';
 import { custodyRoutes, type CustodyRoutesDeps } from './routes/custody-routes.ts';
 import { keyRoutes } from './routes/keys.routes.ts';
+import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
 
@@ -41,6 +42,7 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   const auth = requireMarketAuth({ ...opts.auth, clock });
   await app.register(tradeRoutes({ db, clock, auth }));
   await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
+  await app.register(profileRoutes({ db, auth }));
 
   app.get(
     '/time',
