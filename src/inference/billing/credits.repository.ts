@@ -13,35 +13,35 @@ export interface HeldCredits {
  * for one request, under the account's row lock, so concurrent requests never hold more than
  * the balance between them. Refused (null) when the available balance is <= 0 or below
  * `minimum`; when it covers the minimum but not the estimate, all of it is held.
+ *
+ * One statement (lock, read, update and insert in data-modifying CTEs): every request runs it,
+ * and on the embedded database each statement is CPU time of the gateway's own thread. The
+ * `for update` read returns the latest committed row once the lock is granted (read committed),
+ * so the amount is computed from the balance no concurrent hold can change any more.
  */
 export async function holdCredits(
   db: Db,
   input: { accountId: number; estimate: bigint; minimum: bigint; requestId: string },
 ): Promise<HeldCredits | null> {
-  return db.transaction().execute(async (trx) => {
-    const a = await trx
-      .selectFrom('accounts')
-      .select(['credits', 'reserved'])
-      .where('id', '=', input.accountId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!a) return null;
-    const available = a.credits - a.reserved;
-    if (available <= 0n || available < input.minimum) return null;
-    const amount = input.estimate < available ? input.estimate : available;
-    if (amount <= 0n) return { id: null, amount: 0n };
-    await trx
-      .updateTable('accounts')
-      .set({ reserved: sql<bigint>`reserved + ${amount}` })
-      .where('id', '=', input.accountId)
-      .execute();
-    const r = await trx
-      .insertInto('credit_reservations')
-      .values({ account_id: input.accountId, amount, request_id: input.requestId })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { id: r.id, amount };
-  });
+  const r = await sql<{ found: boolean; amount: bigint | null; id: bigint | null }>`
+    with acct as (
+      select id, credits - reserved as available from accounts where id = ${input.accountId} for update
+    ), held as (
+      select id, least(${input.estimate}::bigint, available) as amount from acct
+      where available > 0 and available >= ${input.minimum}::bigint
+    ), reserved as (
+      update accounts a set reserved = a.reserved + h.amount from held h where a.id = h.id and h.amount > 0
+      returning h.amount
+    ), hold as (
+      insert into credit_reservations (account_id, amount, request_id)
+      select ${input.accountId}, amount, ${input.requestId} from reserved
+      returning id
+    )
+    select exists (select 1 from acct) as found, (select amount from held) as amount, (select id from hold) as id`.execute(db);
+  const row = r.rows[0];
+  if (!row?.found || row.amount === null) return null;
+  if (row.amount <= 0n) return { id: null, amount: 0n };
+  return { id: row.id, amount: row.amount };
 }
 
 export interface UsageRecordInput {
@@ -71,64 +71,37 @@ export interface SettledCharge {
 }
 
 /**
- * In one transaction: gives back what the request held, charges its cost, writes its usage
- * record and (for a non-zero cost) the ledger row that explains the balance change. A hold
+ * Atomically (one statement): gives back what the request held, charges its cost, writes its
+ * usage record and (for a non-zero cost) the ledger row that explains the balance change. A hold
  * already released by the stale sweep gives back nothing; the cost is charged all the same.
  */
 export async function settleCharge(db: Db, reservationId: bigint | null, usage: UsageRecordInput): Promise<SettledCharge> {
-  return db.transaction().execute(async (trx) => {
-    let released = 0n;
-    if (reservationId !== null) {
-      const r = await trx.deleteFrom('credit_reservations').where('id', '=', reservationId).returning('amount').executeTakeFirst();
-      released = r?.amount ?? 0n;
-    }
-    const a = await trx
-      .updateTable('accounts')
-      .set({
-        credits: sql<bigint>`credits - ${usage.cost}`,
-        reserved: sql<bigint>`reserved - ${released}`,
-        updated_at: sql<Date>`now()`,
-      })
-      .where('id', '=', usage.accountId)
-      .returning('credits')
-      .executeTakeFirstOrThrow();
-    const u = await trx
-      .insertInto('usage_records')
-      .values({
-        account_id: usage.accountId,
-        key_id: usage.keyId,
-        model: usage.model,
-        served_model: usage.servedModel,
-        provider_id: usage.providerId,
-        upstream_model: usage.upstreamModel,
-        endpoint: usage.endpoint,
-        input_tokens: usage.inputTokens,
-        cached_input_tokens: usage.cachedInputTokens,
-        output_tokens: usage.outputTokens,
-        image_count: usage.imageCount,
-        cost: usage.cost,
-        latency_ms: usage.latencyMs,
-        status: usage.status,
-        usage_source: usage.usageSource,
-        request_id: usage.requestId,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (usage.cost !== 0n) {
-      await trx
-        .insertInto('credit_ledger')
-        .values({
-          account_id: usage.accountId,
-          amount: -usage.cost,
-          kind: 'charge',
-          balance_after: a.credits,
-          usage_id: u.id,
-          note: null,
-        })
-        .execute();
-    }
-    return { usageId: u.id, cost: usage.cost, credits: a.credits };
-  });
+  const r = await sql<{ usage_id: bigint; credits: bigint }>`
+    with released as (
+      delete from credit_reservations where id = ${reservationId}::bigint returning amount
+    ), acct as (
+      update accounts set
+        credits = credits - ${usage.cost}::bigint,
+        reserved = reserved - coalesce((select sum(amount) from released), 0)::bigint,
+        updated_at = now()
+      where id = ${usage.accountId}
+      returning credits
+    ), used as (
+      insert into usage_records (account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
+        input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id)
+      values (${usage.accountId}, ${usage.keyId}, ${usage.model}, ${usage.servedModel}, ${usage.providerId}, ${usage.upstreamModel},
+        ${usage.endpoint}, ${usage.inputTokens}, ${usage.cachedInputTokens}, ${usage.outputTokens}, ${usage.imageCount},
+        ${usage.cost}::bigint, ${usage.latencyMs}, ${usage.status}, ${usage.usageSource}, ${usage.requestId})
+      returning id
+    ), ledger as (
+      insert into credit_ledger (account_id, amount, kind, balance_after, usage_id, note)
+      select ${usage.accountId}, -${usage.cost}::bigint, 'charge', acct.credits, used.id, null
+      from acct, used where ${usage.cost}::bigint <> 0
+    )
+    select used.id as usage_id, acct.credits from used, acct`.execute(db);
+  const row = r.rows[0];
+  if (!row) throw new Error(`account ${usage.accountId} not found while settling request ${usage.requestId}`);
+  return { usageId: row.usage_id, cost: usage.cost, credits: row.credits };
 }
 
 /**
