@@ -81,19 +81,31 @@ async function main(): Promise<void> {
     { name: 'non-streaming', body: JSON.stringify(message) },
     { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }) },
   ];
-  const targets = [
+  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
-    { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json },
-    { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` } },
+    { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
+    { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
   ];
   const results = new Map<string, LoadResult>();
+  // CPU time the server process spent per request it answered (warm-up included): unlike req/s
+  // and latency, it does not move when other processes share the machine's cores.
+  const cpuPerRequest = new Map<string, number>();
+  const stats = (c: Child) => c.ask<{ cpuMicros: number; requests: number }>({ type: 'stats' }, 'stats');
   for (const mode of modes) {
     for (const concurrency of [1, CONCURRENCY]) {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
+        const s0 = target.server ? await stats(target.server) : null;
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
-        console.log(`  ${formatResult(target.name, r)}`);
+        let cpu = '';
+        if (target.server && s0) {
+          const s1 = await stats(target.server);
+          const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
+          cpuPerRequest.set(`${mode.name}|${concurrency}|${target.name}`, perRequest);
+          cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+        }
+        console.log(`  ${formatResult(target.name, r)}${cpu}`);
       }
     }
   }
@@ -102,9 +114,11 @@ async function main(): Promise<void> {
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
     const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
+    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
     console.log(
       `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((cN.rps / bN.rps) * 100).toFixed(0)}% (aim >= 60%)   ` +
-        `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms`,
+        `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
     );
   }
 
@@ -144,7 +158,9 @@ async function main(): Promise<void> {
   console.log(`  released (finished, settled and recorded) in ${releasedMs.toFixed(0)} ms; after: rss ${mb(afterRelease.rss)}  heapUsed ${mb(afterRelease.heapUsed)}`);
   console.log(`  aim: under 200 MB for ${STREAMS} streams -> rss ${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}`);
 
-  await gateway.ask({ type: 'close' }, 'never').catch(() => {});
+  const exited = new Promise((r) => gateway.process.once('exit', r));
+  gateway.process.send({ type: 'close' });
+  await exited;
   proxy.process.kill();
   upstream.process.kill();
 }

@@ -47,6 +47,8 @@ const config = loadConfig({
 });
 const deps = await createDeps(config);
 const app = await buildApp(deps);
+let requests = 0;
+app.addHook('onResponse', async () => void requests++);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -61,6 +63,10 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
     if (m.gc && typeof global.gc === 'function') global.gc();
     process.send!({ type: 'memory', usage: process.memoryUsage() });
   }
+  if (m.type === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
+  }
   if (m.type === 'usage-count') {
     void deps.db
       .selectFrom('usage_records')
@@ -70,7 +76,11 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
       .then((r) => process.send!({ type: 'usage-count', count: Number(r.n) }));
   }
   if (m.type === 'close') {
-    void app.close().then(() => deps.close()).then(() => process.exit(0));
+    // Exiting writes the --cpu-prof profile.
+    void app
+      .close()
+      .then(() => deps.close())
+      .finally(() => process.exit(0));
   }
 });
 process.send!({ type: 'ready', url, key, database: deps.dbKind });

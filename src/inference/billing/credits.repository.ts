@@ -104,6 +104,125 @@ export async function settleCharge(db: Db, reservationId: bigint | null, usage: 
   return { usageId: row.usage_id, cost: usage.cost, credits: row.credits };
 }
 
+export interface HoldInput {
+  readonly accountId: number;
+  readonly estimate: bigint;
+  readonly minimum: bigint;
+  readonly requestId: string;
+}
+
+const text = (v: bigint): string => v.toString();
+
+/**
+ * holdCredits for many requests in one transaction (group commit): the accounts are locked in id
+ * order (no deadlock with another instance's batch), the holds are decided in input order as if
+ * each request had come alone (a later request of an account sees what the earlier ones held),
+ * then one statement writes every hold and every account's reserved total.
+ */
+export async function holdCreditsMany(db: Db, inputs: readonly HoldInput[]): Promise<(HeldCredits | null)[]> {
+  return db.transaction().execute(async (trx) => {
+    const ids = [...new Set(inputs.map((i) => i.accountId))].sort((a, b) => a - b);
+    const locked = await sql<{ id: number; available: bigint }>`
+      select id, credits - reserved as available from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
+    const available = new Map(locked.rows.map((r) => [r.id, r.available]));
+    const amounts = inputs.map((i) => {
+      const a = available.get(i.accountId);
+      if (a === undefined || a <= 0n || a < i.minimum) return null;
+      const amount = i.estimate < a ? i.estimate : a;
+      available.set(i.accountId, a - amount);
+      return amount;
+    });
+    const toHold = inputs.flatMap((i, k) => (amounts[k]! > 0n ? [{ k, i, amount: amounts[k]! }] : []));
+    const holdIds = new Map<number, bigint>();
+    if (toHold.length > 0) {
+      const r = await sql<{ ord: string; id: bigint }>`
+        with v as (
+          select * from unnest(${toHold.map((h) => h.i.accountId)}::int[], ${toHold.map((h) => text(h.amount))}::bigint[],
+            ${toHold.map((h) => h.i.requestId)}::text[]) with ordinality as v(account_id, amount, request_id, ord)
+        ), ids as (
+          select ord, nextval(pg_get_serial_sequence('credit_reservations', 'id')) as id from v
+        ), held as (
+          insert into credit_reservations (id, account_id, amount, request_id)
+          select ids.id, v.account_id, v.amount, v.request_id from v join ids using (ord)
+        ), per as (
+          select account_id, sum(amount)::bigint as amount from v group by account_id
+        ), reserved as (
+          update accounts a set reserved = a.reserved + per.amount from per where a.id = per.account_id
+        )
+        select ord::text as ord, id from ids`.execute(trx);
+      for (const row of r.rows) holdIds.set(toHold[Number(row.ord) - 1]!.k, row.id);
+    }
+    return amounts.map((amount, k) => (amount === null ? null : amount === 0n ? { id: null, amount: 0n } : { id: holdIds.get(k)!, amount }));
+  });
+}
+
+export interface SettleInput {
+  readonly reservationId: bigint | null;
+  readonly usage: UsageRecordInput;
+}
+
+/**
+ * settleCharge for many requests in one transaction (group commit). The accounts are locked in
+ * id order first, so every ledger row gets the balance right after its own charge, in input
+ * order, as if each request had settled alone; then one statement releases the holds, updates
+ * the balances and writes the usage records and ledger rows (ids drawn beforehand, so each
+ * ledger row names its usage record).
+ */
+export async function settleChargesMany(db: Db, items: readonly SettleInput[]): Promise<SettledCharge[]> {
+  return db.transaction().execute(async (trx) => {
+    const ids = [...new Set(items.map((i) => i.usage.accountId))].sort((a, b) => a - b);
+    const locked = await sql<{ id: number; credits: bigint }>`
+      select id, credits from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
+    const credits = new Map(locked.rows.map((r) => [r.id, r.credits]));
+    const after = items.map(({ usage }) => {
+      const c = credits.get(usage.accountId);
+      if (c === undefined) throw new Error(`account ${usage.accountId} not found while settling request ${usage.requestId}`);
+      credits.set(usage.accountId, c - usage.cost);
+      return c - usage.cost;
+    });
+    const col = <T>(f: (u: UsageRecordInput) => T) => items.map((i) => f(i.usage));
+    const r = await sql<{ ord: string; id: bigint }>`
+      with v as (
+        select * from unnest(
+          ${items.map((i) => (i.reservationId === null ? null : text(i.reservationId)))}::bigint[],
+          ${col((u) => u.accountId)}::int[], ${col((u) => u.keyId)}::int[], ${col((u) => u.model)}::text[],
+          ${col((u) => u.servedModel)}::text[], ${col((u) => u.providerId)}::text[], ${col((u) => u.upstreamModel)}::text[],
+          ${col((u) => u.endpoint)}::text[], ${col((u) => u.inputTokens)}::int[], ${col((u) => u.cachedInputTokens)}::int[],
+          ${col((u) => u.outputTokens)}::int[], ${col((u) => u.imageCount)}::int[], ${col((u) => text(u.cost))}::bigint[],
+          ${col((u) => u.latencyMs)}::int[], ${col((u) => u.status)}::int[], ${col((u) => u.usageSource)}::text[],
+          ${col((u) => u.requestId)}::text[], ${after.map(text)}::bigint[]
+        ) with ordinality as v(hold_id, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
+          input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id,
+          balance_after, ord)
+      ), released as (
+        delete from credit_reservations r using v where r.id = v.hold_id returning r.account_id, r.amount
+      ), per as (
+        select v.account_id, sum(v.cost)::bigint as cost,
+          coalesce((select sum(amount) from released where released.account_id = v.account_id), 0)::bigint as released
+        from v group by v.account_id
+      ), balances as (
+        update accounts a set credits = a.credits - per.cost, reserved = a.reserved - per.released, updated_at = now()
+        from per where a.id = per.account_id
+      ), ids as (
+        select ord, nextval(pg_get_serial_sequence('usage_records', 'id')) as id from v
+      ), used as (
+        insert into usage_records (id, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
+          input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id)
+        select ids.id, v.account_id, v.key_id, v.model, v.served_model, v.provider_id, v.upstream_model, v.endpoint,
+          v.input_tokens, v.cached_input_tokens, v.output_tokens, v.image_count, v.cost, v.latency_ms, v.status,
+          v.usage_source, v.request_id
+        from v join ids using (ord) order by v.ord
+      ), ledger as (
+        insert into credit_ledger (account_id, amount, kind, balance_after, usage_id, note)
+        select v.account_id, -v.cost, 'charge', v.balance_after, ids.id, null
+        from v join ids using (ord) where v.cost <> 0 order by v.ord
+      )
+      select ord::text as ord, id from ids`.execute(trx);
+    const usageIds = new Map(r.rows.map((row) => [Number(row.ord) - 1, row.id]));
+    return items.map((i, k) => ({ usageId: usageIds.get(k)!, cost: i.usage.cost, credits: after[k]! }));
+  });
+}
+
 /**
  * Releases holds older than `olderThanMs` (their instance died before settling), in one
  * statement, so several instances may sweep at once. Returns how many were released.
