@@ -96,7 +96,8 @@ export async function serveChatTurn(
   let failure: unknown = null;
   try {
     for await (const part of stream) {
-      for (const chunk of formatter.format(part)) await sse.write(encodeSseData(chunk));
+      for (const chunk of formatter.format(part)) sse.send(encodeSseData(chunk));
+      if (sse.full) await sse.drained();
       // Leaving the loop closes the upstream request (the stream's iterator returns).
       if (abort.signal.aborted) break;
     }
@@ -110,7 +111,7 @@ export async function serveChatTurn(
   else if (failure !== null) {
     status = failureStatus(failure);
     if (status >= 500) request.log.warn({ err: failure }, 'stream failed after it started');
-    await sse.write(encodeSseData(formatOpenAIStreamError(failure)));
+    sse.send(encodeSseData(formatOpenAIStreamError(failure)));
   }
   // Billed for what the upstream produced, whether the stream ended, failed or was abandoned:
   // its reported usage, or tokenizer counts for what it did not report.
@@ -120,7 +121,7 @@ export async function serveChatTurn(
   } catch (e) {
     request.log.error({ err: e }, 'settling a stream failed; its hold stays until the stale-hold sweep');
   }
-  await sse.write(SSE_DONE);
+  sse.send(SSE_DONE);
   sse.end();
   return undefined;
 }

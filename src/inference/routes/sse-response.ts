@@ -3,12 +3,19 @@ import type { OutgoingHttpHeaders } from 'node:http';
 
 export interface SseResponse {
   /**
-   * Queues text on the response. Resolves at once unless the socket's buffer is full, then once it
-   * drained (or the connection closed): a slow reader slows the upstream read, never the process's
-   * memory. Writing to a closed response does nothing.
+   * Queues text for the client. What is queued in one burst of work (the events parsed from one
+   * upstream read) leaves in one write, at the next process.nextTick: one socket write per
+   * upstream packet instead of one per event. Sending to a closed response does nothing.
    */
-  write(text: string): Promise<void>;
-  /** Ends the response (idempotent). */
+  send(text: string): void;
+  /** The socket's buffer is full: wait for drained() before reading more from the upstream. */
+  readonly full: boolean;
+  /**
+   * Resolves once the socket's buffer drained or the connection closed (at once when it is not
+   * full), so a slow reader slows the upstream read instead of growing the process's memory.
+   */
+  drained(): Promise<void>;
+  /** Writes what is queued and ends the response (idempotent). */
   end(): void;
   /** The client's connection is gone or the response ended. */
   readonly closed: boolean;
@@ -25,9 +32,6 @@ export const SSE_HEADERS: Readonly<OutgoingHttpHeaders> = {
  * Takes the response over from Fastify and sends 200 with the SSE headers plus every header the
  * route's hooks already set (x-request-id, x-ratelimit-*, x-svc-*). onResponse hooks (metrics,
  * the access log) still run when the raw response finishes.
- *
- * Writes are corked until the current burst of work is done (process.nextTick), so the parts an
- * upstream sent in one packet leave in one packet too.
  */
 export function startSse(reply: FastifyReply): SseResponse {
   const headers: OutgoingHttpHeaders = {};
@@ -35,27 +39,39 @@ export function startSse(reply: FastifyReply): SseResponse {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    res.uncork();
-  };
   const closed = () => res.destroyed || res.writableEnded;
+  let pending = '';
+  let scheduled = false;
+  let full = false;
+
+  const flush = () => {
+    scheduled = false;
+    if (pending === '' || closed()) return;
+    const text = pending;
+    pending = '';
+    if (!res.write(text)) full = true;
+  };
 
   return {
     get closed() {
       return closed();
     },
-    write(text) {
-      if (closed()) return Promise.resolve();
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
+    get full() {
+      return full && !closed();
+    },
+    send(text) {
+      if (closed()) return;
+      pending += text;
+      if (!scheduled) {
+        scheduled = true;
+        process.nextTick(flush);
       }
-      if (res.write(text)) return Promise.resolve();
+    },
+    drained() {
+      if (!full || closed()) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
+          full = false;
           res.off('drain', done);
           res.off('close', done);
           resolve();
@@ -65,6 +81,7 @@ export function startSse(reply: FastifyReply): SseResponse {
       });
     },
     end() {
+      flush();
       if (!closed()) res.end();
     },
   };
