@@ -149,6 +149,29 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
     assert.deepEqual([s.charge, s.row.status, s.row.usage_source], [0n, 503, null]);
   });
 
+  it('aborts the upstream call and charges nothing when the client leaves before any answer', async () => {
+    const acct = await createTestAccount(g.t, { credits: 1000 });
+    for (const stream of [false, true]) {
+      g.openai.chat.enqueue({ hang: true });
+      const calls = g.openai.requests.length;
+      const { charge, row } = await charged(acct, async () => {
+        const controller = new AbortController();
+        const sent = fetch(`${g.t.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], stream }),
+          signal: controller.signal,
+        });
+        while (g.openai.requests.length === calls) await new Promise((r) => setTimeout(r, 5));
+        controller.abort();
+        await assert.rejects(sent);
+        assert.equal(await g.openai.requests.at(-1)!.closed, 'aborted', 'the upstream request was aborted');
+      });
+      assert.equal(charge, 0n);
+      assert.deepEqual([row.status, row.usage_source, row.cost_micro], [499, null, '0']);
+    }
+  });
+
   it('charges once, at the deployment that served, after a fallback', async () => {
     const acct = await createTestAccount(g.t, { credits: 1000 });
     const usage = { input: 300, cached: 100, output: 40 };
