@@ -11,6 +11,11 @@ import { installMetrics } from './http/metrics.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
+import { chatCompletionsRoutes } from './inference/routes/chat-completions-routes.ts';
+import { completionsRoutes } from './inference/routes/completions-routes.ts';
+import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
+import { imagesRoutes } from './inference/routes/images-routes.ts';
+import { rerankRoutes } from './inference/routes/rerank-routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -85,7 +90,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     ],
   });
   const inference = createInferenceContext(deps);
-  const inferenceRoutes = [catalogRoutes];
+  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });

@@ -5,6 +5,7 @@ import { createBilling, type Billing } from './billing/billing.ts';
 import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
 import { createLimitRate, createShowRate, type RateKind } from './http/limit-rate.ts';
 import { resolveModel } from './http/resolve-model.ts';
+import type { Upstreams } from './upstream/create-upstreams.ts';
 
 /**
  * What every inference route needs, built once per app from its deps. The checks of
@@ -18,6 +19,8 @@ export interface InferenceContext {
   readonly catalog: Catalog;
   readonly billing: Billing;
   readonly clock: Clock;
+  /** The upstream calls (pools to every configured provider). */
+  readonly upstreams: Upstreams;
   /** 401 `unauthorized` / 403 `please verify your email first`; sets principalOf(request). */
   readonly authenticate: (opts?: AuthenticateOptions) => InferenceHook;
   /** 429 `rate limit exceeded — try again in a minute`, with the x-ratelimit-* headers. */
@@ -29,7 +32,7 @@ export interface InferenceContext {
   readonly resolveModel: (id: string, endpoint: Endpoint) => ModelConfig;
 }
 
-export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'apiKeys' | 'limiters'>): InferenceContext {
+export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'apiKeys' | 'limiters' | 'upstreams'>): InferenceContext {
   const authenticate = createAuthenticate(deps.apiKeys);
   const limitRate = createLimitRate(deps.limiters);
   const catalog = deps.config.catalog;
@@ -37,6 +40,7 @@ export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'db' | 'cl
     catalog,
     billing: createBilling(deps.db, deps.clock),
     clock: deps.clock,
+    upstreams: deps.upstreams,
     authenticate,
     limitRate,
     showRate: createShowRate(deps.limiters),

@@ -4,7 +4,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { computeCost, type BillableUsage } from './cost.ts';
-import { holdCredits, settleCharge, type SettledCharge } from './credits.repository.ts';
+import { createBatchWriter } from './batch-writes.ts';
+import { holdCredits, holdCreditsMany, settleCharge, settleChargesMany, type HoldInput, type SettledCharge, type SettleInput as SettleWrite } from './credits.repository.ts';
 import type { ChargeEstimate } from './estimate.ts';
 
 export const OUT_OF_CREDITS = 'out of credits - please top up at the dashboard';
@@ -79,6 +80,16 @@ interface Held extends Reservation {
 const open = new WeakSet<Reservation>();
 
 export function createBilling(db: Db, clock: Clock): Billing {
+  // Concurrent requests' holds and settlements are written in batches (group commit); each
+  // request still waits for its own write, so the semantics are those of one write per request.
+  const hold = createBatchWriter<HoldInput, Awaited<ReturnType<typeof holdCredits>>>({
+    single: (i) => holdCredits(db, i),
+    many: (is) => holdCreditsMany(db, is),
+  });
+  const settleWrite = createBatchWriter<SettleWrite, SettledCharge>({
+    single: (i) => settleCharge(db, i.reservationId, i.usage),
+    many: (is) => settleChargesMany(db, is),
+  });
   const close = (r: Reservation): Held => {
     if (!open.has(r)) throw new Error(`reservation of request ${r.requestId} was already settled`);
     open.delete(r);
@@ -94,7 +105,7 @@ export function createBilling(db: Db, clock: Clock): Billing {
     servedModel: string | null | undefined;
     latencyMs: number | undefined;
   }) =>
-    settleCharge(db, r.holdId, {
+    settleWrite({ reservationId: r.holdId, usage: {
       accountId: r.accountId,
       keyId: r.keyId,
       model: r.model.id,
@@ -111,11 +122,11 @@ export function createBilling(db: Db, clock: Clock): Billing {
       status: s.status,
       usageSource: s.usageSource,
       requestId: r.requestId,
-    });
+    } });
 
   return {
     async reserve(input) {
-      const held = await holdCredits(db, {
+      const held = await hold({
         accountId: input.principal.accountId,
         estimate: input.charge.estimate,
         minimum: input.charge.minimum,

@@ -1,0 +1,86 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { createDeps } from '../../src/deps.ts';
+
+/**
+ * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
+ * temp dir or on DATABASE_URL, with svc-fast on the instant upstream and svc-slow on the
+ * slow-streaming one, and one account with credits and a key. Answers 'memory' with its
+ * process.memoryUsage() (after a full GC when asked).
+ */
+const [instantUrl, slowUrl] = process.argv.slice(2) as [string, string];
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const configFile = join(dir, 'catalog.yaml');
+writeFileSync(
+  configFile,
+  `
+providers:
+  - { id: bench-instant, type: openai, base_url: "${instantUrl}/v1", api_key: bench-key, connections: 256 }
+  - { id: bench-slow, type: openai, base_url: "${slowUrl}/v1", api_key: bench-key, connections: 2000 }
+models:
+  - id: svc-fast
+    type: chat
+    context: 1000000
+    max_output: 900000
+    pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
+    deployments: [{ provider: bench-instant, model: upstream-model }]
+  - id: svc-slow
+    type: chat
+    context: 1000000
+    max_output: 900000
+    pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
+    deployments: [{ provider: bench-slow, model: upstream-model }]
+`,
+);
+const ADMIN = 'bench-admin-token-0123456789abcdef';
+const config = loadConfig({
+  ...process.env,
+  CONFIG_FILE: configFile,
+  DATA_DIR: dir,
+  ADMIN_TOKEN: ADMIN,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  RATE_LIMIT_INFERENCE_PER_MINUTE: '1000000',
+});
+const deps = await createDeps(config);
+const app = await buildApp(deps);
+let requests = 0;
+app.addHook('onResponse', async () => void requests++);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+const admin = { authorization: `Bearer ${ADMIN}` };
+const account = await app.inject({ method: 'POST', url: '/admin/accounts', headers: admin, payload: { email: `bench-${Date.now()}@example.com`, email_verified: true } });
+const id = account.json().id as number;
+await app.inject({ method: 'POST', url: `/admin/accounts/${id}/credits`, headers: admin, payload: { credits: 900_000_000 } });
+const key = (await app.inject({ method: 'POST', url: `/admin/accounts/${id}/keys`, headers: admin, payload: { name: 'bench' } })).json().key as string;
+
+process.on('message', (m: { type: string; gc?: boolean }) => {
+  if (m.type === 'memory') {
+    if (m.gc && typeof global.gc === 'function') global.gc();
+    process.send!({ type: 'memory', usage: process.memoryUsage() });
+  }
+  if (m.type === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
+  }
+  if (m.type === 'usage-count') {
+    void deps.db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', id)
+      .executeTakeFirstOrThrow()
+      .then((r) => process.send!({ type: 'usage-count', count: Number(r.n) }));
+  }
+  if (m.type === 'close') {
+    // Exiting writes the --cpu-prof profile.
+    void app
+      .close()
+      .then(() => deps.close())
+      .finally(() => process.exit(0));
+  }
+});
+process.send!({ type: 'ready', url, key, database: deps.dbKind });

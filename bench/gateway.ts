@@ -1,0 +1,174 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
+import { Pool } from 'undici';
+import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
+
+/**
+ * The gateway benchmark (`npx tsx bench/gateway.ts`). In one run, against an OpenAI-style upstream
+ * that answers at once: requests/s and p50/p99 latency of
+ *   (a) the upstream directly,
+ *   (b) a bare pass-through proxy (node:http + undici, no logic),
+ *   (c) the gateway on svc-fast (key check, rate limit, parsing, reserve/settle billing, usage
+ *       record, re-encoding), on PGlite or DATABASE_URL,
+ * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
+ * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
+ * held open on a slow-streaming upstream. Each server is a process of its own; this one only
+ * generates load.
+ *
+ * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
+ * BENCH_PROFILE=1 (the gateway writes a --cpu-prof profile to bench/profiles/), LOG_LEVEL of the
+ * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
+ */
+
+const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
+const PROFILE = process.env.BENCH_PROFILE === '1';
+
+interface Child {
+  readonly process: ChildProcess;
+  readonly ready: Record<string, unknown>;
+  ask<T>(message: object, answer: string): Promise<T>;
+}
+
+async function start(name: string, args: string[], execArgv: string[] = []): Promise<Child> {
+  const child = fork(new URL(`./children/${name}.ts`, import.meta.url), args, {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const waitFor = <T>(type: string) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(m as T);
+      };
+      const onExit = (code: number | null) => reject(new Error(`${name} exited (${code}) before answering ${type}`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  const ready = await waitFor<Record<string, unknown>>('ready');
+  return {
+    process: child,
+    ready,
+    ask: <T>(message: object, answer: string) => {
+      const p = waitFor<T>(answer);
+      child.send(message);
+      return p;
+    },
+  };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+async function main(): Promise<void> {
+  const upstream = await start('upstream', []);
+  const instantUrl = upstream.ready.instantUrl as string;
+  const slowUrl = upstream.ready.slowUrl as string;
+  const proxy = await start('bare-proxy', [instantUrl]);
+  const gatewayArgv = ['--expose-gc', ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [])];
+  const gateway = await start('gateway', [instantUrl, slowUrl], gatewayArgv);
+  const gatewayUrl = gateway.ready.url as string;
+  const key = gateway.ready.key as string;
+
+  console.log(`gateway bench: ${cpus().length} CPUs (shared), node ${process.version}, gateway database ${String(gateway.ready.database)}, ` +
+    `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
+
+  const json = { 'content-type': 'application/json' };
+  const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
+  const modes = [
+    { name: 'non-streaming', body: JSON.stringify(message) },
+    { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }) },
+  ];
+  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child }[] = [
+    { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
+    { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
+    { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
+  ];
+  const results = new Map<string, LoadResult>();
+  // CPU time the server process spent per request it answered (warm-up included): unlike req/s
+  // and latency, it does not move when other processes share the machine's cores.
+  const cpuPerRequest = new Map<string, number>();
+  const stats = (c: Child) => c.ask<{ cpuMicros: number; requests: number }>({ type: 'stats' }, 'stats');
+  for (const mode of modes) {
+    for (const concurrency of [1, CONCURRENCY]) {
+      console.log(`${mode.name}, concurrency ${concurrency}`);
+      for (const target of targets) {
+        const s0 = target.server ? await stats(target.server) : null;
+        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: mode.body, concurrency, durationMs: DURATION });
+        results.set(`${mode.name}|${concurrency}|${target.name}`, r);
+        let cpu = '';
+        if (target.server && s0) {
+          const s1 = await stats(target.server);
+          const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
+          cpuPerRequest.set(`${mode.name}|${concurrency}|${target.name}`, perRequest);
+          cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+        }
+        console.log(`  ${formatResult(target.name, r)}${cpu}`);
+      }
+    }
+  }
+
+  console.log('\nratios (c)/(b)');
+  for (const mode of modes) {
+    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
+    const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
+    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
+    console.log(
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((cN.rps / bN.rps) * 100).toFixed(0)}% (aim >= 60%)   ` +
+        `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
+    );
+  }
+
+  // Memory with STREAMS streams held open through the gateway.
+  const memory = async (gc: boolean) => (await gateway.ask<{ usage: NodeJS.MemoryUsage }>({ type: 'memory', gc }, 'memory')).usage;
+  const usageCount = async () => (await gateway.ask<{ count: number }>({ type: 'usage-count' }, 'usage-count')).count;
+  const before = await memory(true);
+  const recordsBefore = await usageCount();
+  const pool = new Pool(gatewayUrl, { connections: STREAMS, pipelining: 1 });
+  const body = JSON.stringify({ model: 'svc-slow', messages: [{ role: 'user', content: 'Keep talking.' }], stream: true });
+  const t0 = performance.now();
+  const open = await Promise.all(
+    Array.from({ length: STREAMS }, async () => {
+      const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { ...json, authorization: `Bearer ${key}` }, body });
+      if (res.statusCode !== 200) throw new Error(`stream answered ${res.statusCode}: ${await res.body.text()}`);
+      const it = res.body[Symbol.asyncIterator]();
+      await it.next(); // the first chunk: the stream is live end to end
+      return it;
+    }),
+  );
+  const openedMs = performance.now() - t0;
+  const upstreamOpen = (await upstream.ask<{ count: number }>({ type: 'open' }, 'open')).count;
+  const held = await memory(false);
+  const heldGc = await memory(true);
+  const t1 = performance.now();
+  await upstream.ask({ type: 'release' }, 'released');
+  await Promise.all(open.map(async (it) => { for (let r = await it.next(); !r.done; r = await it.next()) { /* drain to [DONE] */ } }));
+  while ((await usageCount()) < recordsBefore + STREAMS) await new Promise((r) => setTimeout(r, 20));
+  const releasedMs = performance.now() - t1;
+  await pool.close();
+  const afterRelease = await memory(true);
+
+  console.log(`\n${STREAMS} concurrent streams (svc-slow, one chunk per second), opened in ${openedMs.toFixed(0)} ms, ${upstreamOpen} open upstream`);
+  console.log(`  gateway before:            rss ${mb(before.rss)}  heapUsed ${mb(before.heapUsed)}  (after GC)`);
+  console.log(`  gateway with streams open: rss ${mb(held.rss)}  heapUsed ${mb(held.heapUsed)}  heapTotal ${mb(held.heapTotal)}  external ${mb(held.external)}`);
+  console.log(`  same, after a full GC:     rss ${mb(heldGc.rss)}  heapUsed ${mb(heldGc.heapUsed)}  (${((heldGc.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB live heap per stream)`);
+  console.log(`  released (finished, settled and recorded) in ${releasedMs.toFixed(0)} ms; after: rss ${mb(afterRelease.rss)}  heapUsed ${mb(afterRelease.heapUsed)}`);
+  console.log(
+    `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
+      `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,
+  );
+
+  const exited = new Promise((r) => gateway.process.once('exit', r));
+  gateway.process.send({ type: 'close' });
+  await exited;
+  proxy.process.kill();
+  upstream.process.kill();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

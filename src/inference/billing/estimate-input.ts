@@ -1,0 +1,60 @@
+import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { CanonicalEmbeddingRequest } from '../canonical/embeddings.ts';
+import type { CanonicalRerankRequest } from '../canonical/rerank.ts';
+import { estimateTokensFromText } from './estimate.ts';
+
+/**
+ * Input estimates for reservations: cheap (byte counts, no tokenizer on the request path) and
+ * deliberately high (estimateTokensFromText). Billing uses the upstream's count; these only
+ * decide how much is held while the request runs.
+ */
+
+/** Role markers and separators a chat format adds around each message. */
+const PER_MESSAGE = 4;
+/**
+ * One image, whatever its size: the most either upstream kind charges for one (Anthropic caps an
+ * image at about 1,600 tokens; OpenAI's high detail at 1024x1024 is 765). A data URI's length says
+ * nothing about its tokens.
+ */
+export const IMAGE_INPUT_TOKENS = 1600;
+
+export function estimateChatInput(request: CanonicalChatRequest): number {
+  let bytes = 0;
+  let tokens = 3;
+  const text = (s: string) => void (bytes += Buffer.byteLength(s, 'utf8'));
+  for (const m of request.messages) {
+    tokens += PER_MESSAGE;
+    switch (m.role) {
+      case 'system':
+      case 'tool':
+        text(m.content);
+        break;
+      case 'user':
+        for (const p of m.content) {
+          if (p.type === 'text') text(p.text);
+          else tokens += IMAGE_INPUT_TOKENS;
+        }
+        break;
+      case 'assistant':
+        text(m.content);
+        for (const c of m.toolCalls) {
+          text(c.name);
+          text(c.arguments);
+        }
+        break;
+    }
+  }
+  if (request.tools.length > 0) text(JSON.stringify(request.tools));
+  if (request.responseFormat?.type === 'json_schema') text(JSON.stringify(request.responseFormat.schema));
+  return tokens + Math.ceil(bytes / 3);
+}
+
+export function estimateEmbeddingsInput(request: CanonicalEmbeddingRequest): number {
+  return request.input.reduce((n, s) => n + estimateTokensFromText(s), 0);
+}
+
+/** Rerank upstreams read the query once per document. */
+export function estimateRerankInput(request: CanonicalRerankRequest): number {
+  const q = estimateTokensFromText(request.query);
+  return request.documents.reduce((n, d) => n + q + estimateTokensFromText(d), 0);
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
+import { createChatChunkFormatter } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
+import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
+import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
+import { checkModelFeatures } from '../http/check-model-features.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import { routeModel } from '../routing/route-model.ts';
+import { announceRoute } from './billed-call.ts';
+import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
+import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
+
+const CHAT_FORMAT: ChatTurnFormat = {
+  endpoint: 'chat.completions',
+  idPrefix: 'chatcmpl-',
+  formatResponse: formatChatCompletion,
+  createChunkFormatter: createChatChunkFormatter,
+};
+
+/** POST /chat/completions: OpenAI chat completions, streamed or not, on any chat model. */
+export async function chatCompletionsRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
+  app.post(
+    '/chat/completions',
+    {
+      onRequest: ctx.guard('inference'),
+      schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Chat completion (OpenAI format; stream, tools, structured output, vision)' },
+    },
+    async (request, reply) => {
+      const parsed = parseChatCompletionRequest(request.body);
+      const model = ctx.resolveModel(parsed.model, 'chat.completions');
+      const body = request.body as Record<string, unknown>;
+      const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
+      checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
+      const route = routeModel(ctx.catalog, model, { images: chatRequestFeatures(parsed.request).images });
+      announceRoute(reply, route);
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request, includeUsage: parsed.includeUsage }, CHAT_FORMAT);
+    },
+  );
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { createCompletionChunkFormatter, formatCompletion } from '../formats/openai-completions/format-completion.ts';
+import { parseCompletionRequest } from '../formats/openai-completions/parse-completion-request.ts';
+import { checkModelFeatures } from '../http/check-model-features.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import { routeModel } from '../routing/route-model.ts';
+import { announceRoute } from './billed-call.ts';
+import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
+import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
+
+const COMPLETION_FORMAT: ChatTurnFormat = {
+  endpoint: 'completions',
+  idPrefix: 'cmpl-',
+  formatResponse: formatCompletion,
+  createChunkFormatter: createCompletionChunkFormatter,
+};
+
+/**
+ * POST /completions: OpenAI legacy text completion, streamed or not. The formats layer turns the
+ * prompt into a chat turn (see docs/inference-upstreams.md), so every chat model serves it.
+ */
+export async function completionsRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
+  app.post(
+    '/completions',
+    {
+      onRequest: ctx.guard('inference'),
+      schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Text completion of a prompt (OpenAI legacy format)' },
+    },
+    async (request, reply) => {
+      const parsed = parseCompletionRequest(request.body);
+      const model = ctx.resolveModel(parsed.model, 'completions');
+      checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
+      const route = routeModel(ctx.catalog, model, { images: false });
+      announceRoute(reply, route);
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request, includeUsage: parsed.includeUsage }, COMPLETION_FORMAT);
+    },
+  );
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.ts';
+import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake-rerank.ts';
+import { startTestApp, type TestApp } from './app.ts';
+
+/** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
+export const UPSTREAM_MODELS = {
+  fast: 'gpt-4.1-mini',
+  vision: 'claude-sonnet-4-5',
+  pro: 'claude-opus-4-1',
+  proFallback: 'gpt-4.1',
+  embed: 'text-embedding-3-small',
+  rerank: 'rerank-v3.5',
+  image: 'gpt-image-1',
+} as const;
+
+/** Micro-credits per 1K tokens (per image for images), as the catalog below sets them. */
+export const PRICES = {
+  'svc-shiplow': { input: 300_000n, cached: 75_000n, output: 600_000n },
+  'svc-fast': { input: 450_000n, cached: 112_500n, output: 900_000n },
+  'svc-vision': { input: 1_800_000n, cached: 450_000n, output: 5_500_000n },
+  'svc-pro': { input: 3_200_000n, cached: 800_000n, output: 9_800_000n },
+  'svc-ultra': { input: 3_500_000n, cached: 875_000n, output: 11_000_000n },
+  'svc-embed': { input: 200_000n, cached: 200_000n, output: 0n },
+  'svc-rerank': { input: 200_000n, cached: 200_000n, output: 0n },
+} as const;
+export const IMAGE_PRICE = 40_000_000n;
+
+/**
+ * The catalog of the gateway tests: one provider of each type on the fake upstreams. svc-fast is
+ * served by the OpenAI-style fake, svc-vision by the Anthropic one, svc-pro by Anthropic with an
+ * OpenAI fallback; the two pipelines and the embeddings, rerank and image models as shipped.
+ */
+function catalogYaml(f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }): string {
+  return `
+providers:
+  - { id: main-openai, type: openai, base_url: "${f.openai.baseUrl}", api_key: "${FAKE_OPENAI_KEY}" }
+  - { id: main-anthropic, type: anthropic, base_url: "${f.anthropic.url}", api_key: "${FAKE_ANTHROPIC_KEY}" }
+  - { id: main-rerank, type: rerank, base_url: "${f.rerank.baseUrl}", api_key: "${FAKE_RERANK_KEY}" }
+  - { id: main-images, type: images, base_url: "${f.openai.baseUrl}", api_key: "${FAKE_OPENAI_KEY}" }
+models:
+  - id: svc-shiplow
+    type: chat
+    context: 131072
+    max_output: 32768
+    pricing: { input: 0.30, cached_input: 0.075, output: 0.60 }
+    pipeline: { code: svc-fast, agent: svc-pro, math: svc-pro, vision: svc-vision, multilingual: svc-fast, general: svc-fast }
+  - id: svc-fast
+    type: chat
+    context: 1000000
+    max_output: 900000
+    pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
+    deployments: [{ provider: main-openai, model: ${UPSTREAM_MODELS.fast} }]
+  - id: svc-vision
+    type: chat
+    context: 256000
+    max_output: 200000
+    pricing: { input: 1.80, cached_input: 0.45, output: 5.50 }
+    capabilities: { vision: true }
+    deployments: [{ provider: main-anthropic, model: ${UPSTREAM_MODELS.vision} }]
+  - id: svc-pro
+    type: chat
+    context: 1000000
+    max_output: 1040000
+    pricing: { input: 3.20, cached_input: 0.80, output: 9.80 }
+    deployments:
+      - { provider: main-anthropic, model: ${UPSTREAM_MODELS.pro} }
+      - { provider: main-openai, model: ${UPSTREAM_MODELS.proFallback} }
+  - id: svc-ultra
+    type: chat
+    context: 1000000
+    max_output: 1040000
+    pricing: { input: 3.50, cached_input: 0.875, output: 11.00 }
+    capabilities: { vision: true }
+    pipeline: { code: svc-pro, agent: svc-pro, math: svc-pro, vision: svc-vision, multilingual: svc-pro, general: svc-pro }
+  - id: svc-embed
+    type: embedding
+    context: 8192
+    pricing: { input: 0.20 }
+    deployments: [{ provider: main-openai, model: ${UPSTREAM_MODELS.embed} }]
+  - id: svc-rerank
+    type: rerank
+    context: 32768
+    pricing: { input: 0.20 }
+    deployments: [{ provider: main-rerank, model: ${UPSTREAM_MODELS.rerank} }]
+  - id: svc-image
+    type: image
+    pricing: { per_image: 40 }
+    deployments: [{ provider: main-images, model: ${UPSTREAM_MODELS.image} }]
+`;
+}
+
+export interface Gateway {
+  readonly t: TestApp;
+  readonly openai: FakeOpenAI;
+  readonly anthropic: FakeAnthropic;
+  readonly rerank: FakeRerank;
+  /** The official client at `${t.url}/v1`, no retries. */
+  client(key: string): OpenAI;
+  close(): Promise<void>;
+}
+
+/** A listening app whose catalog (a CONFIG_FILE in a temp dir) points at fake upstreams on loopback. */
+export async function startGateway(opts: { env?: Record<string, string> } = {}): Promise<Gateway> {
+  const [openai, anthropic, rerank] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeRerank()]);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-gateway-'));
+  const configFile = join(dir, 'catalog.yaml');
+  writeFileSync(configFile, catalogYaml({ openai, anthropic, rerank }));
+  const t = await startTestApp({ env: { CONFIG_FILE: configFile, ...opts.env } });
+  await t.listen();
+  return {
+    t,
+    openai,
+    anthropic,
+    rerank,
+    client: (key) => new OpenAI({ apiKey: key, baseURL: `${t.url}/v1`, maxRetries: 0 }),
+    async close() {
+      await t.close();
+      await Promise.all([openai.close(), anthropic.close(), rerank.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The account as the admin API shows it (credits in micro-credits). */
+export async function accountCredits(t: TestApp, accountId: number): Promise<{ credits: bigint; reserved: bigint }> {
+  const r = await t.app.inject({ url: `/admin/accounts/${accountId}`, headers: t.admin });
+  if (r.statusCode !== 200) throw new Error(`account: ${r.statusCode} ${r.body}`);
+  const a = r.json();
+  return { credits: BigInt(a.credits_micro), reserved: BigInt(Math.round(a.reserved * 1e6)) };
+}
+
+export interface UsageRow {
+  id: string;
+  model: string;
+  served_model: string | null;
+  endpoint: string;
+  provider: string | null;
+  upstream_model: string | null;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  image_count: number;
+  cost_micro: string;
+  status: number;
+  usage_source: 'upstream' | 'estimated' | null;
+  request_id: string;
+}
+
+/** The account's usage records, newest first, through the admin API. */
+export async function usageRows(t: TestApp, accountId: number): Promise<UsageRow[]> {
+  const r = await t.app.inject({ url: `/admin/accounts/${accountId}/usage`, headers: t.admin });
+  if (r.statusCode !== 200) throw new Error(`usage: ${r.statusCode} ${r.body}`);
+  return r.json().data as UsageRow[];
+}
+
+/** Polls until the account has `count` usage records (an abandoned stream settles after the client left). */
+export async function waitForUsage(t: TestApp, accountId: number, count: number): Promise<UsageRow[]> {
+  for (let i = 0; i < 500; i++) {
+    const rows = await usageRows(t, accountId);
+    if (rows.length >= count) return rows;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no usage record ${count} for account ${accountId}`);
+}
+
+/**
+ * The cost of a usage in micro-credits, recomputed here from the catalog's prices:
+ * ceil((uncached * in + cached * cachedIn + out * out) / 1000).
+ */
+export function expectedCost(p: { input: bigint; cached: bigint; output: bigint }, u: { input: number; cached?: number; output?: number }): bigint {
+  const cached = BigInt(u.cached ?? 0);
+  const sum = (BigInt(u.input) - cached) * p.input + cached * p.cached + BigInt(u.output ?? 0) * p.output;
+  return (sum + 999n) / 1000n;
+}
