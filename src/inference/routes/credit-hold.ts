@@ -27,6 +27,8 @@ export interface Served<T> {
 export interface CreditHold {
   /** Aborted (ClientClosedError) when the client's connection closes before its answer is complete. */
   readonly signal: AbortSignal;
+  /** Micro-credits actually held (a partial hold when the balance covered less than the estimate). */
+  readonly held: bigint;
   /**
    * One upstream call, tried on the route's deployments in turn (the next one only after a
    * retryable failure). What it consumed is billed only once the caller record()s it.
@@ -111,6 +113,7 @@ export async function withCreditHold<T>(
 
   const hold: CreditHold = {
     signal: abort.signal,
+    held: reservation.amount,
     async attempt(call) {
       return tryDeployments(terms.route.upstreamModel, (target) => {
         lastTarget = target;
