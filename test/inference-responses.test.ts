@@ -136,7 +136,7 @@ describe('/v1/responses over both upstream kinds', () => {
         const client = g.client(acct.key);
         kind.fake(g).chat.enqueue({ text: 'Not kept.' });
         const r = await client.responses.create({ model: kind.model, input: 'hi', store: false });
-        assert.equal(r.store, false);
+        assert.equal((r as unknown as { store: boolean }).store, false);
         await assert.rejects(client.responses.create({ model: kind.model, input: 'again', previous_response_id: r.id }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.message.includes('response not found'));
         await assert.rejects(client.responses.retrieve(r.id), OpenAI.NotFoundError);
       });
@@ -150,7 +150,7 @@ describe('/v1/responses over both upstream kinds', () => {
         for (const streamed of [false, true]) {
           kind.fake(g).chat.enqueue({ toolCalls: [{ name: 'get_time', arguments: { city: 'Oslo' } }], usage: u1 }, { text: 'It is noon in Oslo.', usage: u2 });
           const run = async (body: OpenAI.Responses.ResponseCreateParamsNonStreaming) =>
-            streamed ? client.responses.stream(body).finalResponse() : client.responses.create(body);
+            streamed ? client.responses.stream(body as never).finalResponse() : client.responses.create(body);
           let r1!: OpenAI.Responses.Response;
           await billed(acct, kind.model, [u1], async () => {
             r1 = await run({ model: kind.model, input: 'What time is it in Oslo?', tools });
