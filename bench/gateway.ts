@@ -10,6 +10,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *   (b) a bare pass-through proxy (node:http + undici, no logic),
  *   (c) the gateway on svc-fast (key check, rate limit, parsing, reserve/settle billing, usage
  *       record, re-encoding), on PGlite or DATABASE_URL,
+ *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
+ *       transaction of two inserts per request),
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
  * held open on a slow-streaming upstream. Each server is a process of its own; this one only
@@ -78,13 +80,15 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
   const modes = [
-    { name: 'non-streaming', body: JSON.stringify(message) },
-    { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }) },
+    { name: 'non-streaming', body: JSON.stringify(message), stream: false },
+    { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }), stream: true },
   ];
-  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child }[] = [
+  const responsesBody = (stream: boolean) => JSON.stringify({ model: 'svc-fast', input: 'Say hello.', max_output_tokens: 256, stream });
+  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
+    { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
   ];
   const results = new Map<string, LoadResult>();
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
@@ -96,7 +100,7 @@ async function main(): Promise<void> {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
-        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: mode.body, concurrency, durationMs: DURATION });
+        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
         let cpu = '';
         if (target.server && s0) {
@@ -119,6 +123,16 @@ async function main(): Promise<void> {
       `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((cN.rps / bN.rps) * 100).toFixed(0)}% (aim >= 60%)   ` +
         `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
         `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
+    );
+  }
+
+  console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
+  for (const mode of modes) {
+    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
+    const [c1, d1, cN, dN] = [at(1, '(c) gateway svc-fast'), at(1, '(d) gateway responses'), at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(d) gateway responses')];
+    console.log(
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((dN.rps / cN.rps) * 100).toFixed(0)}%   ` +
+        `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
     );
   }
 
