@@ -11,9 +11,9 @@ import { loadDataSet, toCanonical, type LaneRecord } from '../src/inference/rout
 import { BUCKET_BITS, FeatureBuffer, extractFeatures, textLaneInput } from '../src/inference/routing/lanes/features.ts';
 import { MODEL_FILE, TEXT_LANES, type LaneModelFile, type TextLane } from '../src/inference/routing/lanes/text-lane-model.ts';
 
-const EPOCHS = 30;
+const EPOCHS = 10;
 const LEARNING_RATE = 0.4;
-const L2 = 1e-5;
+const L2 = 1e-3;
 const K = TEXT_LANES.length;
 
 interface Example {
@@ -50,45 +50,79 @@ const isText = (r: LaneRecord) => (TEXT_LANES as readonly string[]).includes(r.l
 const train = records.filter((r) => r.split === 'train' && isText(r));
 const examples = train.map(featurize).filter((e): e is Example => e !== undefined);
 
-const weights = new Float64Array((1 << BUCKET_BITS) * K);
-const grad2 = new Float64Array((1 << BUCKET_BITS) * K).fill(1e-8);
-const bias = new Float64Array(K);
-const bias2 = new Float64Array(K).fill(1e-8);
-const p = new Float64Array(K);
-const order = examples.map((_, i) => i);
-for (let epoch = 0; epoch < EPOCHS; epoch++) {
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  let loss = 0;
-  for (const at of order) {
-    const ex = examples[at] as Example;
-    for (let c = 0; c < K; c++) p[c] = bias[c] as number;
-    for (let f = 0; f < ex.index.length; f++) {
-      const base = (ex.index[f] as number) * K;
-      const v = ex.value[f] as number;
-      for (let c = 0; c < K; c++) p[c] = (p[c] as number) + v * (weights[base + c] as number);
+interface Fitted {
+  readonly weights: Float64Array;
+  readonly bias: Float64Array;
+}
+
+function fit(examples: readonly Example[], epochs: number, l2: number, log = false): Fitted {
+  seed = 7;
+  const weights = new Float64Array((1 << BUCKET_BITS) * K);
+  const grad2 = new Float64Array((1 << BUCKET_BITS) * K).fill(1e-8);
+  const bias = new Float64Array(K);
+  const bias2 = new Float64Array(K).fill(1e-8);
+  const p = new Float64Array(K);
+  const order = examples.map((_, i) => i);
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
     }
-    const max = Math.max(...p);
-    let sum = 0;
-    for (let c = 0; c < K; c++) sum += p[c] = Math.exp((p[c] as number) - max);
-    for (let c = 0; c < K; c++) p[c] = (p[c] as number) / sum;
-    loss -= Math.log(Math.max(1e-12, p[ex.label] as number));
-    for (let c = 0; c < K; c++) {
-      const g = (p[c] as number) - (c === ex.label ? 1 : 0);
-      bias2[c] = (bias2[c] as number) + g * g;
-      bias[c] = (bias[c] as number) - (LEARNING_RATE * g) / Math.sqrt(bias2[c] as number);
-      for (let f = 0; f < ex.index.length; f++) {
-        const k = (ex.index[f] as number) * K + c;
-        const gw = g * (ex.value[f] as number) + L2 * (weights[k] as number);
-        grad2[k] = (grad2[k] as number) + gw * gw;
-        weights[k] = (weights[k] as number) - (LEARNING_RATE * gw) / Math.sqrt(grad2[k] as number);
+    let loss = 0;
+    for (const at of order) {
+      const ex = examples[at] as Example;
+      probabilities({ weights, bias }, ex, p);
+      loss -= Math.log(Math.max(1e-12, p[ex.label] as number));
+      for (let c = 0; c < K; c++) {
+        const g = (p[c] as number) - (c === ex.label ? 1 : 0);
+        bias2[c] = (bias2[c] as number) + g * g;
+        bias[c] = (bias[c] as number) - (LEARNING_RATE * g) / Math.sqrt(bias2[c] as number);
+        for (let f = 0; f < ex.index.length; f++) {
+          const k = (ex.index[f] as number) * K + c;
+          const gw = g * (ex.value[f] as number) + l2 * (weights[k] as number);
+          grad2[k] = (grad2[k] as number) + gw * gw;
+          weights[k] = (weights[k] as number) - (LEARNING_RATE * gw) / Math.sqrt(grad2[k] as number);
+        }
       }
     }
+    if (log && (epoch % 10 === 9 || epoch === epochs - 1)) console.log(`epoch ${epoch + 1}: mean loss ${(loss / order.length).toFixed(4)}`);
   }
-  if (epoch % 10 === 9 || epoch === EPOCHS - 1) console.log(`epoch ${epoch + 1}: mean loss ${(loss / order.length).toFixed(4)}`);
+  return { weights, bias };
 }
+
+function probabilities(m: Fitted, ex: Example, p: Float64Array): void {
+  for (let c = 0; c < K; c++) p[c] = m.bias[c] as number;
+  for (let f = 0; f < ex.index.length; f++) {
+    const base = (ex.index[f] as number) * K;
+    const v = ex.value[f] as number;
+    for (let c = 0; c < K; c++) p[c] = (p[c] as number) + v * (m.weights[base + c] as number);
+  }
+  const max = Math.max(...p);
+  let sum = 0;
+  for (let c = 0; c < K; c++) sum += p[c] = Math.exp((p[c] as number) - max);
+  for (let c = 0; c < K; c++) p[c] = (p[c] as number) / sum;
+}
+
+// LANES_TUNE=1: 4-fold cross-validation on the train split only (the held-out split stays unseen).
+if (process.env.LANES_TUNE === '1') {
+  const p = new Float64Array(K);
+  for (const epochs of (process.env.LANES_TUNE_EPOCHS ?? '10,30').split(',').map(Number)) {
+    for (const l2 of (process.env.LANES_TUNE_L2 ?? '1e-6,1e-5,1e-4,1e-3').split(',').map(Number)) {
+      let correct = 0;
+      for (let fold = 0; fold < 4; fold++) {
+        const m = fit(examples.filter((_, i) => i % 4 !== fold), epochs, l2);
+        for (const ex of examples.filter((_, i) => i % 4 === fold)) {
+          probabilities(m, ex, p);
+          if (p.indexOf(Math.max(...p)) === ex.label) correct++;
+        }
+      }
+      console.log(`epochs ${epochs}, l2 ${l2}: cross-validated accuracy ${((correct / examples.length) * 100).toFixed(1)}%`);
+    }
+  }
+  process.exit(0);
+}
+
+const { weights, bias } = fit(examples, EPOCHS, L2, true);
 
 // Quantise to int8 and keep the buckets with a non-zero weight.
 let maxAbs = 0;

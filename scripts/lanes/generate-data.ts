@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HAND_CASES } from './hand-cases.ts';
+import { CODE_CONCEPTS, GENERAL_MORE, MATH_WORDS } from './more-cases.ts';
 import { CONFIGS, EN_PROSE, FOREIGN_PROSE, REGEXES, SNIPPETS, TRACES } from './snippets.ts';
 import { splitOf, type LaneRecord, type RecordMessage } from '../../src/inference/routing/lanes/data-set.ts';
 
@@ -870,8 +871,15 @@ function structural(): void {
   ]);
 }
 
+function fixed(): void {
+  for (const [lang, xs] of Object.entries(CODE_CONCEPTS)) for (const x of xs) add('code', lang, x);
+  for (const x of MATH_WORDS) add('math', 'en', x);
+  for (const x of GENERAL_MORE) add('general', 'en', x);
+}
+
 codeEnglish();
 codeOther();
+fixed();
 mathEnglish();
 mathOther();
 generalEnglish();

@@ -1,5 +1,6 @@
 import { eld } from 'eld/extrasmall';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
+import { LEXICON } from './lexicon.ts';
 
 /**
  * The features of the text lane model, shared by the training script and the classifier so both
@@ -17,12 +18,12 @@ export const BUCKET_BITS = 18;
 const MASK = (1 << BUCKET_BITS) - 1;
 
 /** The classifier reads at most the first HEAD_CHARS and the last TAIL_CHARS of the message. */
-export const HEAD_CHARS = 2000;
-export const TAIL_CHARS = 500;
+export const HEAD_CHARS = 1200;
+export const TAIL_CHARS = 400;
 /** The previous user message contributes its last CONTEXT_CHARS characters. */
 export const CONTEXT_CHARS = 300;
 /** Language identification reads the first LANG_CHARS characters. */
-const LANG_CHARS = 1000;
+const LANG_CHARS = 500;
 
 const SEED_WORD = 0x1b873593;
 const SEED_BIGRAM = 0x5bd1e995;
@@ -42,9 +43,15 @@ export class FeatureBuffer {
   index = new Int32Array(8192);
   value = new Float32Array(8192);
   length = 0;
+  /**
+   * Set by extractFeatures when the text is plainly not English: mostly in a non-Latin script, or
+   * a reliable detection of another language clearly ahead of English.
+   */
+  notEnglish = false;
 
   reset(): void {
     this.length = 0;
+    this.notEnglish = false;
   }
 
   push(bucket: number, value: number): void {
@@ -110,6 +117,34 @@ function isWordChar(c: number): boolean {
 }
 
 const SYMBOLS = new Set('{}[]()<>;=+-*/\\|&^%$#@`~:'.split('').map((c) => c.charCodeAt(0)));
+
+/** Hashes of the lexicon's words (as word unigrams or ideograph bigrams) -> lane index. */
+const LEXICON_KINDS = Object.keys(LEXICON) as (keyof typeof LEXICON)[];
+const lexiconOf = new Map<number, number>();
+for (const [kind, words] of Object.entries(LEXICON)) {
+  for (const word of words) lexiconOf.set(wordHash(word), LEXICON_KINDS.indexOf(kind as keyof typeof LEXICON));
+}
+
+function wordHash(word: string): number {
+  const c0 = word.charCodeAt(0);
+  if (isIdeograph(c0) && word.length === 2) {
+    const a = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c0, 0x01000193);
+    const b = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ word.charCodeAt(1), 0x01000193);
+    return bigramHash(a, b);
+  }
+  let h = SEED_WORD ^ 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    h = Math.imul(h ^ (c >= 48 && c <= 57 ? 48 : c), 0x01000193);
+  }
+  return h;
+}
+
+function bigramHash(prev: number, h: number): number {
+  return Math.imul(prev ^ Math.imul(h, 0x9e3779b1), 0x85ebca6b) ^ SEED_BIGRAM;
+}
+
+const lexiconCounts = new Int32Array(3);
 
 // Reused between calls: the normalised characters of the text.
 let norm = new Uint16Array(HEAD_CHARS + TAIL_CHARS + 16);
@@ -184,9 +219,12 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
       else if (c >= 0xe00 && c <= 0xe7f) scripts.thai++;
       else if (isIdeograph(c)) scripts.cjk++;
       else if (c >= 0xac00 && c <= 0xd7af) scripts.hangul++;
-      if (isWordChar(c)) letters++;
-      const lower = String.fromCharCode(c).toLowerCase();
-      if (lower.length === 1) c = lower.charCodeAt(0);
+      if (isWordChar(c) || isIdeograph(c)) letters++;
+      // Only Latin, Greek and Cyrillic letters below U+0530 have case.
+      if (c < 0x530) {
+        const lower = String.fromCharCode(c).toLowerCase();
+        if (lower.length === 1) c = lower.charCodeAt(0);
+      }
     }
     norm[n++] = c;
   }
@@ -194,6 +232,7 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
 
   // Word unigrams and bigrams.
   const wordsFrom = out.length;
+  lexiconCounts.fill(0);
   let prev = 0;
   let i = 0;
   while (i < n) {
@@ -201,7 +240,12 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
     if (isIdeograph(c)) {
       const h = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c, 0x01000193);
       out.push(h & MASK, 1);
-      if (prev !== 0) out.push(Math.imul(prev ^ Math.imul(h, 0x9e3779b1), 0x85ebca6b) & MASK, 1);
+      if (prev !== 0) {
+        const bigram = bigramHash(prev, h);
+        out.push(bigram & MASK, 1);
+        const kind = lexiconOf.get(bigram);
+        if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
+      }
       prev = h;
       i++;
       continue;
@@ -215,7 +259,9 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
     let h = SEED_WORD ^ 0x811c9dc5;
     while (i < n && isWordChar(norm[i] as number)) h = Math.imul(h ^ (norm[i++] as number), 0x01000193);
     out.push(h & MASK, 1);
-    if (prev !== 0) out.push((Math.imul(prev ^ Math.imul(h, 0x9e3779b1), 0x85ebca6b) ^ SEED_BIGRAM) & MASK, 1);
+    const kind = lexiconOf.get(h);
+    if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
+    if (prev !== 0) out.push(bigramHash(prev, h) & MASK, 1);
     prev = h;
   }
   const words = out.length - wordsFrom;
@@ -233,6 +279,11 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
   const chars = out.length - charsFrom;
   if (chars > 0) out.fill(charsFrom, 1 / Math.sqrt(chars));
 
+  for (let k = 0; k < LEXICON_KINDS.length; k++) {
+    const count = lexiconCounts[k] as number;
+    if (count > 0) tag(out, `lex:${LEXICON_KINDS[k]}:${Math.min(count, 3)}`);
+  }
+
   // Shape.
   const total = Math.max(1, nonSpace);
   tag(out, `sym:${bucketOf(symbols / total, [0.01, 0.04, 0.08, 0.15])}`);
@@ -242,6 +293,7 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
   tag(out, `len:${bucketOf(raw.length, [20, 60, 200, 1000])}`);
   if (raw.includes('```')) tag(out, 'fence');
   const nonLatin = letters - latin;
+  if (letters >= 2 && nonLatin / letters >= 0.5) out.notEnglish = true;
   if (letters > 0 && nonLatin / letters >= 0.3) {
     let best = 'other';
     let most = 0;
@@ -266,6 +318,7 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
       const scores = detected.getScores();
       const gap = (scores[detected.language] ?? 0) - (scores.en ?? 0);
       tag(out, `lang-gap:${bucketOf(gap, [0.05, 0.15, 0.3])}`);
+      if (reliable && gap >= 0.05) out.notEnglish = true;
     }
   }
 

@@ -68,12 +68,17 @@ export class TextLaneModel {
     return TextLaneModel.fromFile(JSON.parse(readFileSync(url, 'utf8')) as LaneModelFile);
   }
 
-  /** The lane with the highest score. */
+  /**
+   * The lane with the highest score; but a request the model leaves in `general` whose text is
+   * plainly not English is `multilingual`, since that lane is defined by the language and comes
+   * before `general`.
+   */
   classify(input: FeatureInput): TextLane {
     const s = this.score(input);
     let best = 0;
     for (let c = 1; c < s.length; c++) if ((s[c] as number) > (s[best] as number)) best = c;
-    return TEXT_LANES[best] as TextLane;
+    const lane = TEXT_LANES[best] as TextLane;
+    return lane === 'general' && this.buffer.notEnglish ? 'multilingual' : lane;
   }
 
   /** The raw scores per lane (TEXT_LANES order); the array is reused by the next call. */
