@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadDataSet, toCanonical, type LaneRecord } from '../src/inference/routing/lanes/data-set.ts';
 import { BUCKET_BITS, FeatureBuffer, extractFeatures, textLaneInput } from '../src/inference/routing/lanes/features.ts';
-import { MODEL_FILE, TEXT_LANES, type LaneModelFile, type TextLane } from '../src/inference/routing/lanes/text-lane-model.ts';
+import { FOLLOW_UP_CONFIDENCE, MODEL_FILE, TEXT_LANES, type LaneModelFile, type TextLane } from '../src/inference/routing/lanes/text-lane-model.ts';
 
 const EPOCHS = 10;
 const LEARNING_RATE = 0.4;
@@ -19,6 +19,7 @@ const K = TEXT_LANES.length;
 interface Example {
   readonly index: Int32Array;
   readonly value: Float64Array;
+  /** The lane's index, or -1 for a vague follow-up, trained towards equal probabilities. */
   readonly label: number;
 }
 
@@ -26,7 +27,7 @@ function featurize(r: LaneRecord): Example | undefined {
   const input = textLaneInput(toCanonical(r));
   if (!input) return undefined;
   const buffer = new FeatureBuffer();
-  extractFeatures(input, buffer);
+  extractFeatures(input.text, buffer);
   const merged = new Map<number, number>();
   for (let i = 0; i < buffer.length; i++) {
     const b = buffer.index[i] as number;
@@ -35,7 +36,7 @@ function featurize(r: LaneRecord): Example | undefined {
   return {
     index: Int32Array.from(merged.keys()),
     value: Float64Array.from(merged.values()),
-    label: TEXT_LANES.indexOf(r.lane as TextLane),
+    label: r.vague ? -1 : TEXT_LANES.indexOf(r.lane as TextLane),
   };
 }
 
@@ -72,9 +73,10 @@ function fit(examples: readonly Example[], epochs: number, l2: number, log = fal
     for (const at of order) {
       const ex = examples[at] as Example;
       probabilities({ weights, bias }, ex, p);
-      loss -= Math.log(Math.max(1e-12, p[ex.label] as number));
       for (let c = 0; c < K; c++) {
-        const g = (p[c] as number) - (c === ex.label ? 1 : 0);
+        const target = ex.label === -1 ? 1 / K : c === ex.label ? 1 : 0;
+        if (target > 0) loss -= target * Math.log(Math.max(1e-12, p[c] as number));
+        const g = (p[c] as number) - target;
         bias2[c] = (bias2[c] as number) + g * g;
         bias[c] = (bias[c] as number) - (LEARNING_RATE * g) / Math.sqrt(bias2[c] as number);
         for (let f = 0; f < ex.index.length; f++) {
@@ -113,7 +115,7 @@ if (process.env.LANES_TUNE === '1') {
         const m = fit(examples.filter((_, i) => i % 4 !== fold), epochs, l2);
         for (const ex of examples.filter((_, i) => i % 4 === fold)) {
           probabilities(m, ex, p);
-          if (p.indexOf(Math.max(...p)) === ex.label) correct++;
+          if (p.indexOf(Math.max(...p)) === ex.label || (ex.label === -1 && Math.max(...p) < FOLLOW_UP_CONFIDENCE)) correct++;
         }
       }
       console.log(`epochs ${epochs}, l2 ${l2}: cross-validated accuracy ${((correct / examples.length) * 100).toFixed(1)}%`);

@@ -795,12 +795,16 @@ const CONTEXTS: Record<'code' | 'math' | 'general' | 'multilingual', readonly Tu
     ['Why does my React component render twice?', 'In development, React.StrictMode mounts components twice to surface side effects. It does not happen in production builds.'],
     ['How do I list the files changed in my last git commit?', 'Use `git show --name-only HEAD` or `git diff --name-only HEAD~1 HEAD`.'],
     ['Write a SQL query for the top 3 products by revenue.', 'SELECT product_id, SUM(price * qty) AS revenue FROM order_items GROUP BY product_id ORDER BY revenue DESC LIMIT 3;'],
+    ['My Express server returns 404 for every route under /api, here is app.js: app.use("/api", router)', 'Check that the router is mounted after it defines its routes and that paths inside it do not repeat /api.'],
+    ['Write a bash script that backs up /etc every night.', '#!/bin/bash\ntar czf /backup/etc-$(date +%F).tar.gz /etc'],
   ],
   math: [
     ['Solve 2x + 6 = 14.', 'Subtract 6 from both sides: 2x = 8, so x = 4.'],
     ['What is the derivative of x^3 sin(x)?', 'By the product rule: 3x^2 sin(x) + x^3 cos(x).'],
     ['If I roll two dice, what is the probability the sum is 7?', 'There are 6 favourable outcomes out of 36, so the probability is 1/6.'],
     ['A loan of $10,000 at 5% compounded yearly: how much after 3 years?', '10000 × 1.05^3 = $11,576.25.'],
+    ['Prove that the sum of the first n odd numbers is n squared.', 'By induction: 1 = 1², and n² + (2n + 1) = (n + 1)².'],
+    ['Find the area of a triangle with sides 5, 12 and 13.', 'It is a right triangle (5² + 12² = 13²), so the area is 5 × 12 / 2 = 30.'],
   ],
   general: [
     ['Give me some ideas for a birthday party for my dad.', 'A backyard barbecue, a surprise dinner with old friends, or a day trip to somewhere he loved as a kid.'],
@@ -841,8 +845,34 @@ const FOLLOW_UPS: Record<string, Record<string, readonly string[]>> = {
     math: ['Si el viaje cuesta 1200 euros para 4 personas y pagamos un 10% de depósito, ¿cuánto paga cada uno de depósito?'],
   },
 };
+/** Follow-ups that say too little by themselves: their lane is the conversation's. */
+const VAGUE_FOLLOW_UPS = [
+  'Can you make it shorter?',
+  'Explain it step by step.',
+  'why?',
+  'Can you give me another example?',
+  'What about the second one?',
+  'Make it better.',
+  'Can you do the same for the other case?',
+  'ok, and then?',
+  'Could you double-check that?',
+  'Add more detail please.',
+];
 function multiTurn(): void {
   for (const [ctxLane, turns] of Object.entries(CONTEXTS)) {
+    for (const text of VAGUE_FOLLOW_UPS) {
+      const [u, a] = pick(turns);
+      add(
+        ctxLane as LaneRecord['lane'],
+        'multi',
+        [
+          { role: 'user', content: u },
+          { role: 'assistant', content: a },
+          { role: 'user', content: text },
+        ],
+        { vague: true },
+      );
+    }
     const ups = FOLLOW_UPS[ctxLane] ?? {};
     for (const [lane, texts] of Object.entries(ups)) {
       for (const text of texts) {

@@ -27,6 +27,11 @@ export interface LaneRecord {
   /** The request declares a tool. */
   readonly tools?: boolean;
   readonly note?: string;
+  /**
+   * The latest message says too little to have a lane of its own ("why?", "make it shorter"):
+   * its label is the conversation's lane, and training teaches the model to be unsure of it.
+   */
+  readonly vague?: boolean;
 }
 
 export const DATA_FILE = new URL('./data/lanes.jsonl', import.meta.url);

@@ -11,7 +11,7 @@ import { LEXICON } from './lexicon.ts';
  * Kinds: word unigrams and bigrams (Han and kana characters count as one-character words, since
  * those scripts do not separate words with spaces), character trigrams (digits folded to 0,
  * whitespace folded to one space), the shape of the text (symbol, digit and line statistics, code
- * fences, script), the language that `eld` detects, and the words of the previous user message.
+ * fences, script), the language that `eld` detects, and counts of the lexicon's words per lane.
  */
 
 export const BUCKET_BITS = 18;
@@ -20,8 +20,6 @@ const MASK = (1 << BUCKET_BITS) - 1;
 /** The classifier reads at most the first HEAD_CHARS and the last TAIL_CHARS of the message. */
 export const HEAD_CHARS = 1200;
 export const TAIL_CHARS = 400;
-/** The previous user message contributes its last CONTEXT_CHARS characters. */
-export const CONTEXT_CHARS = 300;
 /** Language identification reads the first LANG_CHARS characters. */
 const LANG_CHARS = 500;
 
@@ -29,13 +27,13 @@ const SEED_WORD = 0x1b873593;
 const SEED_BIGRAM = 0x5bd1e995;
 const SEED_CHAR = 0x27d4eb2f;
 const SEED_TAG = 0x165667b1;
-const SEED_CONTEXT = 0x68e31da4;
 
-export interface FeatureInput {
+/** What the classifier reads of a request. */
+export interface LaneText {
   /** The latest user message, capped with capText. */
   readonly text: string;
-  /** The end of the previous user message ('' when there is none). */
-  readonly context: string;
+  /** The previous user message, capped likewise ('' when there is none). */
+  readonly previous: string;
 }
 
 /** Occurrences (bucket, value), in a buffer reused from call to call. */
@@ -159,9 +157,8 @@ function tag(out: FeatureBuffer, name: string): void {
   out.push(hashString(SEED_TAG, name) & MASK, 1);
 }
 
-/** Appends the features of `input` to `out` (which the caller resets). */
-export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
-  const raw = input.text;
+/** Appends the features of a (capped) text to `out` (which the caller resets). */
+export function extractFeatures(raw: string, out: FeatureBuffer): void {
   if (norm.length < raw.length + 2) norm = new Uint16Array(raw.length + 16);
 
   // One pass: normalise characters and gather the shape statistics.
@@ -321,47 +318,19 @@ export function extractFeatures(input: FeatureInput, out: FeatureBuffer): void {
       if (reliable && gap >= 0.05) out.notEnglish = true;
     }
   }
-
-  // The previous user message: its words, weighted below the latest message's.
-  if (input.context !== '') {
-    tag(out, 'multi-turn');
-    const ctxFrom = out.length;
-    const ctx = input.context.toLowerCase();
-    let h = SEED_CONTEXT ^ 0x811c9dc5;
-    let inWord = false;
-    for (let k = 0; k <= ctx.length; k++) {
-      const c = k < ctx.length ? ctx.charCodeAt(k) : 32;
-      const folded = c >= 48 && c <= 57 ? 48 : c;
-      if (isWordChar(folded) || isIdeograph(folded)) {
-        h = Math.imul(h ^ folded, 0x01000193);
-        inWord = true;
-      } else if (inWord) {
-        out.push(h & MASK, 1);
-        h = SEED_CONTEXT ^ 0x811c9dc5;
-        inWord = false;
-      }
-    }
-    const ctxCount = out.length - ctxFrom;
-    if (ctxCount > 0) out.fill(ctxFrom, 0.5 / Math.sqrt(ctxCount));
-  }
 }
 
-/** What the text classifier reads: the latest user message (capped) and the end of the one before. */
-export function textLaneInput(request: CanonicalChatRequest): FeatureInput | undefined {
+/** What the text classifier reads of a request: the latest user message and the one before. */
+export function textLaneInput(request: CanonicalChatRequest): LaneText | undefined {
   const users: Extract<CanonicalMessage, { role: 'user' }>[] = [];
   for (let i = request.messages.length - 1; i >= 0 && users.length < 2; i--) {
     const m = request.messages[i] as CanonicalMessage;
     if (m.role === 'user') users.push(m);
   }
-  const [latest, previous] = users;
+  const [latest, before] = users;
   if (!latest) return undefined;
-  const text = capText(latest.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) => capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  const text = textOf(latest);
   if (text.trim() === '') return undefined;
-  let context = '';
-  if (previous) {
-    const parts = previous.content.flatMap((p) => (p.type === 'text' ? [p.text] : []));
-    const last = parts[parts.length - 1] ?? '';
-    context = last.slice(Math.max(0, last.length - CONTEXT_CHARS));
-  }
-  return { text, context };
+  return { text, previous: before ? textOf(before) : '' };
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { BUCKET_BITS, FeatureBuffer, extractFeatures, type FeatureInput } from './features.ts';
+import { BUCKET_BITS, FeatureBuffer, extractFeatures, type LaneText } from './features.ts';
 
 /** The lanes the text model chooses between, in precedence order (code, then math, then multilingual). */
 export const TEXT_LANES = ['code', 'math', 'multilingual', 'general'] as const;
@@ -23,6 +23,9 @@ export interface LaneModelFile {
   /** How the model was trained, for the record. */
   readonly trainedOn: { readonly records: number; readonly epochs: number; readonly l2: number };
 }
+
+/** Below this probability the latest message defers to the previous one (see classify). */
+export const FOLLOW_UP_CONFIDENCE = 0.6;
 
 export const MODEL_FILE = new URL('./model.json', import.meta.url);
 
@@ -69,23 +72,37 @@ export class TextLaneModel {
   }
 
   /**
-   * The lane with the highest score; but a request the model leaves in `general` whose text is
-   * plainly not English is `multilingual`, since that lane is defined by the language and comes
-   * before `general`.
+   * The lane of the latest user message. A message the model is unsure about (a follow-up such as
+   * "why?" or "make it shorter") takes the lane of the previous user message when the model is
+   * surer of that one: the conversation decides what a vague follow-up is about.
    */
-  classify(input: FeatureInput): TextLane {
-    const s = this.score(input);
+  classify(input: LaneText): TextLane {
+    const latest = this.classifyText(input.text);
+    if (latest.confidence >= FOLLOW_UP_CONFIDENCE || input.previous === '') return latest.lane;
+    const before = this.classifyText(input.previous);
+    return before.confidence > latest.confidence ? before.lane : latest.lane;
+  }
+
+  /**
+   * The lane with the highest score and its probability; but a text the model leaves in `general`
+   * that is plainly not English is `multilingual`, since that lane is defined by the language and
+   * comes before `general`.
+   */
+  classifyText(text: string): { lane: TextLane; confidence: number } {
+    const s = this.score(text);
     let best = 0;
     for (let c = 1; c < s.length; c++) if ((s[c] as number) > (s[best] as number)) best = c;
+    let sum = 0;
+    for (let c = 0; c < s.length; c++) sum += Math.exp((s[c] as number) - (s[best] as number));
     const lane = TEXT_LANES[best] as TextLane;
-    return lane === 'general' && this.buffer.notEnglish ? 'multilingual' : lane;
+    return { lane: lane === 'general' && this.buffer.notEnglish ? 'multilingual' : lane, confidence: 1 / sum };
   }
 
   /** The raw scores per lane (TEXT_LANES order); the array is reused by the next call. */
-  score(input: FeatureInput): Float64Array {
+  score(text: string): Float64Array {
     const buffer = this.buffer;
     buffer.reset();
-    extractFeatures(input, buffer);
+    extractFeatures(text, buffer);
     const w = this.weights;
     const s = this.scores;
     s.fill(0);
