@@ -158,19 +158,4 @@ writeFileSync(MODEL_FILE, JSON.stringify(model) + '\n');
 console.log(`wrote ${fileURLToPath(MODEL_FILE)}: ${packed.length / K} buckets, trained on ${examples.length} records`);
 
 // Evaluate the written model the way the gateway uses it.
-const { classifyLane } = await import('../src/inference/routing/classify-lane.ts');
-const { evaluate, formatEvaluation } = await import('../src/inference/routing/lanes/evaluate.ts');
-const trainEval = evaluate(records.filter((r) => r.split === 'train'), classifyLane);
-console.log(`\ntrain split: accuracy ${(trainEval.accuracy * 100).toFixed(1)}% (${trainEval.correct}/${trainEval.total})`);
-const test = records.filter((r) => r.split === 'test');
-const testEval = evaluate(test, classifyLane);
-console.log('\nheld-out test split:\n');
-console.log(formatEvaluation(testEval));
-const hand = evaluate(test.filter((r) => r.source === 'hand'), classifyLane);
-const foreign = evaluate(test.filter((r) => r.lang !== 'en'), classifyLane);
-console.log(`\nheld-out hand-written cases: ${(hand.accuracy * 100).toFixed(1)}% (${hand.correct}/${hand.total})`);
-console.log(`held-out requests not in English (or multi-turn): ${(foreign.accuracy * 100).toFixed(1)}% (${foreign.correct}/${foreign.total})`);
-if (testEval.errors.length > 0) {
-  console.log('\nheld-out errors:');
-  for (const e of testEval.errors) console.log(`  ${e.id}: ${e.lane} -> ${e.predicted}: ${JSON.stringify(e.text.slice(0, 100))}`);
-}
+await import('./eval-lanes.ts');

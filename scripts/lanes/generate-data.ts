@@ -37,7 +37,7 @@ const seen = new Set<string>();
 function add(lane: LaneRecord['lane'], lang: string, messages: RecordMessage[] | string, extra: Partial<LaneRecord> = {}): void {
   const msgs = typeof messages === 'string' ? [{ role: 'user' as const, content: messages }] : messages;
   // A template drawn twice with the same fillers would leak between the splits.
-  const text = JSON.stringify(msgs);
+  const text = JSON.stringify([msgs, extra.image, extra.tools]);
   if (seen.has(text)) return;
   seen.add(text);
   const key = `${lane}-${lang}`;
@@ -889,6 +889,12 @@ function multiTurn(): void {
 
 // ---------------------------------------------------------------- structural lanes
 function structural(): void {
+  // Any text becomes vision with an image, or agent with a tool: the structural rules come first.
+  const texts = records.filter((r) => r.messages.length === 1).map((r) => r.messages[0]?.content ?? '');
+  for (let i = 0; i < texts.length; i += 25) {
+    add('vision', 'any', texts[i] as string, { image: true });
+    add('agent', 'any', texts[i + 12] ?? (texts[i] as string), { tools: true });
+  }
   const visionTexts = ["What's in this picture?", 'Solve the math problem in this photo.', 'Fix the code in this screenshot.', '¿Qué dice este cartel?', 'Describe this chart.', 'この画像を説明してください。', 'Is this mushroom edible?', 'Translate the menu in this photo to English.'];
   for (const t of visionTexts) add('vision', 'en', t, { image: true });
   const agentTexts = ["What's the weather in Paris tomorrow?", 'Book a table for two at 7pm.', 'Write a Python function to parse dates.', 'Solve 3x + 5 = 20.', 'Busca vuelos baratos a Roma.', 'Look up the latest order for customer 42.', 'Translate "hello" to German.', 'Summarize my unread emails.'];
