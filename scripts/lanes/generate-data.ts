@@ -887,6 +887,37 @@ function multiTurn(): void {
   }
 }
 
+// ---------------------------------------------------------------- long requests (over 1,000 characters)
+function longRequests(): void {
+  const pickN = <T>(xs: readonly T[], count: number): T[] => Array.from({ length: count }, () => pick(xs));
+  for (let i = 0; i < 10; i++) {
+    const files = pickN(SNIPPETS, int(3, 5)).map((sn, k) => `--- file ${k + 1} (${sn.lang}) ---\n${sn.code}`);
+    add('code', 'en', `${pick(['Here is my project, the tests fail and I cannot see why.', 'Please review these files before I open a pull request.', 'These are the relevant files.'])}\n\n${files.join('\n\n')}\n\n${pick(TRACES)}\n\n${pick(['What is wrong?', 'Any idea?', 'How do I fix it?'])}`);
+  }
+  const problems = () => {
+    const all: string[] = [];
+    for (let k = 0; k < int(4, 7); k++) all.push(pick([
+      `A store sells pens at $${int(1, 5)} each and notebooks at $${int(3, 9)} each. Ana buys ${int(2, 9)} pens and ${int(2, 6)} notebooks and pays with a $${int(50, 100)} bill. How much change does she get?`,
+      `Solve ${int(2, 9)}x - ${int(1, 9)} = ${int(10, 50)} and check your answer.`,
+      `A cyclist rides ${int(10, 40)} km at ${int(12, 25)} km/h and then ${int(5, 30)} km at ${int(8, 20)} km/h. What is the average speed for the whole trip?`,
+      `Find the area of a rectangle whose length is ${int(3, 12)} cm longer than its width if the perimeter is ${int(40, 90)} cm.`,
+      `What is the probability of drawing ${int(2, 3)} aces in a row from a standard deck without replacement?`,
+      `Differentiate ${poly()} and find where the derivative is zero.`,
+    ]));
+    return all.map((t, k) => `${k + 1}) ${t}`).join('\n\n');
+  };
+  for (let i = 0; i < 10; i++) add('math', 'en', `${pick(['Here is my homework, please solve each problem and show the steps.', 'Can you check my worksheet? I need the answers with explanations.', 'Practice problems for my exam:'])}\n\n${problems()}`);
+  for (let i = 0; i < 10; i++) {
+    const ps = [pick(EN_PROSE), pick(EN_PROSE), pick(EN_PROSE)];
+    add('general', 'en', `${pick(['Summarize this report for my manager:', 'Turn these notes into a short blog post:', 'What are the main points here?'])}\n\n${ps.join('\n\n')}`);
+  }
+  for (let i = 0; i < 10; i++) {
+    const p = pick(FOREIGN_PROSE);
+    const ask: Record<string, string> = { es: 'Resume estos textos:', fr: 'Résume ces textes :', de: 'Fasse diese Texte zusammen:', pt: 'Resuma estes textos:', it: 'Riassumi questi testi:', zh: '请总结下面的文章：', ja: '次の文章を要約してください。', ru: 'Перескажи эти тексты:', ko: '다음 글을 요약해 주세요.', ar: 'لخص هذه النصوص:', hi: 'इन लेखों का सारांश दीजिए:', nl: 'Vat deze teksten samen:' };
+    add('multilingual', p.lang, `${ask[p.lang] ?? ''}\n\n${p.text}\n\n${p.text.split(/(?<=[.。])/).reverse().join(' ')}`);
+  }
+}
+
 // ---------------------------------------------------------------- structural lanes
 function structural(): void {
   // Any text becomes vision with an image, or agent with a tool: the structural rules come first.
@@ -921,6 +952,7 @@ mathOther();
 generalEnglish();
 multilingual();
 multiTurn();
+longRequests();
 structural();
 for (const h of HAND_CASES) records.push({ ...h, source: 'hand', split: splitOf(h.id) });
 
