@@ -35,6 +35,8 @@ export interface LaneRecord {
 }
 
 export const DATA_FILE = new URL('./data/lanes.jsonl', import.meta.url);
+/** Requests written after the model was frozen, only ever evaluated. */
+export const FRESH_FILE = new URL('./data/fresh.jsonl', import.meta.url);
 
 /** The fixed held-out split: a quarter of the records, chosen by a hash of the id (FNV-1a). */
 export function splitOf(id: string): 'train' | 'test' {

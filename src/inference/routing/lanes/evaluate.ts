@@ -51,7 +51,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 /** The per-lane table in Markdown, as docs/routing.md shows it. */
 export function formatEvaluation(e: Evaluation): string {
   const rows = ['| lane | records | precision | recall |', '| --- | ---: | ---: | ---: |'];
-  for (const l of e.lanes) rows.push(`| ${l.lane} | ${l.support} | ${pct(l.precision)} | ${pct(l.recall)} |`);
+  for (const l of e.lanes.filter((x) => x.support > 0 || x.predicted > 0)) rows.push(`| ${l.lane} | ${l.support} | ${pct(l.precision)} | ${pct(l.recall)} |`);
   rows.push(`| **overall accuracy** | ${e.total} | | **${pct(e.accuracy)}** (${e.correct}/${e.total}) |`);
   return rows.join('\n');
 }
