@@ -5,11 +5,12 @@
  * model through classifyLane and prints per-lane precision and recall on the held-out `test` split.
  * Deterministic: the same data gives the same model.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadDataSet, toCanonical, type LaneRecord } from '../src/inference/routing/lanes/data-set.ts';
 import { BUCKET_BITS, FeatureBuffer, extractFeatures, textLaneInput } from '../src/inference/routing/lanes/features.ts';
-import { FOLLOW_UP_CONFIDENCE, MODEL_FILE, TEXT_LANES, type LaneModelFile, type TextLane } from '../src/inference/routing/lanes/text-lane-model.ts';
+import { FOLLOW_UP_CONFIDENCE, MODEL_FILE, TEXT_LANES, type LaneModelFile, type TextLane } from '../src/inference/routing/lanes/model-format.ts';
 
 const EPOCHS = 10;
 const LEARNING_RATE = 0.4;
@@ -157,5 +158,6 @@ const model: LaneModelFile = {
 writeFileSync(MODEL_FILE, JSON.stringify(model) + '\n');
 console.log(`wrote ${fileURLToPath(MODEL_FILE)}: ${packed.length / K} buckets, trained on ${examples.length} records`);
 
-// Evaluate the written model the way the gateway uses it.
-await import('./eval-lanes.ts');
+// Evaluate the written model the way the gateway uses it, in a process that loads the new file.
+const evaluation = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./eval-lanes.ts', import.meta.url))], { stdio: 'inherit' });
+process.exitCode = evaluation.status ?? 1;

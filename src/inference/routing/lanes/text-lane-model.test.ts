@@ -5,7 +5,8 @@ import { LANES, classifyLane } from '../classify-lane.ts';
 import { loadDataSet, splitOf } from './data-set.ts';
 import { evaluate } from './evaluate.ts';
 import { HEAD_CHARS, TAIL_CHARS, capText } from './features.ts';
-import { MODEL_FILE, TEXT_LANES, TextLaneModel, type LaneModelFile } from './text-lane-model.ts';
+import { MODEL_FILE, TEXT_LANES, type LaneModelFile } from './model-format.ts';
+import { TextLaneModel } from './text-lane-model.ts';
 
 describe('the shipped lane model', () => {
   it('loads from model.json and classifies', () => {

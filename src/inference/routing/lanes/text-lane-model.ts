@@ -1,33 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { BUCKET_BITS, FeatureBuffer, extractFeatures, type LaneText } from './features.ts';
-
-/** The lanes the text model chooses between, in precedence order (code, then math, then multilingual). */
-export const TEXT_LANES = ['code', 'math', 'multilingual', 'general'] as const;
-export type TextLane = (typeof TEXT_LANES)[number];
-
-/**
- * The model as stored in model.json: a linear (multinomial logistic regression) model over the
- * hashed features. Weights are quantised to int8 (value = q * scale); only buckets with a non-zero
- * weight are stored, as LEB128 varint gaps between bucket numbers and, per bucket, one int8 per lane.
- */
-export interface LaneModelFile {
-  readonly format: 'svc-lane-model/1';
-  readonly bucketBits: number;
-  readonly lanes: readonly string[];
-  readonly scale: number;
-  readonly bias: readonly number[];
-  /** base64 of the varint-encoded gaps between successive stored buckets. */
-  readonly buckets: string;
-  /** base64 of int8 weights, lanes.length per stored bucket, in bucket order. */
-  readonly weights: string;
-  /** How the model was trained, for the record. */
-  readonly trainedOn: { readonly records: number; readonly epochs: number; readonly l2: number };
-}
-
-/** Below this probability the latest message defers to the previous one (see classify). */
-export const FOLLOW_UP_CONFIDENCE = 0.6;
-
-export const MODEL_FILE = new URL('./model.json', import.meta.url);
+import { FOLLOW_UP_CONFIDENCE, TEXT_LANES, type LaneModelFile, type TextLane } from './model-format.ts';
+// Imported (not read from a path) so that a compiled build carries the model along.
+import shipped from './model.json' with { type: 'json' };
 
 export class TextLaneModel {
   private readonly buffer = new FeatureBuffer();
@@ -67,8 +41,9 @@ export class TextLaneModel {
     return new TextLaneModel(weights, file.scale, file.bias);
   }
 
-  static load(url: URL = MODEL_FILE): TextLaneModel {
-    return TextLaneModel.fromFile(JSON.parse(readFileSync(url, 'utf8')) as LaneModelFile);
+  /** The model shipped in model.json. */
+  static load(): TextLaneModel {
+    return TextLaneModel.fromFile(shipped as LaneModelFile);
   }
 
   /**
