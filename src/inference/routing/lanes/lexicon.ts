@@ -2,7 +2,7 @@
  * Words that point to a lane in many languages. The model learns how much each count matters; the
  * lists give it a prior that reaches beyond the wording of its training requests. Latin, Cyrillic,
  * Arabic, Devanagari and Hangul entries match whole words (lower case); Han and kana entries match
- * two-character sequences.
+ * two-character sequences; an entry is one word (no spaces or punctuation).
  */
 export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> = {
   code: [
@@ -11,7 +11,7 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'debug', 'compile', 'compiler', 'error', 'exception', 'stack', 'trace', 'traceback', 'api', 'endpoint', 'server', 'backend',
     'frontend', 'database', 'query', 'queries', 'sql', 'regex', 'regexp', 'git', 'commit', 'branch', 'merge', 'rebase', 'docker',
     'dockerfile', 'kubernetes', 'yaml', 'json', 'config', 'nginx', 'deploy', 'npm', 'pip', 'python', 'javascript', 'typescript',
-    'java', 'rust', 'golang', 'go', 'c', 'cpp', 'c++', 'c#', 'ruby', 'php', 'kotlin', 'swift', 'bash', 'shell', 'terminal', 'linux',
+    'java', 'rust', 'golang', 'go', 'c', 'cpp', 'ruby', 'php', 'kotlin', 'swift', 'bash', 'shell', 'terminal', 'linux',
     'react', 'node', 'nodejs', 'django', 'flask', 'fastapi', 'express', 'postgres', 'postgresql', 'mysql', 'mongodb', 'redis', 'html',
     'css', 'thread', 'threads', 'async', 'await', 'loop', 'array', 'string', 'integer', 'boolean', 'null', 'undefined', 'refactor',
     'unit', 'test', 'tests', 'jest', 'pytest', 'library', 'framework', 'package', 'dependency', 'install', 'cli', 'http', 'cors',
@@ -33,7 +33,7 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'fraction', 'ratio', 'area', 'volume', 'perimeter', 'radius', 'triangle', 'circle', 'angle', 'angles', 'polygon', 'matrix',
     'determinant', 'eigenvalues', 'vector', 'theorem', 'prime', 'primes', 'factor', 'factorial', 'roots', 'quadratic', 'algebra',
     'calculus', 'geometry', 'statistics', 'math', 'maths', 'mathematical', 'formula', 'divisible', 'divide', 'multiply', 'square',
-    'cube', 'root', 'log', 'logarithm', 'exponent', 'interest', 'km', 'speed', 'how many', 'sequence', 'series', 'convergence',
+    'cube', 'root', 'log', 'logarithm', 'exponent', 'interest', 'km', 'speed', 'sequence', 'series', 'convergence',
     'resuelve', 'ecuación', 'calcula', 'calcular', 'demuestra', 'derivada', 'integral', 'probabilidad', 'área', 'triángulo',
     'résous', 'équation', 'calcule', 'montre', 'dérivée', 'intégrale', 'probabilité', 'aire', 'löse', 'gleichung', 'berechne',
     'beweise', 'ableitung', 'wahrscheinlichkeit', 'fläche', 'resolva', 'equação', 'calcule', 'prove', 'probabilidade',
@@ -46,7 +46,7 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'translate', 'translation', 'translated', 'say', 'mean', 'means', 'meaning', 'french', 'spanish', 'german', 'japanese',
     'italian', 'portuguese', 'korean', 'mandarin', 'chinese', 'russian', 'arabic', 'hindi', 'dutch', 'english', 'pronounce',
     'traduce', 'traducir', 'traduis', 'traduire', 'übersetze', 'übersetzen', 'traduza', 'traduci', 'переведи', 'перевод',
-    'inglés', 'anglais', 'englische', 'englisch', 'inglês', 'inglese', 'по-английски', 'dice', 'dit-on', 'sagt', 'diz',
+    'inglés', 'anglais', 'englische', 'englisch', 'inglês', 'inglese', 'английски', 'dice', 'sagt', 'diz',
     '翻译', '英语', '英文', '翻訳', '英語', '번역', '영어', 'ترجم', 'अनुवाद',
   ],
 };
