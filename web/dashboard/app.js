@@ -257,7 +257,7 @@ function chart(title, daily, value, unit) {
   const W = 720, H = 220, pad = 36;
   const totals = days.map((day) => daily.filter((d) => d.day === day).reduce((s, d) => s + value(d), 0));
   const max = Math.max(1e-9, ...totals);
-  const bw = days.length ? (W - pad * 2) / days.length : 0;
+  const bw = days.length ? Math.min(48, (W - pad * 2) / days.length) : 0;
   const bars = [];
   days.forEach((day, i) => {
     let y = H - pad;
