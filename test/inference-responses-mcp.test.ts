@@ -94,6 +94,29 @@ describe('/v1/responses with MCP server tools', () => {
     }
   }
 
+  it('a small balance: the partial hold stops the tool rounds before the next call could overdraw it', async () => {
+    const acct = await createTestAccount(g.t, { credits: 6 });
+    const big = { input: 200, cached: 0, output: 4000 };
+    g.openai.chat.enqueue({ toolCalls: [{ name: 'add', arguments: { a: 4, b: 4 } }], usage: big }, { text: 'never asked' });
+    const before = await accountCredits(g.t, acct.id);
+    const requestsBefore = g.openai.requests.length;
+    const r = await g.client(acct.key).responses.create({
+      model: 'svc-fast',
+      input: 'add',
+      max_output_tokens: 5000,
+      tools: [{ type: 'mcp', server_label: 'math', server_url: math.url, require_approval: 'never' }],
+    });
+    assert.equal(r.status, 'incomplete');
+    assert.equal(r.incomplete_details?.reason, 'max_tool_calls');
+    assert.equal(ofType(r, 'mcp_call')[0]!.output, '8');
+    assert.equal(g.openai.requests.length, requestsBefore + 1, 'the second model call was not made');
+    g.openai.chat.next();
+    const after = await accountCredits(g.t, acct.id);
+    assert.equal(before.credits - after.credits, expectedCost(PRICES['svc-fast'], big));
+    assert.ok(after.credits >= 0n);
+    assert.equal(after.reserved, 0n);
+  });
+
   it('allowed_tools hides the other tool from the listing and from the model', async () => {
     const acct = await createTestAccount(g.t, { credits: 1000 });
     g.openai.chat.enqueue({ text: 'Only add.' });
