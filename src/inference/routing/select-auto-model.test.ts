@@ -50,7 +50,7 @@ describe('selectAutoModel', () => {
     assert.equal(pick('general', { inputTokens: 7800, outputTokens: 500 }), 'svc-fast', 'input and requested output exceed it');
     assert.equal(pick('general', { inputTokens: 7000, outputTokens: 500 }), 'svc-mini', 'fits with a small output cap');
     assert.equal(pick('general', { inputTokens: 500_000 }), 'svc-fast');
-    assert.equal(pick('general', { outputTokens: 200_000 }), 'svc-vision', 'max_output: only the models without a limit below it');
+    assert.equal(pick('general', { outputTokens: 150_000 }), 'svc-vision', 'max_output: only the models without a limit below it');
   });
 
   it('takes a vision model for images', () => {
