@@ -16,6 +16,8 @@ import { completionsRoutes } from './inference/routes/completions-routes.ts';
 import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
 import { imagesRoutes } from './inference/routes/images-routes.ts';
 import { rerankRoutes } from './inference/routes/rerank-routes.ts';
+import { upstreamsAdminRoutes } from './inference/routes/upstreams-admin-routes.ts';
+import { installUpstreamMetrics } from './inference/upstream/upstream-metrics.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -56,6 +58,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   installErrorHandling(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
+  const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
+  app.addHook('onClose', async () => stopUpstreamMetrics());
 
   await app.register(swagger, {
     openapi: {
@@ -87,6 +91,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       accountsAdminRoutes({ db: deps.db, accounts }),
       marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
+      upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
     ],
   });
   const inference = createInferenceContext({
