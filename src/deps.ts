@@ -81,6 +81,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const upstreams =
     overrides.upstreams ??
     createUpstreams(config.catalog, {
+      now: () => clock.now(),
       breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
       onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
     });
