@@ -9,7 +9,7 @@ import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat
 import { countTextTokens, estimateChatInputTokens } from '../src/inference/tokens/count-tokens.ts';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from './fakes/fake-openai.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { accountCredits, expectedCost, usageRows, waitForUsage } from './helpers/gateway.ts';
+import { accountCredits, expectedCost, waitForUsage } from './helpers/gateway.ts';
 import { createTestAccount, manualClock, type TestAccount } from './helpers/inference.ts';
 
 const PRICE = { input: 450_000n, cached: 112_500n, output: 900_000n };
