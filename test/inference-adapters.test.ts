@@ -495,7 +495,8 @@ describe('inference adapters against fake upstreams', () => {
 
   describe('fallback', () => {
     it('moves to the next deployment when the first is overloaded before any output, streams included', async () => {
-      anthropic.chat.enqueue({ error: { status: 529 } });
+      // Overloaded twice: the first call and its one retry on the same deployment.
+      anthropic.chat.enqueue({ error: { status: 529 } }, { error: { status: 529 } });
       openai.chat.enqueue({ text: 'From the fallback.' });
       const request: CanonicalChatRequest = { messages: [user('Hi')], tools: [], stop: [], stream: true };
       const { result, target: served } = await up.run([pro], (t) => up.chatStream(t, request));
