@@ -25,6 +25,8 @@ import { rerankRoutes } from './inference/routes/rerank-routes.ts';
 import { responsesRoutes } from './inference/routes/responses-routes.ts';
 import { createMcpClient } from './inference/mcp/mcp-client.ts';
 import { startResponsePruning } from './inference/responses/prune-responses.job.ts';
+import { upstreamsAdminRoutes } from './inference/routes/upstreams-admin-routes.ts';
+import { installUpstreamMetrics } from './inference/upstream/upstream-metrics.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -65,6 +67,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   installErrorHandling(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
+  const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
+  app.addHook('onClose', async () => stopUpstreamMetrics());
 
   await app.register(swagger, {
     openapi: {
@@ -102,6 +106,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       accountsAdminRoutes({ db: deps.db, accounts }),
       marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
+      upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
     ],
   });
   await app.register(dashboardApiRoutes, {

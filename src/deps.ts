@@ -5,6 +5,7 @@ import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
 import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
+import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
 import { createMailer, type Mailer } from './dashboard/mailer.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
@@ -81,7 +82,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   }
   const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
   const clock = overrides.clock ?? systemClock;
-  const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
+  // Breakers opened on one instance keep the others away too, when they share a Redis.
+  const upstreams =
+    overrides.upstreams ??
+    createUpstreams(config.catalog, {
+      now: () => clock.now(),
+      breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
+      onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
+    });
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });

@@ -20,7 +20,6 @@ import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
 import { decodeFloat32Base64 } from '../src/inference/providers/openai-compatible/float32-base64.ts';
 import { createUpstreams, type Upstreams, type UpstreamTarget } from '../src/inference/upstream/create-upstreams.ts';
 import type { ChatStream } from '../src/inference/upstream/start-chat-stream.ts';
-import { tryDeployments } from '../src/inference/upstream/try-deployments.ts';
 import { UpstreamError } from '../src/inference/upstream/upstream-error.ts';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY, fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from './fakes/fake-openai.ts';
@@ -496,10 +495,11 @@ describe('inference adapters against fake upstreams', () => {
 
   describe('fallback', () => {
     it('moves to the next deployment when the first is overloaded before any output, streams included', async () => {
-      anthropic.chat.enqueue({ error: { status: 529 } });
+      // Overloaded twice: the first call and its one retry on the same deployment.
+      anthropic.chat.enqueue({ error: { status: 529 } }, { error: { status: 529 } });
       openai.chat.enqueue({ text: 'From the fallback.' });
       const request: CanonicalChatRequest = { messages: [user('Hi')], tools: [], stop: [], stream: true };
-      const { result, target: served } = await tryDeployments(pro, (t) => up.chatStream(t, request));
+      const { result, target: served } = await up.run([pro], (t) => up.chatStream(t, request));
       assert.equal(served.deployment.provider.id, 'main-openai');
       assert.equal((await collect(result)).text, 'From the fallback.');
     });
@@ -507,7 +507,7 @@ describe('inference adapters against fake upstreams', () => {
     it('does not move on after a request error', async () => {
       anthropic.chat.enqueue({ error: { status: 400, message: 'messages: roles must alternate' } });
       const seen = openai.requests.length;
-      const e = await rejection(tryDeployments(pro, (t) => up.chat(t, { messages: [user('Hi')], tools: [], stop: [], stream: false })));
+      const e = await rejection(up.run([pro], (t) => up.chat(t, { messages: [user('Hi')], tools: [], stop: [], stream: false })));
       assert.deepEqual([e.status, e.message], [400, 'messages: roles must alternate']);
       assert.equal(openai.requests.length, seen);
     });
@@ -596,12 +596,12 @@ describe('inference adapters against fake upstreams', () => {
             if (!parsed.request.stream) {
               const r = await up.chat(viaAnthropic, parsed.request);
               res.writeHead(200, { 'content-type': 'application/json' });
-              res.end(JSON.stringify(formatChatCompletion(r, { id, model: parsed.model, created })));
+              res.end(JSON.stringify(formatChatCompletion(r, { id, model: parsed.model ?? 'svc-pro', created })));
               return;
             }
             const stream = await up.chatStream(viaAnthropic, parsed.request);
             res.writeHead(200, { 'content-type': 'text/event-stream' });
-            const f = createChatChunkFormatter({ id, model: parsed.model, created, includeUsage: parsed.includeUsage });
+            const f = createChatChunkFormatter({ id, model: parsed.model ?? 'svc-pro', created, includeUsage: parsed.includeUsage });
             for await (const p of stream) for (const c of f.format(p)) res.write(encodeSseData(c));
             res.end(SSE_DONE);
           })();

@@ -4,7 +4,7 @@ import OpenAI, { AuthenticationError, PermissionDeniedError } from 'openai';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createTestAccount, manualClock, mountInferenceProbes } from './helpers/inference.ts';
 
-const CHAT_MODELS = ['svc-shiplow', 'svc-fast', 'svc-vision', 'svc-pro', 'svc-ultra'];
+const CHAT_MODELS = ['svc-shiplow', 'svc-fast', 'svc-vision', 'svc-pro', 'svc-ultra', 'svc-auto'];
 
 const client = (t: TestApp, apiKey: string, base = '/v1') => new OpenAI({ apiKey, baseURL: t.url + base, maxRetries: 0 });
 
@@ -52,8 +52,15 @@ describe('inference keys and the catalog endpoints', () => {
       endpoints: ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/messages'],
       capabilities: { vision: false, tools: true, json_output: true, streaming: true, reasoning: false },
       pricing: { input: 0.45, cached_input: 0.1125, output: 0.9, per_image: null },
+      priced_as: null,
       available: true,
     });
+    const auto = byId.get('svc-auto')!;
+    assert.deepEqual([auto.pricing, auto.priced_as, auto.available], [
+      { input: null, cached_input: null, output: null, per_image: null },
+      ['svc-fast', 'svc-vision', 'svc-pro'],
+      true,
+    ], 'svc-auto is billed at the prices of the model it chooses');
     const embed = byId.get('svc-embed')!;
     assert.deepEqual(embed.pricing, { input: 0.2, cached_input: null, output: null, per_image: null });
     assert.deepEqual(embed.endpoints, ['/v1/embeddings']);

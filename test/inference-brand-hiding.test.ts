@@ -86,11 +86,15 @@ describe('brand hiding: nothing of an upstream reaches a client', () => {
   ];
 
   it('answers chat over both kinds, streamed and not, with tools, JSON and reasoning, without a trace of them', async () => {
-    for (const [model, fake] of [['svc-fast', g.openai], ['svc-vision', g.anthropic], ['svc-pro', g.anthropic], ['svc-shiplow', g.openai], ['svc-ultra', g.anthropic]] as const) {
+    // The fake serving plain requests, and the one serving requests with tools (a pipeline's agent lane).
+    for (const [model, fake, agentFake] of [
+      ['svc-fast', g.openai, g.openai], ['svc-vision', g.anthropic, g.anthropic], ['svc-pro', g.anthropic, g.anthropic],
+      ['svc-shiplow', g.openai, g.anthropic], ['svc-ultra', g.anthropic, g.anthropic],
+    ] as const) {
       for (const stream of [false, true]) {
         fake.chat.enqueue(answer);
         assert.equal((await chat(`${model} text stream=${stream}`, model, { stream, stream_options: stream ? { include_usage: true } : undefined })).status, 200);
-        fake.chat.enqueue(answer);
+        agentFake.chat.enqueue(answer);
         assert.equal((await chat(`${model} tools stream=${stream}`, model, { stream, tools, tool_choice: 'auto' })).status, 200);
         fake.chat.enqueue({ json: { city: 'Paris' } });
         assert.equal((await chat(`${model} json stream=${stream}`, model, { stream, response_format: { type: 'json_object' } })).status, 200);

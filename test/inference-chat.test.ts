@@ -187,7 +187,8 @@ describe('POST /v1/chat/completions and /v1/completions through the openai clien
   it('answers 400 naming the field for malformed bodies, and 404/400 for models', async () => {
     const cases: [Record<string, unknown>, number, string][] = [
       [{ model: 'svc-fast' }, 400, 'messages: is required'],
-      [{ messages: [{ role: 'user', content: 'x' }] }, 400, 'model: is required'],
+      // A request without `model` is served by the budget default (test/inference-routing.test.ts).
+      [{ model: '', messages: [{ role: 'user', content: 'x' }] }, 400, 'model: must not be empty'],
       [{ model: 'svc-fast', messages: [{ role: 'robot', content: 'x' }] }, 400, 'messages[0].role: must be one of system, developer, user, assistant, tool'],
       [{ model: 'svc-fast', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'bad name' } }] }, 400, 'tools[0].function.name: must be 1-64 letters, digits, underscores or dashes'],
       [{ model: 'svc-fast', messages: [{ role: 'user', content: 'x' }], temperature: 3 }, 400, 'temperature: must be <= 2'],

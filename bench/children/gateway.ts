@@ -9,7 +9,8 @@ import { createDeps } from '../../src/deps.ts';
 /**
  * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
  * temp dir or on DATABASE_URL, with svc-fast on the instant upstream and svc-slow on the
- * slow-streaming one, and one account with credits and a key. Answers 'memory' with its
+ * slow-streaming one (svc-lanes, a pipeline, and svc-auto both execute on svc-fast, for
+ * bench/routing.ts), and one account with credits and a key. Answers 'memory' with its
  * process.memoryUsage() (after a full GC when asked).
  */
 const [instantUrl, slowUrl] = process.argv.slice(2) as [string, string];
@@ -34,6 +35,14 @@ models:
     max_output: 900000
     pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
     deployments: [{ provider: bench-slow, model: upstream-model }]
+  - id: svc-lanes
+    type: chat
+    pricing: { input: 0.30, cached_input: 0.075, output: 0.60 }
+    pipeline: { general: [svc-fast], code: [svc-fast] }
+  - id: svc-auto
+    type: chat
+auto:
+  candidates: [svc-fast]
 `,
 );
 const ADMIN = 'bench-admin-token-0123456789abcdef';

@@ -16,6 +16,9 @@ const Provider = Type.Object(
     base_url: Type.String(),
     api_key: Type.Optional(Type.String()),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    first_byte_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    idle_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
     connections: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   strict,
@@ -55,17 +58,67 @@ const Model = Type.Object(
       ),
     ),
     deployments: Type.Optional(
-      Type.Array(Type.Object({ provider: Type.String(), model: Type.String() }, strict)),
+      Type.Array(
+        Type.Object(
+          {
+            provider: Type.String(),
+            model: Type.String(),
+            weight: Type.Optional(Type.Integer({ minimum: 1 })),
+            priority: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          strict,
+        ),
+      ),
     ),
-    pipeline: Type.Optional(Type.Record(Type.String(), Type.String())),
+    pipeline: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })])),
+    ),
+  },
+  strict,
+);
+
+const AutoRule = Type.Object(
+  {
+    lanes: Type.Optional(Type.Array(Type.String())),
+    images: Type.Optional(Type.Boolean()),
+    tools: Type.Optional(Type.Boolean()),
+    structured_output: Type.Optional(Type.Boolean()),
+    min_input_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    min_output_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    use: Type.Array(Type.String(), { minItems: 1 }),
   },
   strict,
 );
 
 const Router = Type.Object(
   {
-    candidates: Type.Array(Type.String()),
-    default: Type.String(),
+    candidates: Type.Array(Type.String(), { minItems: 1 }),
+    rules: Type.Optional(Type.Array(AutoRule)),
+  },
+  strict,
+);
+
+const Resilience = Type.Object(
+  {
+    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    backoff_base_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    backoff_max_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    retry_after_cap_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    max_total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    breaker: Type.Optional(
+      Type.Object(
+        {
+          consecutive_failures: Type.Optional(Type.Integer({ minimum: 1 })),
+          failure_ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+          min_requests: Type.Optional(Type.Integer({ minimum: 1 })),
+          window_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          cooldown_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+          sync_interval_ms: Type.Optional(Type.Integer({ minimum: 10 })),
+        },
+        strict,
+      ),
+    ),
   },
   strict,
 );
@@ -75,6 +128,9 @@ export const CatalogFile = Type.Object(
     providers: Type.Optional(Type.Array(Provider)),
     models: Type.Array(Model, { minItems: 1 }),
     auto: Type.Optional(Router),
+    /** The brand model serving chat requests that name no model. */
+    default_model: Type.Optional(Type.String()),
+    resilience: Type.Optional(Resilience),
   },
   strict,
 );

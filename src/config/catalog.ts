@@ -40,7 +40,13 @@ export interface ProviderConfig {
   readonly apiKey: string | null;
   /** False when its base URL or key resolved to nothing: its models answer 503. */
   readonly configured: boolean;
+  /** A non-streamed answer must arrive whole within this (and headers of a stream, at most). */
   readonly timeoutMs: number;
+  readonly connectTimeoutMs: number;
+  /** A stream whose first content has not arrived by then fails over to the next deployment. */
+  readonly firstByteTimeoutMs: number;
+  /** A started stream silent this long ends with an error event. */
+  readonly idleTimeoutMs: number;
   readonly connections: number;
 }
 
@@ -63,6 +69,12 @@ export interface ModelCapabilities {
 export interface Deployment {
   readonly provider: ProviderConfig;
   readonly model: string;
+  /** `provider/model`: the deployment's identity for balancing, breakers, metrics. */
+  readonly key: string;
+  /** Share of traffic among deployments of the same priority. */
+  readonly weight: number;
+  /** Lower is tried first; deployments of one priority are balanced. Defaults to catalog order. */
+  readonly priority: number;
 }
 
 export interface ModelConfig {
@@ -75,14 +87,64 @@ export interface ModelConfig {
   readonly endpoints: ReadonlySet<Endpoint>;
   readonly capabilities: ModelCapabilities;
   readonly deployments: readonly Deployment[];
-  /** Lane name -> brand model id, for multi-agent pipelines. */
-  readonly pipeline: Readonly<Record<string, string>> | null;
+  /** Lane -> executor brand models in order (the first available serves, the next is its fallback). */
+  readonly pipeline: Readonly<Record<string, readonly string[]>> | null;
+}
+
+/**
+ * The lanes a pipeline may name. They mirror the lane classifier's lanes (src/inference/routing,
+ * checked by a test there); configuration cannot import the gateway, so they are repeated here.
+ */
+export const PIPELINE_LANES = ['vision', 'agent', 'code', 'math', 'multilingual', 'general'] as const;
+
+/** One svc-auto rule: when every condition given holds, only `use` may serve (if one can). */
+export interface AutoRule {
+  readonly lanes: readonly string[] | null;
+  readonly images: boolean | null;
+  readonly tools: boolean | null;
+  readonly structuredOutput: boolean | null;
+  readonly minInputTokens: number | null;
+  readonly minOutputTokens: number | null;
+  readonly use: readonly string[];
+}
+
+export interface AutoRouter {
+  /** The brand models svc-auto chooses from. */
+  readonly candidates: readonly string[];
+  /** First match wins; none matching leaves every candidate. */
+  readonly rules: readonly AutoRule[];
+}
+
+/** Retries, fallbacks and circuit breakers of every upstream call (docs/routing.md). */
+export interface ResilienceSettings {
+  /** Retries on the same deployment after a retryable failure, before moving on. */
+  readonly maxRetries: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** A 429's retry-after is waited up to this; a longer one moves on to the next deployment. */
+  readonly retryAfterCapMs: number;
+  /** Upstream calls one request may make, over every deployment and executor. */
+  readonly maxAttempts: number;
+  /** Time one request may spend before its answer starts, over every attempt. */
+  readonly maxTotalMs: number;
+  readonly breaker: {
+    readonly consecutiveFailures: number;
+    readonly failureRatio: number;
+    readonly minRequests: number;
+    readonly windowMs: number;
+    readonly cooldownMs: number;
+    /** How often an instance reads the breakers other instances opened (with Redis). */
+    readonly syncIntervalMs: number;
+  };
 }
 
 export interface Catalog {
   readonly providers: ReadonlyMap<string, ProviderConfig>;
   readonly models: ReadonlyMap<string, ModelConfig>;
-  readonly auto: { readonly candidates: readonly string[]; readonly default: string } | null;
+  readonly auto: AutoRouter | null;
+  /** The brand model serving chat requests that name no `model` (the budget default), or null. */
+  readonly defaultModel: string | null;
+  readonly resilience: ResilienceSettings;
 }
 
 /** `${VAR}` and `${VAR:-default}`; an unset variable without default becomes ''. */
@@ -132,13 +194,17 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
         throw new ConfigError(`${key}.base_url`, `not an http(s) URL: ${baseUrl}`);
       }
     }
+    const timeoutMs = p.timeout_ms ?? 120_000;
     providers.set(p.id, {
       id: p.id,
       type: p.type,
       baseUrl,
       apiKey: apiKey === '' ? null : apiKey,
       configured: baseUrl !== '' && apiKey !== '',
-      timeoutMs: p.timeout_ms ?? 120_000,
+      timeoutMs,
+      connectTimeoutMs: p.connect_timeout_ms ?? Math.min(10_000, timeoutMs),
+      firstByteTimeoutMs: p.first_byte_timeout_ms ?? timeoutMs,
+      idleTimeoutMs: p.idle_timeout_ms ?? timeoutMs,
       connections: p.connections ?? 128,
     });
   });
@@ -171,7 +237,8 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
       if (!SERVES[m.type].includes(p.type)) {
         throw new ConfigError(`${key}.deployments[${j}].provider`, `a ${p.type} provider cannot serve a ${m.type} model`);
       }
-      return { provider: p, model: substituteEnv(d.model, env) };
+      const model = substituteEnv(d.model, env);
+      return { provider: p, model, key: `${p.id}/${model}`, weight: d.weight ?? 1, priority: d.priority ?? j };
     });
     if (m.pipeline && m.type !== 'chat') throw new ConfigError(`${key}.pipeline`, 'only chat models have pipelines');
     if (!m.pipeline && deployments.length === 0 && m.id !== 'svc-auto') {
@@ -194,25 +261,101 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
         reasoning: c.reasoning ?? false,
       },
       deployments,
-      pipeline: m.pipeline ?? null,
+      pipeline: m.pipeline
+        ? Object.fromEntries(Object.entries(m.pipeline).map(([lane, ids]) => [lane, typeof ids === 'string' ? [ids] : ids]))
+        : null,
     });
   });
 
+  const servesItself = (id: string) => {
+    const t = models.get(id);
+    return t !== undefined && t.type === 'chat' && t.pipeline === null && t.deployments.length > 0;
+  };
   file.models.forEach((m, i) => {
-    for (const [lane, target] of Object.entries(m.pipeline ?? {})) {
-      const t = models.get(target);
-      if (!t || t.type !== 'chat' || t.pipeline) {
-        throw new ConfigError(`CONFIG_FILE models[${i}].pipeline.${lane}`, `${target} is not a chat model with deployments`);
+    const pipeline = models.get(m.id)!.pipeline;
+    if (!pipeline) return;
+    const key = `CONFIG_FILE models[${i}].pipeline`;
+    if (!pipeline.general) throw new ConfigError(key, 'a pipeline needs a general lane (requests of lanes it does not list go there)');
+    for (const [lane, targets] of Object.entries(pipeline)) {
+      if (!(PIPELINE_LANES as readonly string[]).includes(lane)) {
+        throw new ConfigError(`${key}.${lane}`, `unknown lane; expected one of ${PIPELINE_LANES.join(', ')}`);
       }
+      for (const target of targets) {
+        if (!servesItself(target)) throw new ConfigError(`${key}.${lane}`, `${target} is not a chat model with deployments`);
+      }
+    }
+    // A pipeline takes images when one of its executors sees them, unless the catalog says otherwise.
+    if (m.capabilities?.vision === undefined) {
+      const model = models.get(m.id)!;
+      const vision = Object.values(pipeline).flat().some((id) => models.get(id)!.capabilities.vision);
+      models.set(m.id, { ...model, capabilities: { ...model.capabilities, vision } });
     }
   });
 
-  let auto: Catalog['auto'] = null;
-  if (file.auto) {
-    for (const id of [...file.auto.candidates, file.auto.default]) {
-      if (models.get(id)?.type !== 'chat') throw new ConfigError('CONFIG_FILE auto', `${id} is not a chat model`);
-    }
-    auto = { candidates: file.auto.candidates, default: file.auto.default };
+  if (models.get('svc-auto')?.deployments.length === 0 && !models.get('svc-auto')?.pipeline && !file.auto) {
+    throw new ConfigError('CONFIG_FILE auto', 'svc-auto needs the auto section (its candidates)');
   }
-  return { providers, models, auto };
+  return {
+    providers,
+    models,
+    auto: file.auto ? buildAutoRouter(file.auto, servesItself) : null,
+    defaultModel: buildDefaultModel(file.default_model, models),
+    resilience: buildResilience(file.resilience),
+  };
+}
+
+function buildAutoRouter(raw: NonNullable<CatalogFile['auto']>, servesItself: (id: string) => boolean): AutoRouter {
+  for (const id of raw.candidates) {
+    if (!servesItself(id)) throw new ConfigError('CONFIG_FILE auto.candidates', `${id} is not a chat model with deployments`);
+  }
+  const rules = (raw.rules ?? []).map((r, i): AutoRule => {
+    const key = `CONFIG_FILE auto.rules[${i}]`;
+    for (const id of r.use) {
+      if (!raw.candidates.includes(id)) throw new ConfigError(`${key}.use`, `${id} is not one of auto.candidates`);
+    }
+    for (const lane of r.lanes ?? []) {
+      if (!(PIPELINE_LANES as readonly string[]).includes(lane)) {
+        throw new ConfigError(`${key}.lanes`, `unknown lane ${lane}; expected one of ${PIPELINE_LANES.join(', ')}`);
+      }
+    }
+    return {
+      lanes: r.lanes ?? null,
+      images: r.images ?? null,
+      tools: r.tools ?? null,
+      structuredOutput: r.structured_output ?? null,
+      minInputTokens: r.min_input_tokens ?? null,
+      minOutputTokens: r.min_output_tokens ?? null,
+      use: r.use,
+    };
+  });
+  return { candidates: raw.candidates, rules };
+}
+
+function buildDefaultModel(id: string | undefined, models: ReadonlyMap<string, ModelConfig>): string | null {
+  if (id === undefined) return null;
+  const m = models.get(id);
+  if (!m || m.type !== 'chat') throw new ConfigError('CONFIG_FILE default_model', `${id} is not a chat model of the catalog`);
+  return id;
+}
+
+function buildResilience(raw: CatalogFile['resilience']): ResilienceSettings {
+  const r = raw ?? {};
+  const b = r.breaker ?? {};
+  const backoffBaseMs = r.backoff_base_ms ?? 100;
+  return {
+    maxRetries: r.max_retries ?? 1,
+    backoffBaseMs,
+    backoffMaxMs: Math.max(backoffBaseMs, r.backoff_max_ms ?? 2000),
+    retryAfterCapMs: r.retry_after_cap_ms ?? 5000,
+    maxAttempts: r.max_attempts ?? 6,
+    maxTotalMs: r.max_total_ms ?? 120_000,
+    breaker: {
+      consecutiveFailures: b.consecutive_failures ?? 5,
+      failureRatio: b.failure_ratio ?? 0.5,
+      minRequests: b.min_requests ?? 20,
+      windowMs: b.window_ms ?? 60_000,
+      cooldownMs: b.cooldown_ms ?? 30_000,
+      syncIntervalMs: b.sync_interval_ms ?? 1000,
+    },
+  };
 }

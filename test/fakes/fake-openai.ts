@@ -67,7 +67,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
 function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
-  if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), HEADERS);
+  if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), { ...HEADERS, ...scenario.error.headers });
   const { toolCalls, text, finish, usage } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
   const created = 1763000000;

@@ -17,8 +17,8 @@ export interface FakeChatScenario {
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
   /** Leave usage out of the answer (a stream that ends without its usage). */
   readonly omitUsage?: boolean;
-  /** Answer with this HTTP error in the provider's shape. */
-  readonly error?: { readonly status: number; readonly type?: string; readonly message?: string };
+  /** Answer with this HTTP error in the provider's shape (and these headers, e.g. retry-after). */
+  readonly error?: { readonly status: number; readonly type?: string; readonly message?: string; readonly headers?: Record<string, string> };
   /** Stream this many events, then an error event in the provider's shape. */
   readonly streamErrorAfter?: { readonly events: number; readonly type?: string; readonly message?: string };
   /** Stream this many events, then drop the connection. */
@@ -34,11 +34,13 @@ export const DEFAULT_USAGE = { input: 40, cached: 0, output: 12 } as const;
 /** A queue of scenarios; an empty queue answers with a plain greeting. */
 export class ScenarioQueue {
   private readonly queue: FakeChatScenario[] = [];
+  /** What an empty queue answers (a plain greeting unless set): a deployment that is always down. */
+  otherwise: FakeChatScenario = { text: 'Hello from the fake upstream.' };
   enqueue(...scenarios: FakeChatScenario[]): void {
     this.queue.push(...scenarios);
   }
   next(): FakeChatScenario {
-    return this.queue.shift() ?? { text: 'Hello from the fake upstream.' };
+    return this.queue.shift() ?? this.otherwise;
   }
 }
 

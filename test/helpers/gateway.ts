@@ -32,12 +32,27 @@ export const PRICES = {
 export const IMAGE_PRICE = 40_000_000n;
 
 /**
+ * Resilience of the shared gateway tests: no retry on the same deployment and breakers that never
+ * open, so a queued failure is seen exactly once and fallbacks go straight to the next deployment.
+ * The fault tests (test/inference-resilience.test.ts) set their own.
+ */
+export const PLAIN_RESILIENCE = 'resilience: { max_retries: 0, breaker: { consecutive_failures: 1000000, min_requests: 1000000 } }';
+
+/**
  * The catalog of the gateway tests: one provider of each type on the fake upstreams. svc-fast is
  * served by the OpenAI-style fake, svc-vision by the Anthropic one, svc-pro by Anthropic with an
- * OpenAI fallback; the two pipelines and the embeddings, rerank and image models as shipped.
+ * OpenAI fallback; the two pipelines (one executor per lane, as single ids), svc-auto over
+ * svc-fast, svc-vision and svc-pro, svc-shiplow as the budget default, and the embeddings, rerank
+ * and image models as shipped.
  */
-function catalogYaml(f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }): string {
+export function catalogYaml(f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }, resilience = PLAIN_RESILIENCE): string {
   return `
+${resilience}
+default_model: svc-shiplow
+auto:
+  candidates: [svc-fast, svc-vision, svc-pro]
+  rules:
+    - { lanes: [math], use: [svc-pro] }
 providers:
   - { id: main-openai, type: openai, base_url: "${f.openai.baseUrl}", api_key: "${FAKE_OPENAI_KEY}" }
   - { id: main-anthropic, type: anthropic, base_url: "${f.anthropic.url}", api_key: "${FAKE_ANTHROPIC_KEY}" }
@@ -78,6 +93,9 @@ models:
     pricing: { input: 3.50, cached_input: 0.875, output: 11.00 }
     capabilities: { vision: true }
     pipeline: { code: svc-pro, agent: svc-pro, math: svc-pro, vision: svc-vision, multilingual: svc-pro, general: svc-pro }
+  - id: svc-auto
+    type: chat
+    capabilities: { vision: true }
   - id: svc-embed
     type: embedding
     context: 8192
@@ -105,12 +123,21 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** A listening app whose catalog (a CONFIG_FILE in a temp dir) points at fake upstreams on loopback. */
-export async function startGateway(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<Gateway> {
+/**
+ * A listening app whose catalog (a CONFIG_FILE in a temp dir) points at fake upstreams on loopback.
+ * `catalog` replaces the YAML (given the fakes; catalogYaml is the default).
+ */
+export async function startGateway(
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    catalog?: (f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }) => string;
+  } = {},
+): Promise<Gateway> {
   const [openai, anthropic, rerank] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeRerank()]);
   const dir = mkdtempSync(join(tmpdir(), 'svc-gateway-'));
   const configFile = join(dir, 'catalog.yaml');
-  writeFileSync(configFile, catalogYaml({ openai, anthropic, rerank }));
+  writeFileSync(configFile, (opts.catalog ?? catalogYaml)({ openai, anthropic, rerank }));
   const t = await startTestApp({ env: { CONFIG_FILE: configFile, ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
   await t.listen();
   return {

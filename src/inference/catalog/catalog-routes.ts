@@ -33,6 +33,7 @@ const AvailableModels = Type.Object({
         output: Nullable(Type.Number()),
         per_image: Nullable(Type.Number()),
       }),
+      priced_as: Nullable(Type.Array(Type.String())),
       available: Type.Boolean(),
     }),
   ),

@@ -35,10 +35,18 @@ export interface AvailableModel {
   capabilities: { vision: boolean; tools: boolean; json_output: boolean; streaming: boolean; reasoning: boolean };
   /** Credits per 1K tokens (per image for per_image); null where the model does not bill that. */
   pricing: { input: number | null; cached_input: number | null; output: number | null; per_image: number | null };
+  /**
+   * null: billed at its own `pricing`. A list (svc-auto): billed at the prices of the model it
+   * chooses for each request, one of these (the answer's `model` and `x-svc-model` name it).
+   */
+  priced_as: string[] | null;
   available: boolean;
 }
 
-function pricingOf(m: ModelConfig): AvailableModel['pricing'] {
+const isAuto = (catalog: Catalog, m: ModelConfig) => catalog.auto !== null && m.type === 'chat' && m.pipeline === null && m.deployments.length === 0;
+
+function pricingOf(catalog: Catalog, m: ModelConfig): AvailableModel['pricing'] {
+  if (isAuto(catalog, m)) return { input: null, cached_input: null, output: null, per_image: null };
   const p = m.pricing;
   const tokens = m.type !== 'image';
   return {
@@ -66,7 +74,8 @@ export function describeModels(catalog: Catalog): { object: 'list'; data: Availa
       streaming: m.capabilities.streaming,
       reasoning: m.capabilities.reasoning,
     },
-    pricing: pricingOf(m),
+    pricing: pricingOf(catalog, m),
+    priced_as: isAuto(catalog, m) ? [...catalog.auto!.candidates] : null,
     available: isModelAvailable(catalog, m),
   }));
   return { object: 'list', data };

@@ -20,7 +20,7 @@ function catalogWith(env: Record<string, string>) {
         { id: 'svc-auto', type: 'chat' },
         { id: 'svc-embed', type: 'embedding', deployments: [{ provider: 'a', model: 'e' }] },
       ],
-      auto: { candidates: ['svc-three'], default: 'svc-three' },
+      auto: { candidates: ['svc-three'] },
     },
     env,
   );

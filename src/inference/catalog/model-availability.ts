@@ -10,7 +10,7 @@ export function isModelAvailable(catalog: Catalog, model: ModelConfig, seen: Rea
   const next = new Set(seen).add(model.id);
   if (model.deployments.some((d) => d.provider.configured)) return true;
   const targets = model.pipeline
-    ? Object.values(model.pipeline)
+    ? Object.values(model.pipeline).flat()
     : model.deployments.length === 0 && catalog.auto && model.id === 'svc-auto'
       ? catalog.auto.candidates
       : [];

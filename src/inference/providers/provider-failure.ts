@@ -7,6 +7,11 @@ export class ProviderFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /**
+     * `network`: the call failed below HTTP (no connection, or a timeout), not with a status the
+     * upstream sent. `retryAfterMs`: the upstream's retry-after.
+     */
+    readonly extra: { readonly network?: 'connection' | 'timeout'; readonly retryAfterMs?: number } = {},
   ) {
     super(message);
     this.name = 'ProviderFailure';

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
 import { createChatStreamEncoder } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
 import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
 import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
 import { checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
+import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { announceRoute } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
@@ -29,12 +28,11 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
     },
     async (request, reply) => {
       const parsed = parseChatCompletionRequest(request.body);
-      const model = ctx.resolveModel(parsed.model, 'chat.completions');
+      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'chat.completions');
       const body = request.body as Record<string, unknown>;
       const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
-      const route = routeModel(ctx.catalog, model, { images: chatRequestFeatures(parsed.request).images });
-      announceRoute(reply, route);
+      const route = routeModel(ctx.catalog, model, parsed.request);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage));
     },
   );

@@ -3,8 +3,8 @@ import { createCompletionStreamEncoder, formatCompletion } from '../formats/open
 import { parseCompletionRequest } from '../formats/openai-completions/parse-completion-request.ts';
 import { checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
+import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { announceRoute } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
@@ -30,10 +30,9 @@ export async function completionsRoutes(app: FastifyInstance, ctx: InferenceCont
     },
     async (request, reply) => {
       const parsed = parseCompletionRequest(request.body);
-      const model = ctx.resolveModel(parsed.model, 'completions');
+      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'completions');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
-      const route = routeModel(ctx.catalog, model, { images: false });
-      announceRoute(reply, route);
+      const route = routeModel(ctx.catalog, model, parsed.request);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, completionFormat(parsed.includeUsage));
     },
   );

@@ -6,9 +6,8 @@ import type { BillableUsage } from '../billing/cost.ts';
 import type { ChargeEstimate } from '../billing/estimate.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
-import type { ModelRoute } from '../routing/route-model.ts';
+import type { Executor, ModelRoute } from '../routing/route-model.ts';
 import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
-import { tryDeployments } from '../upstream/try-deployments.ts';
 import { abortOnClientClose } from './client-abort.ts';
 
 /** What a request is held and billed as. */
@@ -30,8 +29,10 @@ export interface CreditHold {
   /** Micro-credits actually held (a partial hold when the balance covered less than the estimate). */
   readonly held: bigint;
   /**
-   * One upstream call, tried on the route's deployments in turn (the next one only after a
-   * retryable failure). What it consumed is billed only once the caller record()s it.
+   * One upstream call, made resiliently over the route's executors and their deployments
+   * (Upstreams.run: balanced, retried, failed over). Once it succeeded, a routed request (pipeline,
+   * svc-auto) gets `x-svc-model` (the executing brand) and `x-svc-lane`. What it consumed is billed
+   * only once the caller record()s it.
    */
   attempt<T>(call: (target: UpstreamTarget, signal: AbortSignal) => Promise<T>): Promise<Served<T>>;
   /** Adds what one upstream call consumed to the request's bill (a request may make several). */
@@ -64,13 +65,19 @@ function add(a: BillableUsage, b: BillableUsage): BillableUsage {
   };
 }
 
+/** The executor of the route that a target belongs to. */
+export function executorOf(route: ModelRoute, target: UpstreamTarget): Executor {
+  return route.executors.find((e) => e.upstreamModel === target.model) ?? route.executors[0]!;
+}
+
 /**
  * The one lifecycle of a billed request, for every route, streamed or not: hold credits (402 when
  * the balance cannot cover the minimum), serve with the hold, then end the reservation exactly
- * once, charging the usage of every upstream call recorded (at the requested brand's prices) or
- * releasing the hold when none was. A throw from `serve` ends it with the error's status and is
- * rethrown; a billing failure on that path is logged, never hiding the original error. The served
- * model of a pipeline goes on the usage record.
+ * once, charging the usage of every upstream call recorded (at the billed brand's prices: the
+ * requested one, or svc-auto's choice) or releasing the hold when none was. A throw from `serve`
+ * ends it with the error's status and is rethrown; a billing failure on that path is logged,
+ * never hiding the original error. The executing brand of a pipeline or svc-auto goes on the
+ * usage record as its served model.
  */
 export async function withCreditHold<T>(
   ctx: InferenceContext,
@@ -86,7 +93,8 @@ export async function withCreditHold<T>(
     requestId: request.id,
     charge: terms.charge,
   });
-  const servedModel = terms.route.served === terms.route.requested ? null : terms.route.served.id;
+  const { route } = terms;
+  const pricing = route.billed === route.requested ? undefined : route.billed.pricing;
   const abort = abortOnClientClose(reply);
   let lastTarget: UpstreamTarget | null = null;
   let recorded: BillableUsage | null = null;
@@ -98,6 +106,8 @@ export async function withCreditHold<T>(
     done = true;
     abort.dispose();
     const servedBy = servedByOf(lastTarget);
+    const executor = lastTarget ? executorOf(route, lastTarget).brand : route.executors[0]!.brand;
+    const servedModel = executor === route.requested ? null : executor.id;
     if (recorded === null && status >= 400) {
       await ctx.billing.release(reservation, { status, servedBy, servedModel });
       return;
@@ -108,6 +118,7 @@ export async function withCreditHold<T>(
       status,
       servedBy,
       servedModel,
+      ...(pricing ? { pricing } : {}),
     });
   };
 
@@ -115,10 +126,20 @@ export async function withCreditHold<T>(
     signal: abort.signal,
     held: reservation.amount,
     async attempt(call) {
-      return tryDeployments(terms.route.upstreamModel, (target) => {
-        lastTarget = target;
-        return call(target, abort.signal);
-      });
+      const served = await ctx.upstreams.run(
+        route.executors.map((e) => e.upstreamModel),
+        (target) => {
+          lastTarget = target;
+          return call(target, abort.signal);
+        },
+        abort.signal,
+      );
+      if (route.lane !== null) {
+        const executor = executorOf(route, served.target);
+        void reply.header('x-svc-model', executor.brand.id);
+        void reply.header('x-svc-lane', executor.lane ?? route.lane);
+      }
+      return served;
     },
     record(usage, wasEstimated, target) {
       recorded = recorded === null ? add({ inputTokens: 0 }, usage) : add(recorded, usage);
@@ -162,11 +183,4 @@ export async function billedCall<T>(c: BilledCall<T>): Promise<Served<T>> {
     hold.record(usage, estimated, served.target);
     return served;
   });
-}
-
-/** Headers of a pipeline's answer: the brand that served it and its lane. */
-export function announceRoute(reply: FastifyReply, route: ModelRoute): void {
-  if (route.lane === null) return;
-  void reply.header('x-svc-model', route.served.id);
-  void reply.header('x-svc-lane', route.lane);
 }

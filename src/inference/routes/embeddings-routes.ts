@@ -16,7 +16,7 @@ export async function embeddingsRoutes(app: FastifyInstance, ctx: InferenceConte
     async (request, reply) => {
       const parsed = parseEmbeddingsRequest(request.body);
       const model = ctx.resolveModel(parsed.model, 'embeddings');
-      const route = routeModel(ctx.catalog, model, { images: false });
+      const route = routeModel(ctx.catalog, model, null);
       const { result } = await billedCall({
         ctx,
         request,

@@ -19,7 +19,7 @@ export async function imagesRoutes(app: FastifyInstance, ctx: InferenceContext):
     async (request, reply) => {
       const parsed = parseImageRequest(request.body);
       const model = ctx.resolveModel(parsed.model, 'images.generations');
-      const route = routeModel(ctx.catalog, model, { images: false });
+      const route = routeModel(ctx.catalog, model, null);
       const { result } = await billedCall({
         ctx,
         request,

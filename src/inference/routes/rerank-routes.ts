@@ -17,7 +17,7 @@ export async function rerankRoutes(app: FastifyInstance, ctx: InferenceContext):
     async (request, reply) => {
       const parsed = parseRerankRequest(request.body);
       const model = ctx.resolveModel(parsed.model, 'rerank');
-      const route = routeModel(ctx.catalog, model, { images: false });
+      const route = routeModel(ctx.catalog, model, null);
       const { result } = await billedCall({
         ctx,
         request,

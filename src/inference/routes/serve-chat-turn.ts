@@ -25,9 +25,9 @@ export interface ChatTurn {
 }
 
 /**
- * Serves one chat turn, streamed or not, after the route's checks: holds credits, calls the served
- * model's deployments with fallback and answers in the client's format with a service id and the
- * requested brand id. Returns the body of a non-streamed answer; a streamed one is written here
+ * Serves one chat turn, streamed or not, after the route's checks: holds credits, calls the route's
+ * executors resiliently and answers in the client's format with a service id and the billed brand
+ * id (the requested one; svc-auto's choice). Returns the body of a non-streamed answer; a streamed one is written here
  * and the function returns undefined once the response ended.
  */
 export async function serveChatTurn(
@@ -40,11 +40,11 @@ export async function serveChatTurn(
   const terms = {
     route: turn.route,
     endpoint: format.endpoint,
-    charge: estimateCharge(turn.route.requested, { inputTokens: estimateChatInput(turn.request), maxOutputTokens: turn.request.maxTokens ?? null }),
+    charge: estimateCharge(turn.route.billed, { inputTokens: estimateChatInput(turn.request), maxOutputTokens: turn.request.maxTokens ?? null }),
   };
   const identity = (): TurnIdentity => ({
     id: createId(format.idPrefix),
-    model: turn.route.requested.id,
+    model: turn.route.billed.id,
     created: Math.floor(ctx.clock.now() / 1000),
   });
 

@@ -24,9 +24,10 @@ import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
 import { findItems, loadChain, saveResponse } from '../responses/responses.repository.ts';
+import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
 import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
-import { announceRoute, failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
+import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
 import { startSse, type SseResponse } from './sse-response.ts';
 
 export interface ResponsesDeps {
@@ -147,7 +148,7 @@ export async function serveResponse(
   parsed: ParsedResponsesRequest,
 ): Promise<object | undefined> {
   const accountId = principalOf(request).accountId;
-  const model = ctx.resolveModel(parsed.model, 'responses');
+  const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'responses');
   const now = new Date(ctx.clock.now());
   let history: readonly ConversationItem[] = [];
   if (parsed.previousResponseId !== null) {
@@ -184,15 +185,14 @@ export async function serveResponse(
     }
   });
 
-  const images = hasImages(known) >= 0;
-  const route = routeModel(ctx.catalog, model, { images });
-  announceRoute(reply, route);
   const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t), parsed.functionTools, { type: 'auto' });
+  // MCP tools make the request agentic even before their listing is known.
+  const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe);
   const terms = {
     route,
     endpoint: 'responses' as const,
-    charge: holdEstimate(route.requested, estimateChatInput(probe) + mcpListingAllowance(parsed), parsed.maxOutputTokens ?? null, mcpRounds, Math.ceil(deps.config.mcp.maxResultBytes / 3)),
+    charge: holdEstimate(route.billed, estimateChatInput(probe) + mcpListingAllowance(parsed), parsed.maxOutputTokens ?? null, mcpRounds, Math.ceil(deps.config.mcp.maxResultBytes / 3)),
   };
 
   return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now }));
@@ -236,7 +236,7 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
     {
       id,
       createdAt: Math.floor(run.now.getTime() / 1000),
-      model: route.requested.id,
+      model: route.billed.id,
       instructions: parsed.instructions,
       previousResponseId: parsed.previousResponseId,
       store: parsed.store,
@@ -335,8 +335,8 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
       const messages = toCanonicalMessages(parsed.instructions, [...history, ...input, ...recorder.output], exposed.exposedOf);
       const req = baseRequest(parsed, messages, tools, choice);
       if (round > 1) {
-        const spent = computeCost(route.requested.pricing, hold.usage());
-        const worst = estimateCharge(route.requested, { inputTokens: estimateChatInput(req), maxOutputTokens: parsed.maxOutputTokens ?? null }).estimate;
+        const spent = computeCost(route.billed.pricing, hold.usage());
+        const worst = estimateCharge(route.billed, { inputTokens: estimateChatInput(req), maxOutputTokens: parsed.maxOutputTokens ?? null }).estimate;
         if (spent + worst > hold.held) {
           status = 'incomplete';
           incompleteReason = 'max_tool_calls';
@@ -415,7 +415,7 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
         id,
         accountId: run.accountId,
         previousResponseId: parsed.previousResponseId,
-        model: route.requested.id,
+        model: route.billed.id,
         inputItems: input,
         outputItems: recorder.output,
         body: body as Record<string, unknown>,

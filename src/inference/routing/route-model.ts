@@ -1,52 +1,99 @@
 import type { Catalog, ModelConfig } from '../../config/catalog.ts';
 import { HttpError } from '../../shared/errors.ts';
+import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { isModelAvailable } from '../catalog/model-availability.ts';
+import { classifyLane, type Lane } from './classify-lane.ts';
+import { hasCapabilities, requestNeeds, type RequestNeeds } from './request-needs.ts';
+import { selectAutoModel } from './select-auto-model.ts';
 
-/** The lane a pipeline serves ordinary requests on until the routing pipelines exist. */
-export const INTERIM_LANE = 'general';
-/** The lane for requests with images when the general lane's model cannot see. */
-export const VISION_LANE = 'vision';
+/** The lane every pipeline has; requests of a lane a pipeline does not list go there. */
+export const GENERAL_LANE: Lane = 'general';
 
-/** Which model serves a request for a brand model, and how it is billed and named. */
-export interface ModelRoute {
-  /** The brand the client asked for: its prices are billed and its id is the answer's `model`. */
-  readonly requested: ModelConfig;
-  /** The brand model whose deployments serve the request (the requested one, or a lane's). */
-  readonly served: ModelConfig;
-  /** The pipeline lane used, or null for a model with deployments of its own. */
-  readonly lane: string | null;
+/** One brand model that may execute a request, in the order they are tried. */
+export interface Executor {
+  /** The brand that executes: `x-svc-model` and the usage record's `served_model`. */
+  readonly brand: ModelConfig;
+  /** The pipeline lane it was listed under (`x-svc-lane`), or null for a plain model. */
+  readonly lane: Lane | null;
   /**
-   * What the upstream layer is given: the served model's deployments under the requested brand's
-   * id (upstream errors are redacted to the brand the client asked for) and the tighter of the two
-   * output limits.
+   * What the upstream layer is given: the executor's deployments under the billed brand's id
+   * (upstream errors are redacted to the brand the client sees) and the tighter of the two output
+   * limits.
    */
   readonly upstreamModel: ModelConfig;
 }
 
-export interface RouteNeeds {
-  /** The request carries images: only a model with vision may serve it. */
-  readonly images: boolean;
+/** Which models serve a request for a brand model, and how it is billed and named. */
+export interface ModelRoute {
+  /** The brand the client asked for: the usage record's `model`. */
+  readonly requested: ModelConfig;
+  /**
+   * The brand whose prices are billed and whose id is the answer's `model`: the requested one, or
+   * for svc-auto the model it chose.
+   */
+  readonly billed: ModelConfig;
+  /** The request's lane (pipelines and svc-auto), or null for a plain model. */
+  readonly lane: Lane | null;
+  /** The first serves; each next one is the fallback of the one before, within one attempt budget. */
+  readonly executors: readonly Executor[];
+}
+
+function underBrand(executor: ModelConfig, billed: ModelConfig): ModelConfig {
+  if (executor === billed) return executor;
+  const a = billed.maxOutput;
+  const b = executor.maxOutput;
+  const maxOutput = a === null ? b : b === null ? a : Math.min(a, b);
+  return { ...executor, id: billed.id, maxOutput };
+}
+
+function pipelineExecutors(catalog: Catalog, requested: ModelConfig, pipeline: Readonly<Record<string, readonly string[]>>, lane: Lane, needs: RequestNeeds | null): Executor[] {
+  // The request's lane first, then the general lane, then every other lane in catalog order: a
+  // lane whose models are all down or cannot take the request still leaves the pipeline serving.
+  const order = [lane, GENERAL_LANE, ...Object.keys(pipeline)] as Lane[];
+  const out: Executor[] = [];
+  const seen = new Set<string>();
+  for (const l of order) {
+    for (const id of pipeline[l] ?? []) {
+      const brand = catalog.models.get(id)!;
+      if (seen.has(id) || !isModelAvailable(catalog, brand)) continue;
+      if (needs !== null && !hasCapabilities(brand, needs)) continue;
+      seen.add(id);
+      out.push({ brand, lane: l, upstreamModel: underBrand(brand, requested) });
+    }
+  }
+  return out;
 }
 
 /**
- * Interim routing for pipelines (svc-shiplow, svc-ultra) until the routing pipelines are built:
- * the `general` lane's model serves every request, or, when that model is not available (or
- * cannot see the request's images), the first available lane in catalog order that can (the
- * `vision` lane first for images). A model with deployments serves itself. resolveModel has
- * already checked that the pipeline has an available lane.
+ * Routes a request for a resolved brand model. `request` is the canonical chat request whatever
+ * protocol it came in (chat completions, completions, messages, responses), or null for endpoints
+ * without one (embeddings, rerank, images), which always serve the model itself.
+ *
+ * - A model with deployments serves itself.
+ * - A pipeline (svc-shiplow, svc-ultra): classifyLane picks the lane; the lane's executors that are
+ *   available and can take the request (images, tools, structured output, streaming) serve in
+ *   order, then the general lane's, then the other lanes'. Billed at the pipeline's prices.
+ * - svc-auto: selectAutoModel picks one model from the lane and the request's needs; it is billed
+ *   at that model's prices and its id is the answer's `model`.
+ *
+ * 503 `model <id> is not available` when nothing can serve it now.
  */
-export function routeModel(catalog: Catalog, requested: ModelConfig, needs: RouteNeeds): ModelRoute {
-  if (!requested.pipeline) return { requested, served: requested, lane: null, upstreamModel: requested };
-  const lanes = Object.keys(requested.pipeline);
-  const preferred = needs.images ? [INTERIM_LANE, VISION_LANE] : [INTERIM_LANE];
-  const order = [...preferred.filter((l) => lanes.includes(l)), ...lanes.filter((l) => !preferred.includes(l))];
-  for (const lane of order) {
-    const served = catalog.models.get(requested.pipeline[lane]!);
-    if (!served || !isModelAvailable(catalog, served)) continue;
-    if (needs.images && !served.capabilities.vision) continue;
-    const maxOutput =
-      requested.maxOutput === null ? served.maxOutput : served.maxOutput === null ? requested.maxOutput : Math.min(requested.maxOutput, served.maxOutput);
-    return { requested, served, lane, upstreamModel: { ...served, id: requested.id, maxOutput } };
+export function routeModel(catalog: Catalog, requested: ModelConfig, request: CanonicalChatRequest | null): ModelRoute {
+  if (requested.type !== 'chat' || request === null) return routeForLane(catalog, requested, null, null);
+  return routeForLane(catalog, requested, classifyLane(request), requestNeeds(request));
+}
+
+/** routeModel once the lane is known (null for endpoints without a chat request). */
+export function routeForLane(catalog: Catalog, requested: ModelConfig, lane: Lane | null, needs: RequestNeeds | null): ModelRoute {
+  if (requested.pipeline) {
+    const executors = pipelineExecutors(catalog, requested, requested.pipeline, lane ?? GENERAL_LANE, needs);
+    if (executors.length === 0) throw new HttpError(503, `model ${requested.id} is not available`);
+    return { requested, billed: requested, lane: lane ?? GENERAL_LANE, executors };
   }
-  throw new HttpError(503, `model ${requested.id} is not available`);
+  if (requested.type === 'chat' && requested.deployments.length === 0 && catalog.auto && needs !== null) {
+    const l = lane ?? GENERAL_LANE;
+    const chosen = selectAutoModel(catalog, catalog.auto, l, needs);
+    return { requested, billed: chosen, lane: l, executors: [{ brand: chosen, lane: l, upstreamModel: chosen }] };
+  }
+  return { requested, billed: requested, lane: null, executors: [{ brand: requested, lane: null, upstreamModel: requested }] };
 }

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Catalog, Deployment, ModelConfig, ProviderConfig } from '../../config/catalog.ts';
+import type { Catalog, Deployment, ModelConfig, ProviderConfig, ResilienceSettings } from '../../config/catalog.ts';
 import type { CanonicalChatRequest, CanonicalChatResponse } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
 import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../canonical/embeddings.ts';
@@ -24,6 +24,8 @@ import { startChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
+import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
+import { runWithFallback } from './run-with-fallback.ts';
 
 /** Which brand model is being served, and by which of its deployments. */
 export interface UpstreamTarget {
@@ -43,7 +45,18 @@ export interface Upstreams {
   embeddings(target: UpstreamTarget, request: CanonicalEmbeddingRequest, signal?: AbortSignal): Promise<CanonicalEmbeddingResponse>;
   rerank(target: UpstreamTarget, request: CanonicalRerankRequest, signal?: AbortSignal): Promise<CanonicalRerankResponse>;
   images(target: UpstreamTarget, request: CanonicalImageRequest, signal?: AbortSignal): Promise<CanonicalImageResponse>;
-  /** Closes the connection pools. */
+  /**
+   * One call made resiliently over a chain of models (their deployments balanced, retried, failed
+   * over, breakers respected; see runWithFallback). Routes call this, never a target directly.
+   */
+  run<T>(
+    models: readonly ModelConfig[],
+    call: (target: UpstreamTarget) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<{ readonly result: T; readonly target: UpstreamTarget }>;
+  /** Breakers, in-flight counts and call events of every deployment (metrics, /admin/upstreams). */
+  readonly health: DeploymentHealth;
+  /** Closes the connection pools and stops the breaker sync. */
   close(): Promise<void>;
 }
 
@@ -52,6 +65,20 @@ export interface UpstreamsOptions {
   readonly dispatcher?: Dispatcher;
   /** Tool-call id factory (tests make them predictable). */
   readonly newToolCallId?: () => string;
+  /** Where breakers opened here are shared with other instances (Redis); none: this instance only. */
+  readonly breakerStore?: BreakerStore | null;
+  readonly onBreakerStoreError?: (error: unknown) => void;
+  /** Defaults to the catalog's. */
+  readonly resilience?: ResilienceSettings;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+/** A stream's first content did not arrive in time: fail over like any timeout. */
+class FirstByteTimeout extends ProviderFailure {
+  constructor() {
+    super(504, 'the upstream sent nothing in time', { network: 'timeout' });
+  }
 }
 
 const CHAT_ADAPTERS: Partial<Record<ProviderConfig['type'], ChatAdapter>> = {
@@ -77,6 +104,18 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
   const transport = createUpstreamTransport(options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const redact = createRedactor(catalog);
   const newToolCallId = options.newToolCallId ?? (() => createId('call_'));
+  const now = options.now ?? Date.now;
+  const settings = options.resilience ?? catalog.resilience;
+  const deployments = new Map<string, Deployment>();
+  for (const m of catalog.models.values()) for (const d of m.deployments) deployments.set(d.key, d);
+  const health = createDeploymentHealth({
+    settings: settings.breaker,
+    deployments: [...deployments.values()],
+    now,
+    store: options.breakerStore ?? null,
+    ...(options.onBreakerStoreError ? { onStoreError: options.onBreakerStoreError } : {}),
+  });
+  const fallbackDeps = { settings, health, now, random: options.random ?? Math.random };
 
   /** Runs an upstream call; whatever fails comes out as an UpstreamError or the caller's abort. */
   async function guarded<T>(target: UpstreamTarget, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
@@ -125,12 +164,26 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
         const call = adapter.prepare(provider, upstreamModel, target.model, request, true);
-        const body = await transport.post(provider, { ...call, stream: true, signal }, adapter.parseError);
+        // Until the first content arrives the call runs on a timer of its own: a stream that has
+        // not started in time fails over like any timeout (the transport bounds the headers).
+        const firstByte = new AbortController();
+        const timer = setTimeout(() => firstByte.abort(new FirstByteTimeout()), provider.firstByteTimeoutMs);
+        const callSignal = signal ? AbortSignal.any([signal, firstByte.signal]) : firstByte.signal;
+        try {
+          return await startStream(call, callSignal);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+
+      async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: AbortSignal): Promise<ChatStream> {
+        const { provider } = target.deployment;
+        const body = await transport.post(provider, { ...call, stream: true, signal: callSignal }, adapter.parseError);
         async function* bytes() {
           try {
             for await (const chunk of body) yield chunk as Buffer;
           } catch (e) {
-            throw networkFailure(e, signal);
+            throw networkFailure(e, callSignal);
           } finally {
             // Closing early (client gone, consumer stopped) releases the upstream request.
             if (!body.readableEnded) body.destroy();
@@ -141,7 +194,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),
         });
-      });
+      }
     },
 
     embeddings(target, request, signal) {
@@ -201,6 +254,12 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       });
     },
 
-    close: () => transport.close(),
+    run: (models, call, signal) => runWithFallback(fallbackDeps, models, call, signal),
+    health,
+
+    async close() {
+      health.close();
+      await transport.close();
+    },
   };
 }

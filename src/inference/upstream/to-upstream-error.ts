@@ -24,5 +24,6 @@ export function toUpstreamError(error: unknown, redact: Redactor, brandModel: st
   return new UpstreamError(mapped.status, message, mapped.retryable, {
     upstreamStatus: failure.status,
     upstreamMessage: error instanceof ProviderFailure ? failure.message : String(error),
+    ...failure.extra,
   });
 }

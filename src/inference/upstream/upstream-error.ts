@@ -1,5 +1,14 @@
 import { HttpError } from '../../shared/errors.ts';
 
+export interface UpstreamErrorDetail {
+  readonly upstreamStatus: number | null;
+  readonly upstreamMessage: string;
+  /** The call failed below HTTP: no connection, or a timeout. */
+  readonly network?: 'connection' | 'timeout';
+  /** The upstream's retry-after, in milliseconds. */
+  readonly retryAfterMs?: number;
+}
+
 /**
  * An upstream call failed. `message` is already redacted and safe to show a client (the error
  * handler renders it as-is); `retryable` says whether trying the next deployment may help (5xx,
@@ -11,10 +20,7 @@ export class UpstreamError extends HttpError {
     status: number,
     message: string,
     readonly retryable: boolean,
-    readonly detail: { readonly upstreamStatus: number | null; readonly upstreamMessage: string } = {
-      upstreamStatus: null,
-      upstreamMessage: message,
-    },
+    readonly detail: UpstreamErrorDetail = { upstreamStatus: null, upstreamMessage: message },
   ) {
     super(status, message);
     this.name = 'UpstreamError';

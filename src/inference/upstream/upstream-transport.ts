@@ -19,6 +19,17 @@ export interface UpstreamPost {
   readonly signal?: AbortSignal | undefined;
 }
 
+/**
+ * The limits of one call. Non-streamed: the whole answer within `timeout_ms` (it arrives with the
+ * headers). Streamed: headers within the first-byte timeout (the first content is watched by the
+ * caller), then at most the idle timeout between chunks.
+ */
+function limits(provider: ProviderConfig, stream: boolean): { headersTimeout: number; bodyTimeout: number } {
+  return stream
+    ? { headersTimeout: Math.min(provider.firstByteTimeoutMs, provider.timeoutMs), bodyTimeout: provider.idleTimeoutMs }
+    : { headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs };
+}
+
 export type ResponseBody = Dispatcher.ResponseData['body'];
 
 export interface UpstreamTransport {
@@ -38,13 +49,27 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
+/**
+ * Retry-after in milliseconds: delta-seconds or an HTTP date (OpenAI also sends `retry-after-ms`).
+ */
+export function parseRetryAfter(headers: Readonly<Record<string, string | string[] | undefined>>, now: number): number | undefined {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim();
+  const ms = one(headers['retry-after-ms']);
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
+  const v = one(headers['retry-after']);
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.ceil(Number(v) * 1000);
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
 /** Network-level failures as upstream failures: timeouts are 504, the rest (refused, reset, DNS) 502. */
 export function networkFailure(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason ?? error;
   if (error instanceof ProviderFailure) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new ProviderFailure(504, 'the upstream timed out');
-  return new ProviderFailure(502, 'the upstream could not be reached');
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
+  return new ProviderFailure(502, 'the upstream could not be reached', { network: 'connection' });
 }
 
 async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
@@ -84,7 +109,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
       pool = new Pool(origin, {
         connections: provider.connections,
         keepAliveTimeout: 30_000,
-        connect: { timeout: Math.min(10_000, provider.timeoutMs) },
+        connect: { timeout: provider.connectTimeoutMs },
         headersTimeout: provider.timeoutMs,
         bodyTimeout: provider.timeoutMs,
       });
@@ -110,8 +135,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
           },
           body: JSON.stringify(request.body),
           signal: request.signal ?? null,
-          headersTimeout: provider.timeoutMs,
-          bodyTimeout: provider.timeoutMs,
+          ...limits(provider, request.stream),
         });
       } catch (e) {
         throw networkFailure(e, request.signal);
@@ -123,7 +147,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
       } catch (e) {
         throw networkFailure(e, request.signal);
       }
-      throw new ProviderFailure(response.statusCode, readError(text));
+      const retryAfterMs = parseRetryAfter(response.headers, Date.now());
+      throw new ProviderFailure(response.statusCode, readError(text), retryAfterMs === undefined ? {} : { retryAfterMs });
     },
 
     async download(url, timeoutMs, signal) {

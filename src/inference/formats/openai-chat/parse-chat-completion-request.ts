@@ -24,8 +24,8 @@ import {
 } from '../read-fields.ts';
 
 export interface ParsedChatCompletionRequest {
-  /** The brand model id the client asked for, unresolved. */
-  readonly model: string;
+  /** The brand model id the client asked for, unresolved; undefined when it named none. */
+  readonly model: string | undefined;
   readonly request: CanonicalChatRequest;
   /** `stream_options.include_usage`: the client wants the usage chunk before `[DONE]`. */
   readonly includeUsage: boolean;
@@ -190,7 +190,7 @@ function readResponseFormat(body: Fields): ResponseFormat | undefined {
  */
 export function parseChatCompletionRequest(rawBody: unknown): ParsedChatCompletionRequest {
   const body = readBody(rawBody);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const model = readString(body, 'model', '', { nonEmpty: true });
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   const messages = body.messages.map((m, i) => readMessage(m, at('messages', i)));

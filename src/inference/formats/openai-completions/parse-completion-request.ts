@@ -2,7 +2,8 @@ import type { CanonicalChatRequest } from '../../canonical/chat.ts';
 import { expectFields, invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
 
 export interface ParsedCompletionRequest {
-  readonly model: string;
+  /** Undefined when the client named none. */
+  readonly model: string | undefined;
   /** The prompt as a chat request, which every chat upstream serves (see below). */
   readonly request: CanonicalChatRequest;
   readonly includeUsage: boolean;
@@ -29,7 +30,7 @@ function readPrompt(value: unknown): string {
  */
 export function parseCompletionRequest(rawBody: unknown): ParsedCompletionRequest {
   const body = readBody(rawBody);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const model = readString(body, 'model', '', { nonEmpty: true });
   const prompt = readPrompt(body.prompt);
   if (prompt === '') invalid('prompt', 'must not be empty');
   if (readBoolean(body, 'echo', '') === true) invalid('echo', 'is not supported');

@@ -41,7 +41,7 @@ export type ResponsesToolChoice =
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
 export interface ParsedResponsesRequest {
-  readonly model: string;
+  readonly model: string | undefined;
   readonly input: readonly InputItem[];
   readonly instructions: string | null;
   readonly previousResponseId: string | null;
@@ -338,7 +338,8 @@ function readMetadata(body: Fields): Record<string, string> | null {
  */
 export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   const body = readBody(raw);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  // Optional: a request that names no model is served by the catalog's default (routing/chat-model-id.ts).
+  const model = readString(body, 'model', '', { nonEmpty: true });
   for (const unsupported of ['background', 'conversation', 'prompt'] as const) {
     const v = body[unsupported];
     if (v !== undefined && v !== null && v !== false) invalid(unsupported, 'is not supported');

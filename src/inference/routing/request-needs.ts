@@ -1,0 +1,41 @@
+import type { ModelConfig } from '../../config/catalog.ts';
+import { estimateChatInput } from '../billing/estimate-input.ts';
+import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
+
+/** What a chat request asks of the model that serves it. */
+export interface RequestNeeds {
+  readonly images: boolean;
+  readonly tools: boolean;
+  readonly structuredOutput: boolean;
+  readonly stream: boolean;
+  /** The byte-based input estimate the reservation uses (deliberately high). */
+  readonly inputTokens: number;
+  /** The output the client asked for (max_tokens), or null. */
+  readonly outputTokens: number | null;
+}
+
+export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
+  const f = chatRequestFeatures(request);
+  return {
+    images: f.images,
+    tools: f.tools,
+    structuredOutput: f.jsonOutput,
+    stream: request.stream,
+    inputTokens: estimateChatInput(request),
+    outputTokens: request.maxTokens ?? null,
+  };
+}
+
+/** Whether a model has every capability the request uses (context and output limits aside). */
+export function hasCapabilities(model: ModelConfig, needs: RequestNeeds): boolean {
+  const c = model.capabilities;
+  return (!needs.images || c.vision) && (!needs.tools || c.tools) && (!needs.structuredOutput || c.jsonOutput) && (!needs.stream || c.streaming);
+}
+
+/** Whether the request's input and requested output fit the model's context and output limits. */
+export function fitsLimits(model: ModelConfig, needs: RequestNeeds): boolean {
+  const output = needs.outputTokens ?? 0;
+  if (model.maxOutput !== null && output > model.maxOutput) return false;
+  return model.context === null || needs.inputTokens + output <= model.context;
+}

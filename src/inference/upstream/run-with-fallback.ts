@@ -1,0 +1,114 @@
+import type { Deployment, ModelConfig, ResilienceSettings } from '../../config/catalog.ts';
+import type { UpstreamTarget } from './create-upstreams.ts';
+import type { CallOutcome, DeploymentHealth } from './deployment-health.ts';
+import { UpstreamError } from './upstream-error.ts';
+
+export interface FallbackDeps {
+  readonly settings: ResilienceSettings;
+  readonly health: DeploymentHealth;
+  readonly now: () => number;
+  /** [0, 1): jitter and the weighted choice among equals. */
+  readonly random: () => number;
+}
+
+/** How an upstream call's failure counts for the breaker and the metrics. */
+export function classifyFailure(error: UpstreamError): CallOutcome {
+  if (!error.retryable) return 'client_error';
+  const { upstreamStatus, network } = error.detail;
+  if (network === 'connection') return 'connection';
+  if (network === 'timeout' || upstreamStatus === 408 || upstreamStatus === 504) return 'timeout';
+  if (upstreamStatus === 429) return 'rate_limited';
+  if (upstreamStatus === 401 || upstreamStatus === 403 || upstreamStatus === 404) return 'refused';
+  return 'server_error';
+}
+
+/**
+ * The order a model's deployments are tried in: configured ones, by priority; within one
+ * priority, fewest calls in flight per unit of weight first, ties broken by a draw weighted by
+ * `weight` (so equal, idle deployments share traffic by weight).
+ */
+export function orderDeployments(deployments: readonly Deployment[], health: DeploymentHealth, random: () => number): Deployment[] {
+  const scored = deployments
+    .filter((d) => d.provider.configured)
+    .map((d) => ({ d, load: health.inFlight(d) / d.weight, draw: random() ** (1 / d.weight) }));
+  // random()^(1/w), highest first, is a weighted draw without replacement (Efraimidis-Spirakis).
+  scored.sort((a, b) => a.d.priority - b.d.priority || a.load - b.load || b.draw - a.draw);
+  return scored.map((x) => x.d);
+}
+
+/** Full jitter: a random wait up to base * 2^retry, capped. */
+export function backoffMs(retry: number, settings: ResilienceSettings, random: () => number): number {
+  return Math.floor(random() * Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** retry));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * One upstream call made resiliently over a chain of models (a pipeline lane's executors, or one
+ * model): each model's deployments in balanced order, breakers skipped; a retryable failure is
+ * retried on the same deployment after an exponential backoff with full jitter (a 429's
+ * retry-after instead, when it is within the cap; a longer one moves on at once), up to
+ * `max_retries`, then the next deployment, then the next model. The whole chain shares one budget:
+ * `max_attempts` calls and `max_total_ms`. A request error (400, 413) or the caller's abort ends
+ * it at once. When everything failed the last failure is thrown; when nothing could be tried
+ * (breakers open, nothing configured) 503 `model <id> is not available`.
+ *
+ * Streams: `call` resolves once output started, so a stream failing before its first content is
+ * retried and falls back like any call; after that nothing is retried (the client has bytes).
+ */
+export async function runWithFallback<T>(
+  deps: FallbackDeps,
+  models: readonly ModelConfig[],
+  call: (target: UpstreamTarget) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<{ readonly result: T; readonly target: UpstreamTarget }> {
+  const { settings, health } = deps;
+  const started = deps.now();
+  let attempts = 0;
+  let last: UpstreamError | null = null;
+  const outOfBudget = () => attempts >= settings.maxAttempts || deps.now() - started >= settings.maxTotalMs;
+
+  chain: for (const model of models) {
+    for (const deployment of orderDeployments(model.deployments, health, deps.random)) {
+      for (let retry = 0; retry <= settings.maxRetries; retry++) {
+        if (outOfBudget()) break chain;
+        if (!health.admits(deployment)) break;
+        attempts++;
+        const end = health.begin(deployment);
+        try {
+          const result = await call({ model, deployment });
+          end('success');
+          return { result, target: { model, deployment } };
+        } catch (e) {
+          if (signal?.aborted || !(e instanceof UpstreamError)) {
+            end('aborted');
+            throw e;
+          }
+          end(classifyFailure(e));
+          if (!e.retryable) throw e;
+          last = e;
+        }
+        if (retry === settings.maxRetries) break;
+        const retryAfter = last.detail.retryAfterMs;
+        if (retryAfter !== undefined && retryAfter > settings.retryAfterCapMs) break;
+        const wait = retryAfter ?? backoffMs(retry, settings, deps.random);
+        if (deps.now() - started + wait >= settings.maxTotalMs) break;
+        await sleep(wait, signal);
+      }
+    }
+  }
+  throw last ?? new UpstreamError(503, `model ${models[0]?.id ?? 'unknown'} is not available`, true);
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import type { FakeChatScenario, ScenarioQueue } from '../fakes/fake-scenario.ts';
+import type { RecordedRequest } from '../fakes/fake-server.ts';
+import { accountCredits, expectedCost, usageRows, waitForUsage, type Gateway } from './gateway.ts';
+import type { TestAccount } from './inference.ts';
+
+/** What any protocol's answer shows of its routing: its `model` and its response headers. */
+export interface RoutedAnswer {
+  readonly model: string;
+  readonly header: (name: string) => string | null;
+}
+
+export interface RouteExpectation {
+  /** `x-svc-lane` (null: no header, a plain model). */
+  readonly lane: string | null;
+  /** `x-svc-model`: the executing brand (null: no header). */
+  readonly executor: string | null;
+  /** The answer's `model`: the requested brand, or svc-auto's choice. */
+  readonly answerModel: string;
+  /** The fake upstream that must serve the call, and the upstream model name it must be asked for. */
+  readonly fake: { readonly chat: ScenarioQueue; readonly requests: RecordedRequest[] };
+  readonly upstreamModel: string;
+  /** The usage the fake reports (queued here with a plain text answer). */
+  readonly usage: { readonly input: number; readonly cached: number; readonly output: number };
+  /** The prices the request must be billed at (micro-credits per 1K). */
+  readonly prices: { readonly input: bigint; readonly cached: bigint; readonly output: bigint };
+  /** The usage record's `model` and `served_model`. */
+  readonly record: { readonly model: string; readonly servedModel: string | null };
+  /** Extra scenario fields for the fake (tool calls, ...). */
+  readonly scenario?: FakeChatScenario;
+}
+
+/**
+ * Sends one request through `send` (any SDK, any protocol) and checks where it went and how it was
+ * billed: the lane and executor headers, the answer's model, the fake upstream that served it with
+ * the right upstream model, one usage record with the requested and executing brands, and a
+ * balance change equal to the usage recomputed at `prices`.
+ */
+export async function expectRouted(g: Gateway, acct: TestAccount, send: () => Promise<RoutedAnswer>, e: RouteExpectation): Promise<void> {
+  const seen = e.fake.requests.length;
+  const before = await accountCredits(g.t, acct.id);
+  const rowsBefore = (await usageRows(g.t, acct.id)).length;
+  e.fake.chat.enqueue({ text: 'Routed answer.', ...e.scenario, usage: e.usage });
+  const answer = await send();
+  assert.equal(answer.header('x-svc-lane'), e.lane, 'x-svc-lane');
+  assert.equal(answer.header('x-svc-model'), e.executor, 'x-svc-model');
+  assert.equal(answer.model, e.answerModel, "the answer's model");
+  assert.equal(e.fake.requests.length, seen + 1, 'the expected upstream served it, once');
+  assert.equal((e.fake.requests.at(-1)!.body as { model: string }).model, e.upstreamModel, 'the upstream model asked for');
+  const rows = await waitForUsage(g.t, acct.id, rowsBefore + 1);
+  const row = rows[0]!;
+  assert.deepEqual([row.model, row.served_model, row.status], [e.record.model, e.record.servedModel, 200], 'the usage record');
+  const cost = expectedCost(e.prices, e.usage);
+  assert.equal(BigInt(row.cost_micro), cost, 'billed at the expected prices');
+  const after = await accountCredits(g.t, acct.id);
+  assert.equal(before.credits - after.credits, cost, 'the balance moved by the recomputed cost');
+  assert.equal(after.reserved, 0n, 'no hold left');
+}
+
+/** The answer and headers of an openai SDK call made `.withResponse()`. */
+export function openaiAnswer(r: { data: { model: string }; response: Response }): RoutedAnswer {
+  return { model: r.data.model, header: (n) => r.response.headers.get(n) };
+}
