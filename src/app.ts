@@ -15,6 +15,7 @@ import { chatCompletionsRoutes } from './inference/routes/chat-completions-route
 import { completionsRoutes } from './inference/routes/completions-routes.ts';
 import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
 import { imagesRoutes } from './inference/routes/images-routes.ts';
+import { messagesRoutes } from './inference/routes/messages-routes.ts';
 import { rerankRoutes } from './inference/routes/rerank-routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
@@ -92,7 +93,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const inference = createInferenceContext({
     catalog: config.catalog, db, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
   });
-  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
+  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, messagesRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });

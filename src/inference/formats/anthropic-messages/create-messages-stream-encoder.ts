@@ -2,6 +2,7 @@ import type { StreamPart } from '../../canonical/chat.ts';
 import { HttpError } from '../../../shared/errors.ts';
 import { encodeSseEvent } from '../sse.ts';
 import type { StreamEncoder, TurnIdentity } from '../stream-encoder.ts';
+import { wrapOpaque } from './opaque.ts';
 import { toAnthropicStopReason, toAnthropicUsage } from './to-anthropic-usage.ts';
 
 /** The Messages API's error type for a status, as its in-stream `error` events carry it. */
@@ -65,13 +66,13 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
   function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
     let out = '';
     if (part.redacted !== undefined) {
-      out += begin({ kind: 'thinking', signed: true }, { type: 'redacted_thinking', data: part.redacted });
+      out += begin({ kind: 'thinking', signed: true }, { type: 'redacted_thinking', data: wrapOpaque(part.redacted) });
       return out + close();
     }
     if (open?.kind !== 'thinking' || open.signed) out += begin({ kind: 'thinking', signed: false }, { type: 'thinking', thinking: '', signature: '' });
     if (part.text !== '') out += delta({ type: 'thinking_delta', thinking: part.text });
     if (part.signature !== undefined) {
-      out += delta({ type: 'signature_delta', signature: part.signature });
+      out += delta({ type: 'signature_delta', signature: wrapOpaque(part.signature) });
       (open as { signed: boolean }).signed = true;
     }
     return out;

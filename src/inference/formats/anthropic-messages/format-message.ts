@@ -1,5 +1,6 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
+import { wrapOpaque } from './opaque.ts';
 import { toAnthropicStopReason, toAnthropicUsage, toolInput } from './to-anthropic-usage.ts';
 
 /**
@@ -12,7 +13,9 @@ export function formatMessage(response: CanonicalChatResponse, identity: TurnIde
     response.reasoningBlocks ??
     (response.reasoning === '' ? [] : [{ type: 'thinking' as const, thinking: response.reasoning, signature: '' }]);
   const content: object[] = reasoning.map((b) =>
-    b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking, signature: b.signature ?? '' } : { type: 'redacted_thinking', data: b.data },
+    b.type === 'thinking'
+      ? { type: 'thinking', thinking: b.thinking, signature: wrapOpaque(b.signature ?? '') }
+      : { type: 'redacted_thinking', data: wrapOpaque(b.data) },
   );
   if (response.text !== '') content.push({ type: 'text', text: response.text });
   for (const c of response.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });

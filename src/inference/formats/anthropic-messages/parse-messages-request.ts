@@ -22,6 +22,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
+import { unwrapOpaque } from './opaque.ts';
 
 export interface ParsedMessagesRequest {
   /** The brand model id the client asked for, unresolved. */
@@ -178,11 +179,11 @@ function readAssistantTurn(value: unknown, path: string): CanonicalMessage {
       case 'thinking': {
         const thinking = readString(f, 'thinking', p, { required: true })!;
         const signature = readString(f, 'signature', p);
-        reasoning.push(signature === undefined ? { type: 'thinking', thinking } : { type: 'thinking', thinking, signature });
+        reasoning.push(signature === undefined ? { type: 'thinking', thinking } : { type: 'thinking', thinking, signature: unwrapOpaque(signature) });
         break;
       }
       case 'redacted_thinking':
-        reasoning.push({ type: 'redacted_thinking', data: readString(f, 'data', p, { required: true })! });
+        reasoning.push({ type: 'redacted_thinking', data: unwrapOpaque(readString(f, 'data', p, { required: true })!) });
         break;
       default:
         unsupportedBlock(type, p, 'text, tool_use, thinking or redacted_thinking');

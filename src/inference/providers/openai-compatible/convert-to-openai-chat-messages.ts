@@ -45,18 +45,18 @@ export function convertToOpenAIChatMessages(messages: readonly CanonicalMessage[
 
 function convertOne(m: CanonicalMessage): OpenAIChatMessage {
   switch (m.role) {
-      case 'system':
-        return { role: 'system', content: m.content };
-      case 'user':
-        return { role: 'user', content: userContent(m.content) };
-      case 'assistant':
-        if (m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
-        return {
-          role: 'assistant',
-          content: m.content === '' ? null : m.content,
-          tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-        };
-      case 'tool':
-        return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    case 'system':
+      return { role: 'system', content: m.content };
+    case 'user':
+      return { role: 'user', content: userContent(m.content) };
+    case 'assistant':
+      if (m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
+      return {
+        role: 'assistant',
+        content: m.content === '' ? null : m.content,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
   }
 }
