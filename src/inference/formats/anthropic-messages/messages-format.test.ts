@@ -138,7 +138,7 @@ describe('round trips through canonical (property)', () => {
         sse += encoder.end();
         const back = [];
         for await (const e of parseAnthropicStream(events(sse), null, () => 'call_x')) back.push(e);
-        const squash = (ps: readonly { type: string }[]) => {
+        const squash = (ps: readonly (StreamPart | { type: string; text?: string; name?: string; argumentsDelta?: string })[]) => {
           const text = ps.flatMap((p) => (p.type === 'text-delta' ? [(p as { text: string }).text] : [])).join('');
           const reasoning = ps.flatMap((p) => (p.type === 'reasoning-delta' ? [(p as { text: string }).text] : [])).join('');
           const calls: string[] = [];
