@@ -78,6 +78,7 @@ async function main(): Promise<void> {
     `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
 
   const json = { 'content-type': 'application/json' };
+  // Also a valid Messages body: the same request on /v1/messages, answered in the Anthropic format.
   const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
   const modes = [
     { name: 'non-streaming', body: JSON.stringify(message), stream: false },
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
+    { name: '(e) gateway messages', url: `${gatewayUrl}/v1/messages`, headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' }, server: gateway },
   ];
   const results = new Map<string, LoadResult>();
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log('\nratios (c)/(b)');
+  console.log('\nratios (c)/(b) (chat completions) and (d)/(b) (messages)');
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
     const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
@@ -123,6 +125,15 @@ async function main(): Promise<void> {
       `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((cN.rps / bN.rps) * 100).toFixed(0)}% (aim >= 60%)   ` +
         `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
         `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
+    );
+    const [d1, dN] = [at(1, '(e) gateway messages'), at(CONCURRENCY, '(e) gateway messages')];
+    const chatRatio = cN.rps / bN.rps;
+    const messagesRatio = dN.rps / bN.rps;
+    console.log(
+      `  ${(mode.name + ' messages').padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
+        `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
+        `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(cpu('(e) gateway messages') * 1000).toFixed(0)} µs`,
     );
   }
 

@@ -21,6 +21,7 @@ import { chatCompletionsRoutes } from './inference/routes/chat-completions-route
 import { completionsRoutes } from './inference/routes/completions-routes.ts';
 import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
 import { imagesRoutes } from './inference/routes/images-routes.ts';
+import { messagesRoutes } from './inference/routes/messages-routes.ts';
 import { rerankRoutes } from './inference/routes/rerank-routes.ts';
 import { responsesRoutes } from './inference/routes/responses-routes.ts';
 import { createMcpClient } from './inference/mcp/mcp-client.ts';
@@ -128,7 +129,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     stopPruning = startResponsePruning({ db, clock, logger: deps.logger, everyMs: config.responses.pruneIntervalMs });
   });
   app.addHook('onClose', async () => stopPruning());
-  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses];
+  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });

@@ -60,7 +60,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
-  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : 'end_turn' };
+  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
 }
 
 function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario): Promise<void> | void {
@@ -93,7 +93,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
         role: 'assistant',
         content: blocks.map((b) => (b.type === 'thinking' ? { ...b, signature: 'EqQBfakeanthropicsignature' } : b)),
         stop_reason: stop,
-        stop_sequence: null,
+        stop_sequence: stop === 'stop_sequence' ? scenario.stopSequence : null,
         usage: { ...usageStart, output_tokens: u.output },
       },
       HEADERS,
@@ -120,7 +120,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     }
     events.push(ev({ type: 'content_block_stop', index } as { type: string }));
   });
-  events.push(ev({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: scenario.omitUsage ? {} : { output_tokens: u.output } } as { type: string }));
+  events.push(ev({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stop === 'stop_sequence' ? scenario.stopSequence : null }, usage: scenario.omitUsage ? {} : { output_tokens: u.output } } as { type: string }));
   events.push(ev({ type: 'message_stop' }));
   const errorEvent = () => {
     const se = scenario.streamErrorAfter;

@@ -86,6 +86,8 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
             message: {
               role: 'assistant',
               content: toolCalls.length > 0 && text === '' ? null : text,
+              // Reasoning as DeepSeek and vLLM expose it.
+              ...(scenario.reasoning ? { reasoning_content: scenario.reasoning } : {}),
               ...(toolCalls.length > 0
                 ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_fakeopenai${i}abcdef123456`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }
                 : {}),
@@ -115,6 +117,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
     obfuscation: 'fakeopenai',
   });
   const chunks: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  for (const p of pieces(scenario.reasoning ?? '')) chunks.push(chunk({ reasoning_content: p }));
   for (const p of pieces(text)) chunks.push(chunk({ content: p }));
   toolCalls.forEach((c, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: c.name, arguments: '' } }] }));

@@ -6,8 +6,10 @@ import type { ServerResponse } from 'node:http';
  */
 export interface FakeChatScenario {
   readonly text?: string;
-  /** Anthropic only: a thinking block before the text. */
+  /** A thinking block before the text (Anthropic), or `reasoning_content` (OpenAI-compatible). */
   readonly reasoning?: string;
+  /** Anthropic only: the answer ended on this stop sequence. */
+  readonly stopSequence?: string;
   /** Tool calls, answered when the request offers tools. */
   readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
   /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */

@@ -3,9 +3,16 @@ import type { Usage } from './usage.ts';
 /** A JSON Schema or any other JSON object passed through untouched. */
 export type JsonObject = { readonly [key: string]: unknown };
 
+/**
+ * A client's prompt-cache marker (Anthropic `cache_control`), carried unread through canonical so
+ * that an Anthropic upstream gets it back unchanged; other upstreams ignore it.
+ */
+export type CacheControl = JsonObject;
+
 export interface TextPart {
   readonly type: 'text';
   readonly text: string;
+  readonly cacheControl?: CacheControl;
 }
 
 /** An image given by an http(s) URL or a `data:image/...;base64,` URI. */
@@ -13,6 +20,7 @@ export interface ImagePart {
   readonly type: 'image';
   readonly url: string;
   readonly detail?: 'auto' | 'low' | 'high';
+  readonly cacheControl?: CacheControl;
 }
 
 export type UserContentPart = TextPart | ImagePart;
@@ -25,17 +33,44 @@ export interface ToolCall {
   readonly arguments: string;
 }
 
+/**
+ * Reasoning an assistant turn carried, as an Anthropic client sends it back in history: thinking
+ * text with its signature (opaque, verified by the upstream that issued it), or a redacted block's
+ * encrypted data. Only an Anthropic upstream can use them; other upstreams ignore them.
+ */
+export type ReasoningBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }
+  | { readonly type: 'redacted_thinking'; readonly data: string };
+
 export type CanonicalMessage =
-  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'system'; readonly content: string; readonly cacheControl?: CacheControl }
   | { readonly role: 'user'; readonly content: readonly UserContentPart[] }
-  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: readonly ToolCall[] }
-  | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string };
+  | {
+      readonly role: 'assistant';
+      readonly content: string;
+      readonly toolCalls: readonly ToolCall[];
+      /** Reasoning blocks of this turn, sent before its text and tool calls. */
+      readonly reasoning?: readonly ReasoningBlock[];
+      readonly cacheControl?: CacheControl;
+    }
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      /** The result as text (image parts of `parts` left out). */
+      readonly content: string;
+      /** The tool reported a failure (Anthropic `is_error`). */
+      readonly isError?: boolean;
+      /** The result as blocks when the client gave blocks (text and images). */
+      readonly parts?: readonly UserContentPart[];
+      readonly cacheControl?: CacheControl;
+    };
 
 export interface ToolDefinition {
   readonly name: string;
   readonly description?: string;
   /** JSON Schema of the arguments (an object schema). */
   readonly parameters: JsonObject;
+  readonly cacheControl?: CacheControl;
 }
 
 export type ToolChoice =
@@ -68,11 +103,14 @@ export interface CanonicalChatRequest {
   readonly maxTokens?: number;
   readonly temperature?: number;
   readonly topP?: number;
+  /** Sample only from the k most likely tokens (Anthropic; OpenAI-compatible servers that take it). */
+  readonly topK?: number;
+  /** Extended thinking / reasoning effort, where the upstream offers it. */
+  readonly reasoning?: { readonly effort?: 'minimal' | 'low' | 'medium' | 'high'; readonly budgetTokens?: number };
   readonly stop: readonly string[];
   readonly stream: boolean;
   /** The client's end-user id, forwarded to upstreams for abuse tracking. */
   readonly user?: string;
-  readonly reasoning?: { readonly effort?: 'minimal' | 'low' | 'medium' | 'high'; readonly budgetTokens?: number };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -83,6 +121,10 @@ export interface CanonicalChatResponse {
   readonly reasoning: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
+  /** The stop sequence that ended the answer, when the upstream says which. */
+  readonly stopSequence?: string;
+  /** The reasoning as the upstream's blocks (with signatures), when it gave blocks. */
+  readonly reasoningBlocks?: readonly ReasoningBlock[];
   readonly usage: Usage;
   /** True when the upstream reported no usage and the counts were estimated with a tokenizer. */
   readonly usageEstimated: boolean;
@@ -95,8 +137,12 @@ export interface CanonicalChatResponse {
  */
 export type StreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
-  | { readonly type: 'reasoning-delta'; readonly text: string }
+  /**
+   * Reasoning text; `signature` (Anthropic) closes the current thinking block, `redacted` is a
+   * whole redacted block's data (its text is empty).
+   */
+  | { readonly type: 'reasoning-delta'; readonly text: string; readonly signature?: string; readonly redacted?: string }
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
-  | { readonly type: 'finish'; readonly reason: FinishReason }
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }
   | { readonly type: 'usage'; readonly usage: Usage; readonly estimated: boolean };

@@ -7,6 +7,11 @@ export interface Usage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
   readonly outputTokens: number;
+  /**
+   * The part of inputTokens written to a prompt cache (Anthropic `cache_creation_input_tokens`),
+   * reported back to clients; billed as uncached input.
+   */
+  readonly cacheWriteInputTokens?: number;
 }
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };

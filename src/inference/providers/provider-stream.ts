@@ -11,7 +11,7 @@ export type ContentPart = Exclude<StreamPart, { type: 'finish' } | { type: 'usag
  */
 export type ProviderStreamEvent =
   | ContentPart
-  | { readonly type: 'finish'; readonly reason: FinishReason }
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }
   | { readonly type: 'reported-usage'; readonly usage: Partial<Usage> };
 
 /** A parsed non-streamed answer; usage is null when the upstream did not report it. */

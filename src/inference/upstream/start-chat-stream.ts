@@ -36,6 +36,7 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
   const it = source[Symbol.asyncIterator]();
   const reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
   let finish: FinishReason | null = null;
+  let stopSequence: string | undefined;
   let text = '';
   let reasoning = '';
   const toolCalls: { name: string; arguments: string }[] = [];
@@ -67,6 +68,7 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
           continue;
         case 'finish':
           finish = e.reason;
+          stopSequence = e.stopSequence;
           continue;
         case 'text-delta':
           text += e.text;
@@ -93,6 +95,7 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
         inputTokens: reported.inputTokens ?? options.estimateInput(),
         cachedInputTokens: reported.cachedInputTokens ?? 0,
         outputTokens: reported.outputTokens ?? estimateOutputTokens({ text, reasoning, toolCalls: toolCalls.filter(Boolean) }),
+        ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
       },
       estimated,
     };
@@ -104,7 +107,7 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
   async function* parts(): AsyncGenerator<StreamPart> {
     try {
       for (let p = first; p !== null; p = await next()) yield p;
-      yield { type: 'finish', reason: finish ?? 'stop' };
+      yield { type: 'finish', reason: finish ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}) };
       const u = usage();
       yield { type: 'usage', usage: u.usage, estimated: u.estimated };
     } finally {

@@ -6,7 +6,7 @@ describe('Anthropic usage', () => {
   it('adds cache reads and writes to input; reads are the cached tokens', () => {
     assert.deepEqual(
       convertAnthropicUsage({ input_tokens: 100, cache_read_input_tokens: 1920, cache_creation_input_tokens: 28, output_tokens: 8 }),
-      { inputTokens: 2048, cachedInputTokens: 1920, outputTokens: 8 },
+      { inputTokens: 2048, cachedInputTokens: 1920, cacheWriteInputTokens: 28, outputTokens: 8 },
     );
     assert.deepEqual(convertAnthropicUsage({ input_tokens: 5, output_tokens: 1 }), { inputTokens: 5, cachedInputTokens: 0, outputTokens: 1 });
     assert.equal(convertAnthropicUsage(undefined), null);

@@ -11,15 +11,17 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 
 /**
  * Anthropic's `input_tokens` excludes cache reads and cache writes; canonical input includes both.
- * Cache reads are the cached tokens. Cache writes are counted as ordinary (uncached) input: the
- * service never marks prompts for caching, so writes only happen when an upstream caches on its
- * own, and billing them at the input price keeps them charged without a third price per model.
+ * Cache reads are the cached tokens. Cache writes (reported as `cacheWriteInputTokens`) are billed
+ * as ordinary (uncached) input: charging the input price keeps them billed without a third price
+ * per model (see docs/messages.md).
  */
-export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'inputTokens' | 'cachedInputTokens'> {
+export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteInputTokens'> {
   const cached = count(usage.cache_read_input_tokens);
+  const written = count(usage.cache_creation_input_tokens);
   return {
-    inputTokens: count(usage.input_tokens) + cached + count(usage.cache_creation_input_tokens),
+    inputTokens: count(usage.input_tokens) + cached + written,
     cachedInputTokens: cached,
+    ...(written > 0 ? { cacheWriteInputTokens: written } : {}),
   };
 }
 

@@ -1,14 +1,27 @@
-import type { CanonicalMessage, UserContentPart } from '../../canonical/chat.ts';
+import type { CacheControl, CanonicalMessage, ReasoningBlock, UserContentPart } from '../../canonical/chat.ts';
 
 export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string };
 
-export type AnthropicContentBlock =
+type Cached = { cache_control?: CacheControl };
+
+export type AnthropicContentBlock = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: AnthropicImageSource }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string };
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string | ({ type: 'text'; text: string } | { type: 'image'; source: AnthropicImageSource })[];
+      is_error?: boolean;
+    }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+) &
+  Cached;
+
+export type AnthropicSystem = string | ({ type: 'text'; text: string } & Cached)[];
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -22,12 +35,32 @@ function imageSource(url: string): AnthropicImageSource {
   return m ? { type: 'base64', media_type: m[1]!, data: m[2]!.replace(/\s+/g, '') } : { type: 'url', url };
 }
 
-function userBlocks(parts: readonly UserContentPart[]): AnthropicContentBlock[] {
-  return parts.flatMap((p): AnthropicContentBlock[] => {
-    if (p.type === 'image') return [{ type: 'image', source: imageSource(p.url) }];
+const cache = (c: CacheControl | undefined): Cached => (c === undefined ? {} : { cache_control: c });
+
+function userBlocks(parts: readonly UserContentPart[]): (AnthropicContentBlock & { type: 'text' | 'image' })[] {
+  return parts.flatMap((p): (AnthropicContentBlock & { type: 'text' | 'image' })[] => {
+    if (p.type === 'image') return [{ type: 'image', source: imageSource(p.url), ...cache(p.cacheControl) }];
     // Anthropic refuses empty text blocks.
-    return p.text === '' ? [] : [{ type: 'text', text: p.text }];
+    return p.text === '' ? [] : [{ type: 'text', text: p.text, ...cache(p.cacheControl) }];
   });
+}
+
+/**
+ * Reasoning blocks go back as the client received them. A thinking block without a signature
+ * (reasoning another upstream kind produced) cannot be verified by Anthropic and is left out.
+ */
+function reasoningBlocks(blocks: readonly ReasoningBlock[] | undefined): AnthropicContentBlock[] {
+  return (blocks ?? []).flatMap((b): AnthropicContentBlock[] => {
+    if (b.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: b.data }];
+    return b.signature ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : [];
+  });
+}
+
+/** A marker given for a whole turn goes on its last block, where Anthropic reads it. */
+function markLast(blocks: AnthropicContentBlock[], c: CacheControl | undefined): AnthropicContentBlock[] {
+  const last = blocks.at(-1);
+  if (c === undefined || last === undefined) return blocks;
+  return [...blocks.slice(0, -1), { ...last, cache_control: c }];
 }
 
 function toolInput(args: string): Record<string, unknown> {
@@ -47,10 +80,10 @@ function toolInput(args: string): Record<string, unknown> {
  * API requires. Assistant turns with nothing in them are dropped; the API refuses empty content.
  */
 export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]): {
-  system: string | undefined;
+  system: AnthropicSystem | undefined;
   messages: AnthropicMessage[];
 } {
-  const system: string[] = [];
+  const system: { text: string; cacheControl?: CacheControl }[] = [];
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage['role'], blocks: AnthropicContentBlock[]) => {
     if (blocks.length === 0) return;
@@ -65,21 +98,43 @@ export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]
   for (const m of messages) {
     switch (m.role) {
       case 'system':
-        if (m.content !== '') system.push(m.content);
+        if (m.content !== '') system.push(m.cacheControl === undefined ? { text: m.content } : { text: m.content, cacheControl: m.cacheControl });
         break;
       case 'user':
         push('user', userBlocks(m.content));
         break;
       case 'tool':
-        push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }]);
+        push('user', [
+          {
+            type: 'tool_result',
+            tool_use_id: m.toolCallId,
+            content: m.parts !== undefined ? userBlocks(m.parts) : m.content,
+            ...(m.isError !== undefined ? { is_error: m.isError } : {}),
+            ...cache(m.cacheControl),
+          },
+        ]);
         break;
       case 'assistant':
-        push('assistant', [
-          ...(m.content === '' ? [] : [{ type: 'text' as const, text: m.content }]),
-          ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: toolInput(c.arguments) })),
-        ]);
+        push(
+          'assistant',
+          markLast(
+            [
+              ...reasoningBlocks(m.reasoning),
+              ...(m.content === '' ? [] : [{ type: 'text' as const, text: m.content }]),
+              ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: toolInput(c.arguments) })),
+            ],
+            m.cacheControl,
+          ),
+        );
         break;
     }
   }
-  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: out };
+  // Joined into one string unless a block carries a cache marker, which needs the block form.
+  const systemOut: AnthropicSystem | undefined =
+    system.length === 0
+      ? undefined
+      : system.some((b) => b.cacheControl !== undefined)
+        ? system.map((b) => ({ type: 'text' as const, text: b.text, ...cache(b.cacheControl) }))
+        : system.map((b) => b.text).join('\n\n');
+  return { system: systemOut, messages: out };
 }

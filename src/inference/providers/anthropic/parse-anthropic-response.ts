@@ -1,5 +1,5 @@
 import { createId } from '../../canonical/create-id.ts';
-import type { ToolCall } from '../../canonical/chat.ts';
+import type { ReasoningBlock, ToolCall } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
@@ -7,8 +7,9 @@ import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 import { readAnthropicError, statusOfAnthropicErrorType } from './parse-anthropic-error.ts';
 
 interface AnthropicResponse {
-  content?: { type?: string; text?: string; thinking?: string; name?: string; input?: unknown }[];
+  content?: { type?: string; text?: string; thinking?: string; signature?: string; data?: string; name?: string; input?: unknown }[];
   stop_reason?: string | null;
+  stop_sequence?: string | null;
   usage?: unknown;
 }
 
@@ -27,11 +28,15 @@ export function parseAnthropicResponse(
   if (!Array.isArray(body.content)) throw new ProviderFailure(502, 'the upstream answer has no content');
   let text = '';
   let reasoning = '';
+  const reasoningBlocks: ReasoningBlock[] = [];
   let answeredWithJson = false;
   const toolCalls: ToolCall[] = [];
   for (const block of body.content) {
     if (block.type === 'text') text += block.text ?? '';
-    else if (block.type === 'thinking') reasoning += block.thinking ?? '';
+    else if (block.type === 'thinking') {
+      reasoning += block.thinking ?? '';
+      reasoningBlocks.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+    } else if (block.type === 'redacted_thinking') reasoningBlocks.push({ type: 'redacted_thinking', data: block.data ?? '' });
     else if (block.type === 'tool_use') {
       const input = JSON.stringify(block.input ?? {});
       if (jsonToolName !== null && block.name === jsonToolName) {
@@ -48,6 +53,8 @@ export function parseAnthropicResponse(
     reasoning,
     toolCalls,
     finishReason: answeredWithJson && toolCalls.length === 0 && reason === 'tool_calls' ? 'stop' : reason,
+    ...(typeof body.stop_sequence === 'string' && body.stop_reason === 'stop_sequence' ? { stopSequence: body.stop_sequence } : {}),
+    ...(reasoningBlocks.length > 0 ? { reasoningBlocks } : {}),
     usage: convertAnthropicUsage(body.usage),
   };
 }

@@ -20,6 +20,9 @@ async function* sse(...events: object[]) {
   for (const e of events) yield { data: JSON.stringify(e) };
 }
 
+/** The signature the recorded thinking stream carries in its signature_delta. */
+const SIGNATURE = 'EvQBCkYICxgCKkAxhD4NUKFzudtZ6NzbZdEiBACIScTzqjPViM596iWLZIk4EFKYYBj3B6Ptl3b0dcQv';
+
 describe('parseAnthropicStream', () => {
   it('reads the full text sequence with pings, usage at start and end', async () => {
     assert.deepEqual(await collect(fixtureEvents('anthropic-messages-text.sse')), [
@@ -49,13 +52,14 @@ describe('parseAnthropicStream', () => {
     ]);
   });
 
-  it('reads thinking as reasoning and max_tokens as length', async () => {
+  it('reads thinking as reasoning with its signature, and max_tokens as length', async () => {
     const events = await collect(fixtureEvents('anthropic-messages-thinking.sse'));
     assert.deepEqual(
       events.filter((e) => e.type === 'reasoning-delta' || e.type === 'text-delta' || e.type === 'finish'),
       [
         { type: 'reasoning-delta', text: '925 divided' },
         { type: 'reasoning-delta', text: ' by 5 is 185.' },
+        { type: 'reasoning-delta', text: '', signature: SIGNATURE },
         { type: 'text-delta', text: '925 / 5 = 185' },
         { type: 'finish', reason: 'length' },
       ],

@@ -10,8 +10,16 @@ interface AnthropicEvent {
   type?: string;
   index?: number;
   message?: { usage?: unknown };
-  content_block?: { type?: string; text?: string; thinking?: string; name?: string };
-  delta?: { type?: string; text?: string; thinking?: string; partial_json?: string; stop_reason?: string | null };
+  content_block?: { type?: string; text?: string; thinking?: string; data?: string; name?: string };
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+  };
   usage?: unknown;
 }
 
@@ -33,6 +41,7 @@ export async function* parseAnthropicStream(
   const blocks = new Map<number, Block>();
   let toolCount = 0;
   let stopReason: string | null = null;
+  let stopSequence: string | null = null;
   let stopped = false;
   let answeredWithJson = false;
   for await (const event of events) {
@@ -57,6 +66,9 @@ export async function* parseAnthropicStream(
         } else if (cb.type === 'thinking') {
           blocks.set(at, { kind: 'thinking' });
           if (cb.thinking) yield { type: 'reasoning-delta', text: cb.thinking };
+        } else if (cb.type === 'redacted_thinking') {
+          blocks.set(at, { kind: 'other' });
+          yield { type: 'reasoning-delta', text: '', redacted: cb.data ?? '' };
         } else if (cb.type === 'tool_use' && jsonToolName !== null && cb.name === jsonToolName) {
           blocks.set(at, { kind: 'json' });
           answeredWithJson = true;
@@ -74,6 +86,7 @@ export async function* parseAnthropicStream(
         const d = e.delta ?? {};
         if (d.type === 'text_delta' && d.text && block?.kind === 'text') yield { type: 'text-delta', text: d.text };
         else if (d.type === 'thinking_delta' && d.thinking) yield { type: 'reasoning-delta', text: d.thinking };
+        else if (d.type === 'signature_delta' && d.signature) yield { type: 'reasoning-delta', text: '', signature: d.signature };
         else if (d.type === 'input_json_delta' && d.partial_json) {
           if (block?.kind === 'json') yield { type: 'text-delta', text: d.partial_json };
           else if (block?.kind === 'tool') {
@@ -93,6 +106,7 @@ export async function* parseAnthropicStream(
       }
       case 'message_delta': {
         if (e.delta?.stop_reason) stopReason = e.delta.stop_reason;
+        if (typeof e.delta?.stop_sequence === 'string') stopSequence = e.delta.stop_sequence;
         const usage = convertAnthropicUsageReport(e.usage, true);
         if (usage) yield { type: 'reported-usage', usage };
         break;
@@ -112,5 +126,9 @@ export async function* parseAnthropicStream(
   }
   if (!stopped && stopReason === null) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
   const reason: FinishReason = mapAnthropicFinishReason(stopReason);
-  yield { type: 'finish', reason: answeredWithJson && toolCount === 0 && reason === 'tool_calls' ? 'stop' : reason };
+  yield {
+    type: 'finish',
+    reason: answeredWithJson && toolCount === 0 && reason === 'tool_calls' ? 'stop' : reason,
+    ...(stopReason === 'stop_sequence' && stopSequence !== null ? { stopSequence } : {}),
+  };
 }

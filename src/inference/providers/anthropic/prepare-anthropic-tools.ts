@@ -4,6 +4,7 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: JsonObject;
+  cache_control?: JsonObject;
 }
 
 export type AnthropicToolChoice =
@@ -35,6 +36,7 @@ export function prepareAnthropicTools(request: CanonicalChatRequest): PreparedAn
           name: t.name,
           ...(t.description !== undefined ? { description: t.description } : {}),
           input_schema: t.parameters,
+          ...(t.cacheControl !== undefined ? { cache_control: t.cacheControl } : {}),
         }));
   const noParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
 

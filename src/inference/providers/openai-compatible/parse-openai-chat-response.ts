@@ -10,6 +10,8 @@ interface OpenAIChatResponse {
   choices?: {
     message?: {
       content?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
       tool_calls?: { function?: { name?: string; arguments?: string } }[] | null;
     };
     finish_reason?: string | null;
@@ -32,7 +34,8 @@ export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => stri
   }));
   return {
     text: choice.message.content ?? '',
-    reasoning: '',
+    // Servers that expose reasoning put it in `reasoning_content` (DeepSeek, vLLM) or `reasoning`.
+    reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
     toolCalls,
     finishReason: mapOpenAIFinishReason(choice.finish_reason),
     usage: convertOpenAIUsage(body.usage),

@@ -10,6 +10,8 @@ interface OpenAIChunk {
   choices?: {
     delta?: {
       content?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
       tool_calls?: { index?: number; function?: { name?: string | null; arguments?: string | null } | null }[] | null;
     } | null;
     finish_reason?: string | null;
@@ -46,6 +48,8 @@ export async function* parseOpenAIChatStream(
     if (err) throw new ProviderFailure(err.status ?? 502, err.message);
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
+    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+    if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
     for (const call of delta?.tool_calls ?? []) {
       const upstreamIndex = call.index ?? 0;

@@ -1,0 +1,130 @@
+import type { StreamPart } from '../../canonical/chat.ts';
+import { HttpError } from '../../../shared/errors.ts';
+import { encodeSseEvent } from '../sse.ts';
+import type { StreamEncoder, TurnIdentity } from '../stream-encoder.ts';
+import { wrapOpaque } from './opaque.ts';
+import { toAnthropicStopReason, toAnthropicUsage } from './to-anthropic-usage.ts';
+
+/** The Messages API's error type for a status, as its in-stream `error` events carry it. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    case 504:
+      return 'timeout_error';
+    default:
+      return status < 500 ? 'invalid_request_error' : 'api_error';
+  }
+}
+
+type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
+
+/**
+ * The Messages stream: `message_start` (empty content, zero usage: the counts are known only at
+ * the end), then per content block `content_block_start`, its deltas and `content_block_stop`,
+ * then `message_delta` with the stop reason and the whole usage (the SDK takes the cumulative
+ * counts it carries), then `message_stop`. Every event has its `event:` line. A block closes when
+ * a part of another kind arrives; a thinking block also closes at its signature, so a following
+ * reasoning part starts a new block.
+ */
+export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncoder {
+  let index = -1;
+  let open: Open = null;
+  let stopSequence: string | undefined;
+  let stopReason: ReturnType<typeof toAnthropicStopReason> = 'end_turn';
+  let failed = false;
+
+  const event = (type: string, body: object) => encodeSseEvent(type, { type, ...body });
+  const close = (): string => {
+    if (open === null) return '';
+    open = null;
+    return event('content_block_stop', { index });
+  };
+  const begin = (next: Exclude<Open, null>, block: object): string => {
+    const out = close();
+    index++;
+    open = next;
+    return out + event('content_block_start', { index, content_block: block });
+  };
+  const delta = (d: object) => event('content_block_delta', { index, delta: d });
+
+  function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
+    let out = '';
+    if (part.redacted !== undefined) {
+      out += begin({ kind: 'thinking', signed: true }, { type: 'redacted_thinking', data: wrapOpaque(part.redacted) });
+      return out + close();
+    }
+    if (open?.kind !== 'thinking' || open.signed) out += begin({ kind: 'thinking', signed: false }, { type: 'thinking', thinking: '', signature: '' });
+    if (part.text !== '') out += delta({ type: 'thinking_delta', thinking: part.text });
+    if (part.signature !== undefined) {
+      out += delta({ type: 'signature_delta', signature: wrapOpaque(part.signature) });
+      (open as { signed: boolean }).signed = true;
+    }
+    return out;
+  }
+
+  return {
+    start: () =>
+      event('message_start', {
+        message: {
+          id: identity.id,
+          type: 'message',
+          role: 'assistant',
+          model: identity.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+        },
+      }),
+    encode(part) {
+      switch (part.type) {
+        case 'text-delta': {
+          if (part.text === '') return '';
+          const head = open?.kind === 'text' ? '' : begin({ kind: 'text' }, { type: 'text', text: '' });
+          return head + delta({ type: 'text_delta', text: part.text });
+        }
+        case 'reasoning-delta':
+          return reasoning(part);
+        case 'tool-call-start':
+          return begin({ kind: 'tool', index: part.index }, { type: 'tool_use', id: part.id, name: part.name, input: {} });
+        case 'tool-call-delta':
+          // Deltas of the open tool block; the canonical stream sends one call's arguments at a time.
+          if (part.argumentsDelta === '' || open?.kind !== 'tool' || open.index !== part.index) return '';
+          return delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
+        case 'finish':
+          stopSequence = part.stopSequence;
+          stopReason = toAnthropicStopReason(part.reason, part.stopSequence);
+          return close();
+        case 'usage':
+          return event('message_delta', {
+            delta: { stop_reason: stopReason, stop_sequence: stopSequence ?? null },
+            usage: toAnthropicUsage(part.usage),
+          });
+      }
+    },
+    fail(error) {
+      failed = true;
+      const known = error instanceof HttpError;
+      const status = known ? error.status : 500;
+      return event('error', { error: { type: anthropicErrorType(status), message: known ? error.message : 'internal error' } });
+    },
+    // After an error event the stream just ends, as the API's does.
+    end: () => (failed ? '' : event('message_stop', {})),
+  };
+}

@@ -1,0 +1,32 @@
+import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import type { TurnIdentity } from '../stream-encoder.ts';
+import { wrapOpaque } from './opaque.ts';
+import { toAnthropicStopReason, toAnthropicUsage, toolInput } from './to-anthropic-usage.ts';
+
+/**
+ * A canonical answer as a Messages API `message`: reasoning blocks first (with their signatures
+ * when the upstream gave them; reasoning from an upstream without signatures gets an empty one),
+ * then the text, then tool calls, as the API orders them.
+ */
+export function formatMessage(response: CanonicalChatResponse, identity: TurnIdentity) {
+  const reasoning =
+    response.reasoningBlocks ??
+    (response.reasoning === '' ? [] : [{ type: 'thinking' as const, thinking: response.reasoning, signature: '' }]);
+  const content: object[] = reasoning.map((b) =>
+    b.type === 'thinking'
+      ? { type: 'thinking', thinking: b.thinking, signature: wrapOpaque(b.signature ?? '') }
+      : { type: 'redacted_thinking', data: wrapOpaque(b.data) },
+  );
+  if (response.text !== '') content.push({ type: 'text', text: response.text });
+  for (const c of response.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });
+  return {
+    id: identity.id,
+    type: 'message' as const,
+    role: 'assistant' as const,
+    model: identity.model,
+    content,
+    stop_reason: toAnthropicStopReason(response.finishReason, response.stopSequence),
+    stop_sequence: response.stopSequence ?? null,
+    usage: toAnthropicUsage(response.usage),
+  };
+}

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { CanonicalMessage, StreamPart } from '../../canonical/chat.ts';
+import { convertToAnthropicMessages } from '../../providers/anthropic/convert-to-anthropic-messages.ts';
+import { parseAnthropicStream } from '../../providers/anthropic/parse-anthropic-stream.ts';
+import type { SseEvent } from '../../providers/provider-stream.ts';
+import { createMessagesStreamEncoder } from './create-messages-stream-encoder.ts';
+import { formatMessage } from './format-message.ts';
+import { messagesMaxTokens, parseMessagesRequest } from './parse-messages-request.ts';
+
+const identity = { id: 'msg_abc', model: 'svc-fast', created: 0 };
+
+function badRequest(body: unknown, message: string) {
+  assert.throws(() => parseMessagesRequest(body), (e: unknown) => (e as { status?: number }).status === 400 && (e as Error).message === message);
+}
+
+describe('parseMessagesRequest', () => {
+  const base = { model: 'svc-fast', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+
+  it('reads system blocks, tool results first as tool messages, assistant thinking and tool use', () => {
+    const { request } = parseMessagesRequest({
+      ...base,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: Buffer.from('sig').toString('base64url') },
+            { type: 'text', text: 'checking' },
+            { type: 'tool_use', id: 'call_1', name: 'w', input: { city: 'Paris' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny', is_error: false }, { type: 'text', text: 'thanks' }] },
+      ],
+      top_k: 5,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      max_tokens: 2000,
+    });
+    assert.deepEqual(request.messages, [
+      { role: 'system', content: 'Be brief.', cacheControl: { type: 'ephemeral' } },
+      { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
+      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'call_1', name: 'w', arguments: '{"city":"Paris"}' }], reasoning: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }] },
+      { role: 'tool', toolCallId: 'call_1', content: 'sunny', isError: false },
+      { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+    ]);
+    assert.equal(request.topK, 5);
+    assert.deepEqual(request.reasoning, { budgetTokens: 1024 });
+  });
+
+  it('refuses what it cannot serve with a 400 naming the field', () => {
+    badRequest({ ...base, messages: [] }, 'messages: must not be empty');
+    badRequest({ ...base, max_tokens: 0 }, 'max_tokens: must be >= 1');
+    badRequest({ ...base, temperature: 1.5 }, 'temperature: must be <= 1');
+    badRequest({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type: server tool web_search_20250305 (web search) is not supported');
+    badRequest({ ...base, tools: [{ type: 'memory_20250818', name: 'memory' }] }, 'tools[0].type: server tool memory_20250818 (memory) is not supported');
+    badRequest({ ...base, tools: [{ name: 'x' }] }, 'tools[0].input_schema: is required');
+    badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'messages[0].content[0].type: unsupported content block type "document" here; expected text, image, image_url or tool_result');
+    badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'AA' } }] }] }, 'messages[0].content[0].source.media_type: must be one of image/jpeg, image/png, image/gif, image/webp');
+    badRequest({ ...base, thinking: { type: 'enabled', budget_tokens: 4000 } }, 'thinking.budget_tokens: must be less than max_tokens');
+    badRequest({ ...base, tool_choice: { type: 'tool', name: 'nope' } }, 'tool_choice.name: no tool named nope in tools');
+    badRequest({ ...base, output_config: { format: { type: 'json_schema' } } }, 'output_config.format.schema: is required');
+  });
+
+  it('defaults max_tokens to 4,096 plus the thinking budget, at most the model output', () => {
+    const { request } = parseMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(request.maxTokens, undefined);
+    assert.equal(messagesMaxTokens(request, null), 4096);
+    assert.equal(messagesMaxTokens(request, 1000), 1000);
+    const thinking = parseMessagesRequest({ model: 'm', thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(messagesMaxTokens(thinking.request, null), 6096);
+  });
+});
+
+describe('formatMessage', () => {
+  it('orders thinking, text, tool use; reports the stop sequence and the Anthropic usage', () => {
+    const m = formatMessage(
+      {
+        text: 'one',
+        reasoning: 'r',
+        reasoningBlocks: [{ type: 'thinking', thinking: 'r', signature: 'sig' }],
+        toolCalls: [],
+        finishReason: 'stop',
+        stopSequence: 'two',
+        usage: { inputTokens: 100, cachedInputTokens: 60, cacheWriteInputTokens: 30, outputTokens: 5 },
+        usageEstimated: false,
+      },
+      identity,
+    );
+    assert.deepEqual(m.content, [{ type: 'thinking', thinking: 'r', signature: Buffer.from('sig').toString('base64url') }, { type: 'text', text: 'one' }]);
+    assert.equal(m.stop_reason, 'stop_sequence');
+    assert.equal(m.stop_sequence, 'two');
+    assert.deepEqual(m.usage, { input_tokens: 10, cache_creation_input_tokens: 30, cache_read_input_tokens: 60, output_tokens: 5 });
+  });
+});
+
+/** SSE text -> the events parseAnthropicStream reads. */
+async function* events(text: string): AsyncGenerator<SseEvent> {
+  for (const block of text.split('\n\n')) {
+    if (block === '') continue;
+    const [eventLine, dataLine] = block.split('\n');
+    yield { event: eventLine!.slice(7), data: dataLine!.slice(6) };
+  }
+}
+
+const contentPart: fc.Arbitrary<StreamPart[]> = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 8 }).map((text): StreamPart[] => [{ type: 'text-delta', text }]),
+  fc.string({ minLength: 1, maxLength: 8 }).map((text): StreamPart[] => [{ type: 'reasoning-delta', text }]),
+  fc
+    .tuple(fc.constantFrom('a', 'b_c'), fc.dictionary(fc.constantFrom('x', 'y'), fc.integer()), fc.integer({ min: 1, max: 5 }))
+    .map(([name, input, cut]): StreamPart[] => {
+      const json = JSON.stringify(input);
+      const at = Math.min(cut, json.length);
+      return [
+        { type: 'tool-call-start', index: -1, id: 'call_x', name },
+        { type: 'tool-call-delta', index: -1, argumentsDelta: json.slice(0, at) },
+        { type: 'tool-call-delta', index: -1, argumentsDelta: json.slice(at) },
+      ];
+    }),
+);
+
+describe('round trips through canonical (property)', () => {
+  it('a stream encoded as Messages SSE and read back by the Anthropic adapter gives the same content', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(contentPart, { maxLength: 8 }), fc.constantFrom('stop' as const, 'length' as const), async (groups, reason) => {
+        let tool = 0;
+        const parts: StreamPart[] = groups.flatMap((g) => {
+          if (g[0]!.type !== 'tool-call-start') return g;
+          const index = tool++;
+          return g.map((p) => ({ ...p, index }) as StreamPart);
+        });
+        const encoder = createMessagesStreamEncoder(identity);
+        let sse = encoder.start();
+        for (const p of parts) sse += encoder.encode(p);
+        sse += encoder.encode({ type: 'finish', reason: tool > 0 && reason === 'stop' ? 'tool_calls' : reason });
+        sse += encoder.encode({ type: 'usage', usage: { inputTokens: 7, cachedInputTokens: 2, outputTokens: 3 }, estimated: false });
+        sse += encoder.end();
+        const back = [];
+        for await (const e of parseAnthropicStream(events(sse), null, () => 'call_x')) back.push(e);
+        const squash = (ps: readonly (StreamPart | { type: string; text?: string; name?: string; argumentsDelta?: string })[]) => {
+          const text = ps.flatMap((p) => (p.type === 'text-delta' ? [(p as { text: string }).text] : [])).join('');
+          const reasoning = ps.flatMap((p) => (p.type === 'reasoning-delta' ? [(p as { text: string }).text] : [])).join('');
+          const calls: string[] = [];
+          for (const p of ps) {
+            if (p.type === 'tool-call-start') calls.push(`${(p as { name: string }).name}:`);
+            if (p.type === 'tool-call-delta') calls[calls.length - 1] += (p as { argumentsDelta: string }).argumentsDelta;
+          }
+          return { text, reasoning, calls: calls.map((c) => (c.endsWith(':') ? `${c}{}` : c)) };
+        };
+        assert.deepEqual(squash(back), squash(parts));
+        assert.deepEqual(back.filter((e) => e.type === 'reported-usage').at(-1), { type: 'reported-usage', usage: { inputTokens: 7, cachedInputTokens: 2, outputTokens: 3 } });
+        assert.deepEqual(back.at(-1), { type: 'finish', reason: tool > 0 && reason === 'stop' ? 'tool_calls' : reason });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  const text = fc.string({ minLength: 1, maxLength: 10 });
+  const turn: fc.Arbitrary<CanonicalMessage[]> = fc.oneof(
+    text.map((t): CanonicalMessage[] => [
+      { role: 'user', content: [{ type: 'text', text: t }] },
+      { role: 'assistant', content: t, toolCalls: [] },
+    ]),
+    fc.tuple(text, fc.constantFrom('f', 'g'), text, fc.boolean()).map(([t, name, result, isError]): CanonicalMessage[] => [
+      { role: 'user', content: [{ type: 'text', text: t, cacheControl: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name, arguments: '{"q":1}' }], reasoning: [{ type: 'thinking', thinking: t, signature: 'sig' }] },
+      { role: 'tool', toolCallId: 'call_1', content: result, isError },
+      { role: 'assistant', content: result, toolCalls: [] },
+    ]),
+  );
+
+  it('a canonical conversation sent the Anthropic way and parsed back is the same conversation', () => {
+    fc.assert(
+      fc.property(fc.option(text, { nil: undefined }), fc.array(turn, { minLength: 1, maxLength: 5 }), (system, turns) => {
+        const messages: CanonicalMessage[] = [...(system !== undefined ? [{ role: 'system' as const, content: system }] : []), ...turns.flat()];
+        const wire = convertToAnthropicMessages(messages);
+        // What an Anthropic client holds: signatures as the service gave them.
+        const clientMessages = JSON.parse(JSON.stringify(wire.messages), (k, v: unknown) => (k === 'signature' && typeof v === 'string' ? Buffer.from(v).toString('base64url') : v));
+        const back = parseMessagesRequest({ model: 'm', ...(wire.system !== undefined ? { system: wire.system } : {}), messages: clientMessages }).request.messages;
+        assert.deepEqual(back, messages);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

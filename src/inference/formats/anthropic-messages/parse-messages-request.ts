@@ -1,0 +1,374 @@
+import type {
+  CacheControl,
+  CanonicalChatRequest,
+  CanonicalMessage,
+  ReasoningBlock,
+  ResponseFormat,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+  UserContentPart,
+} from '../../canonical/chat.ts';
+import {
+  at,
+  expectFields,
+  invalid,
+  isFields,
+  readBoolean,
+  readBody,
+  readEnum,
+  readInteger,
+  readNumber,
+  readString,
+  type Fields,
+} from '../read-fields.ts';
+import { unwrapOpaque } from './opaque.ts';
+
+export interface ParsedMessagesRequest {
+  /** The brand model id the client asked for, unresolved. */
+  readonly model: string;
+  /** `maxTokens` is left out when the client gave no `max_tokens` (see messagesMaxTokens). */
+  readonly request: CanonicalChatRequest;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const HTTP_URL = /^https?:\/\/\S+$/;
+const IMAGE_DATA_URI = /^data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/;
+const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
+const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+const MAX_TOOLS = 128;
+/** The smallest thinking budget the Anthropic API takes. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * Anthropic's server-side tool families, run by the upstream provider rather than the client: the
+ * service neither runs them nor can route them to every upstream, so they are refused by name.
+ */
+const SERVER_TOOL_FAMILIES: readonly (readonly [prefix: string, family: string])[] = [
+  ['web_search_', 'web search'],
+  ['web_fetch_', 'web fetch'],
+  ['code_execution_', 'code execution'],
+  ['memory_', 'memory'],
+];
+
+function readCacheControl(f: Fields, path: string): CacheControl | undefined {
+  const v = f.cache_control;
+  if (v === undefined || v === null) return undefined;
+  if (!isFields(v)) invalid(at(path, 'cache_control'), 'must be an object');
+  return v;
+}
+
+const withCache = <T extends object>(value: T, cacheControl: CacheControl | undefined): T =>
+  cacheControl === undefined ? value : { ...value, cacheControl };
+
+function readImage(f: Fields, path: string): UserContentPart {
+  const sp = at(path, 'source');
+  const source = expectFields(f.source, sp);
+  const type = readEnum(source, 'type', sp, ['base64', 'url'] as const, { required: true });
+  let url: string;
+  if (type === 'base64') {
+    const mediaType = readEnum(source, 'media_type', sp, MEDIA_TYPES, { required: true })!;
+    const data = readString(source, 'data', sp, { required: true, nonEmpty: true })!;
+    if (!BASE64.test(data)) invalid(at(sp, 'data'), 'must be base64');
+    url = `data:${mediaType};base64,${data}`;
+  } else {
+    url = readString(source, 'url', sp, { required: true })!;
+    if (!HTTP_URL.test(url)) invalid(at(sp, 'url'), 'must be an http(s) URL');
+  }
+  return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
+}
+
+/** The `image_url` part inference-api.md's message object allows next to Anthropic's blocks. */
+function readImageUrl(f: Fields, path: string): UserContentPart {
+  const ip = at(path, 'image_url');
+  const img = expectFields(f.image_url, ip);
+  const url = readString(img, 'url', ip, { required: true })!;
+  if (!HTTP_URL.test(url) && !IMAGE_DATA_URI.test(url)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
+  return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
+}
+
+function readText(f: Fields, path: string): UserContentPart {
+  return withCache({ type: 'text' as const, text: readString(f, 'text', path, { required: true })! }, readCacheControl(f, path));
+}
+
+function unsupportedBlock(type: string, path: string, expected: string): never {
+  return invalid(at(path, 'type'), `unsupported content block type "${type}" here; expected ${expected}`);
+}
+
+function readToolResult(f: Fields, path: string): CanonicalMessage {
+  const toolCallId = readString(f, 'tool_use_id', path, { required: true, nonEmpty: true })!;
+  const isError = readBoolean(f, 'is_error', path);
+  const cp = at(path, 'content');
+  let parts: UserContentPart[] | undefined;
+  let content = '';
+  if (typeof f.content === 'string') content = f.content;
+  else if (Array.isArray(f.content)) {
+    parts = f.content.map((block, i) => {
+      const p = at(cp, i);
+      const b = expectFields(block, p);
+      const type = readString(b, 'type', p, { required: true })!;
+      if (type === 'text') return readText(b, p);
+      if (type === 'image') return readImage(b, p);
+      return unsupportedBlock(type, p, 'text or image');
+    });
+    content = parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+  } else if (f.content !== undefined && f.content !== null) {
+    invalid(cp, 'must be a string or an array of content blocks');
+  }
+  const cacheControl = readCacheControl(f, path);
+  return {
+    role: 'tool',
+    toolCallId,
+    content,
+    ...(isError !== undefined ? { isError } : {}),
+    ...(parts !== undefined && parts.some((p) => p.type === 'image' || p.cacheControl !== undefined) ? { parts } : {}),
+    ...(cacheControl !== undefined ? { cacheControl } : {}),
+  };
+}
+
+/** A user turn: its tool results become tool messages, the other blocks user messages, in order. */
+function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
+  if (typeof value === 'string') return [{ role: 'user', content: [{ type: 'text', text: value }] }];
+  if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
+  if (value.length === 0) invalid(path, 'must not be empty');
+  const out: CanonicalMessage[] = [];
+  let parts: UserContentPart[] = [];
+  const flush = () => {
+    if (parts.length > 0) out.push({ role: 'user', content: parts });
+    parts = [];
+  };
+  value.forEach((block, i) => {
+    const p = at(path, i);
+    const f = expectFields(block, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    if (type === 'text') parts.push(readText(f, p));
+    else if (type === 'image') parts.push(readImage(f, p));
+    else if (type === 'image_url') parts.push(readImageUrl(f, p));
+    else if (type === 'tool_result') {
+      flush();
+      out.push(readToolResult(f, p));
+    } else unsupportedBlock(type, p, 'text, image, image_url or tool_result');
+  });
+  flush();
+  return out;
+}
+
+function readAssistantTurn(value: unknown, path: string): CanonicalMessage {
+  if (typeof value === 'string') return { role: 'assistant', content: value, toolCalls: [] };
+  if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
+  const text: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningBlock[] = [];
+  let cacheControl: CacheControl | undefined;
+  value.forEach((block, i) => {
+    const p = at(path, i);
+    const f = expectFields(block, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    cacheControl = readCacheControl(f, p) ?? cacheControl;
+    switch (type) {
+      case 'text':
+        text.push(readString(f, 'text', p, { required: true })!);
+        break;
+      case 'tool_use': {
+        const id = readString(f, 'id', p, { required: true, nonEmpty: true })!;
+        const name = readString(f, 'name', p, { required: true, nonEmpty: true })!;
+        if (!isFields(f.input)) invalid(at(p, 'input'), 'must be an object');
+        toolCalls.push({ id, name, arguments: JSON.stringify(f.input) });
+        break;
+      }
+      case 'thinking': {
+        const thinking = readString(f, 'thinking', p, { required: true })!;
+        const signature = readString(f, 'signature', p);
+        reasoning.push(signature === undefined ? { type: 'thinking', thinking } : { type: 'thinking', thinking, signature: unwrapOpaque(signature) });
+        break;
+      }
+      case 'redacted_thinking':
+        reasoning.push({ type: 'redacted_thinking', data: unwrapOpaque(readString(f, 'data', p, { required: true })!) });
+        break;
+      default:
+        unsupportedBlock(type, p, 'text, tool_use, thinking or redacted_thinking');
+    }
+  });
+  return {
+    role: 'assistant',
+    content: text.join(''),
+    toolCalls,
+    ...(reasoning.length > 0 ? { reasoning } : {}),
+    ...(cacheControl !== undefined ? { cacheControl } : {}),
+  };
+}
+
+function readSystem(value: unknown): CanonicalMessage[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value === '' ? [] : [{ role: 'system', content: value }];
+  if (!Array.isArray(value)) invalid('system', 'must be a string or an array of text blocks');
+  return value.map((block, i) => {
+    const p = at('system', i);
+    const f = expectFields(block, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    if (type !== 'text') unsupportedBlock(type, p, 'text');
+    return withCache({ role: 'system' as const, content: readString(f, 'text', p, { required: true })! }, readCacheControl(f, p));
+  });
+}
+
+function readTools(body: Fields): ToolDefinition[] {
+  const v = body.tools;
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) invalid('tools', 'must be an array');
+  if (v.length > MAX_TOOLS) invalid('tools', `must have at most ${MAX_TOOLS} items`);
+  const seen = new Set<string>();
+  return v.map((tool, i) => {
+    const p = at('tools', i);
+    const f = expectFields(tool, p);
+    const type = readString(f, 'type', p);
+    if (type !== undefined && type !== 'custom') {
+      const family = SERVER_TOOL_FAMILIES.find(([prefix]) => type.startsWith(prefix));
+      if (family) invalid(at(p, 'type'), `server tool ${type} (${family[1]}) is not supported`);
+      invalid(at(p, 'type'), `tool type ${type} is not supported; define the tool with name, description and input_schema`);
+    }
+    const name = readString(f, 'name', p, { required: true })!;
+    if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+    if (seen.has(name)) invalid(at(p, 'name'), `duplicate tool name ${name}`);
+    seen.add(name);
+    const description = readString(f, 'description', p);
+    if (!isFields(f.input_schema)) invalid(at(p, 'input_schema'), f.input_schema === undefined ? 'is required' : 'must be a JSON Schema object');
+    const cacheControl = readCacheControl(f, p);
+    return {
+      name,
+      ...(description !== undefined ? { description } : {}),
+      parameters: f.input_schema,
+      ...(cacheControl !== undefined ? { cacheControl } : {}),
+    };
+  });
+}
+
+function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
+  const v = body.tool_choice;
+  if (v === undefined || v === null) return {};
+  const f = expectFields(v, 'tool_choice');
+  const type = readEnum(f, 'type', 'tool_choice', ['auto', 'any', 'tool', 'none'] as const, { required: true })!;
+  const disableParallel = readBoolean(f, 'disable_parallel_tool_use', 'tool_choice');
+  const parallel = disableParallel !== undefined && type !== 'none' ? { parallelToolCalls: !disableParallel } : {};
+  switch (type) {
+    case 'auto':
+      return { toolChoice: { type: 'auto' }, ...parallel };
+    case 'none':
+      return { toolChoice: { type: 'none' } };
+    case 'any':
+      if (tools.length === 0) invalid('tool_choice.type', 'any needs tools');
+      return { toolChoice: { type: 'required' }, ...parallel };
+    case 'tool': {
+      const name = readString(f, 'name', 'tool_choice', { required: true })!;
+      if (!tools.some((t) => t.name === name)) invalid('tool_choice.name', `no tool named ${name} in tools`);
+      return { toolChoice: { type: 'tool', name }, ...parallel };
+    }
+  }
+}
+
+function readJsonSchemaFormat(value: unknown, path: string): ResponseFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  const f = expectFields(value, path);
+  readEnum(f, 'type', path, ['json_schema'] as const, { required: true });
+  if (!isFields(f.schema)) invalid(at(path, 'schema'), f.schema === undefined ? 'is required' : 'must be a JSON Schema object');
+  return { type: 'json_schema', name: 'response', schema: f.schema };
+}
+
+/**
+ * Structured output as the Anthropic API takes it: `output_config.format` (current) or the beta
+ * `output_format`, both `{type: 'json_schema', schema}`; and `output_config.effort`.
+ */
+function readOutputConfig(body: Fields): { responseFormat?: ResponseFormat; effort?: 'low' | 'medium' | 'high' } {
+  let responseFormat = readJsonSchemaFormat(body.output_format, 'output_format');
+  let effort: 'low' | 'medium' | 'high' | undefined;
+  if (body.output_config !== undefined && body.output_config !== null) {
+    const oc = expectFields(body.output_config, 'output_config');
+    const format = readJsonSchemaFormat(oc.format, 'output_config.format');
+    if (format && responseFormat) invalid('output_config.format', 'give either output_config.format or output_format');
+    responseFormat = format ?? responseFormat;
+    const level = readEnum(oc, 'effort', 'output_config', ['low', 'medium', 'high', 'xhigh', 'max'] as const);
+    // The canonical scale ends at high.
+    effort = level === 'xhigh' || level === 'max' ? 'high' : level;
+  }
+  return { ...(responseFormat ? { responseFormat } : {}), ...(effort ? { effort } : {}) };
+}
+
+/** Thinking: `enabled` with a budget; `adaptive` and `between_tools` leave the budget to the upstream. */
+function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
+  const v = body.thinking;
+  if (v === undefined || v === null) return { on: false };
+  const f = expectFields(v, 'thinking');
+  const type = readEnum(f, 'type', 'thinking', ['enabled', 'disabled', 'adaptive', 'between_tools'] as const, { required: true });
+  if (type === 'disabled') return { on: false };
+  if (type !== 'enabled') return { on: true };
+  return { on: true, budgetTokens: readInteger(f, 'budget_tokens', 'thinking', { required: true, min: MIN_THINKING_BUDGET })! };
+}
+
+/**
+ * Parses and validates an Anthropic Messages request into the canonical request. Fields the service
+ * does not act on (`service_tier`, `container`, `context_management`, ...) are accepted and
+ * ignored; `mcp_servers` is refused, like the server tools, because the service does not run them.
+ */
+export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
+  const body = readBody(rawBody);
+  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
+  if (body.messages.length === 0) invalid('messages', 'must not be empty');
+  if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0) invalid('mcp_servers', 'MCP servers run by the API are not supported');
+  const messages: CanonicalMessage[] = readSystem(body.system);
+  body.messages.forEach((m, i) => {
+    const p = at('messages', i);
+    const f = expectFields(m, p);
+    const role = readEnum(f, 'role', p, ['user', 'assistant'] as const, { required: true });
+    if (role === 'user') messages.push(...readUserTurn(f.content, at(p, 'content')));
+    else messages.push(readAssistantTurn(f.content, at(p, 'content')));
+  });
+  const tools = readTools(body);
+  const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
+  const { responseFormat, effort } = readOutputConfig(body);
+  const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
+  const thinking = readThinking(body);
+  const budgetTokens = thinking.budgetTokens;
+  if (budgetTokens !== undefined && maxTokens !== undefined && budgetTokens >= maxTokens) {
+    invalid('thinking.budget_tokens', 'must be less than max_tokens');
+  }
+  const temperature = readNumber(body, 'temperature', '', { min: 0, max: 1 });
+  const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  const topK = readInteger(body, 'top_k', '', { min: 0 });
+  const stop = body.stop_sequences ?? [];
+  if (!Array.isArray(stop) || !stop.every((s): s is string => typeof s === 'string' && s !== '')) {
+    invalid('stop_sequences', 'must be an array of non-empty strings');
+  }
+  const stream = readBoolean(body, 'stream', '') ?? false;
+  let user: string | undefined;
+  if (body.metadata !== undefined && body.metadata !== null) user = readString(expectFields(body.metadata, 'metadata'), 'user_id', 'metadata');
+  const reasoning = thinking.on || effort !== undefined ? { ...(effort ? { effort } : {}), ...(budgetTokens !== undefined ? { budgetTokens } : {}) } : undefined;
+  const request: CanonicalChatRequest = {
+    messages,
+    tools,
+    stop,
+    stream,
+    ...(toolChoice ? { toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(topK !== undefined ? { topK } : {}),
+    ...(reasoning ? { reasoning } : {}),
+    ...(user !== undefined && user !== '' ? { user } : {}),
+  };
+  return { model, request };
+}
+
+/**
+ * Output tokens asked for when the client gave no `max_tokens`: 4,096 (the output the credit hold
+ * reserves for a request without a cap, so the hold covers the answer), plus the thinking budget
+ * when thinking is on (the upstream wants max_tokens above it), at most the model's max output.
+ */
+export const MESSAGES_DEFAULT_MAX_TOKENS = 4096;
+
+export function messagesMaxTokens(request: CanonicalChatRequest, modelMaxOutput: number | null): number {
+  if (request.maxTokens !== undefined) return request.maxTokens;
+  const wanted = MESSAGES_DEFAULT_MAX_TOKENS + (request.reasoning?.budgetTokens ?? 0);
+  return modelMaxOutput === null ? wanted : Math.min(wanted, modelMaxOutput);
+}

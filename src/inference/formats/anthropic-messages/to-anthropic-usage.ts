@@ -1,0 +1,49 @@
+import type { FinishReason } from '../../canonical/chat.ts';
+import type { Usage } from '../../canonical/usage.ts';
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * Canonical usage in the Messages API's shape, where `input_tokens` excludes cache reads and cache
+ * writes (canonical input includes both).
+ */
+export function toAnthropicUsage(usage: Usage): AnthropicUsage {
+  const written = usage.cacheWriteInputTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens - written),
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    output_tokens: usage.outputTokens,
+  };
+}
+
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
+
+export function toAnthropicStopReason(reason: FinishReason, stopSequence: string | undefined): AnthropicStopReason {
+  switch (reason) {
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    case 'stop':
+      return stopSequence !== undefined ? 'stop_sequence' : 'end_turn';
+  }
+}
+
+/** Tool arguments as the `input` object; arguments that are not a JSON object become `{}`. */
+export function toolInput(args: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(args);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // a model's malformed arguments have no object form
+  }
+  return {};
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { createMessagesStreamEncoder } from '../formats/anthropic-messages/create-messages-stream-encoder.ts';
+import { formatMessage } from '../formats/anthropic-messages/format-message.ts';
+import { messagesMaxTokens, parseMessagesRequest } from '../formats/anthropic-messages/parse-messages-request.ts';
+import { checkModelFeatures } from '../http/check-model-features.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import { chatModelId } from '../routing/chat-model-id.ts';
+import { routeModel } from '../routing/route-model.ts';
+import { estimateChatInputTokens } from '../tokens/count-tokens.ts';
+import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
+import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
+
+const MESSAGES_FORMAT: ChatTurnFormat = {
+  endpoint: 'messages',
+  idPrefix: 'msg_',
+  formatResponse: formatMessage,
+  createStreamEncoder: createMessagesStreamEncoder,
+};
+
+const SCHEMA = INFERENCE_ROUTE_SCHEMA;
+
+/**
+ * POST /messages and /messages/count_tokens: the Anthropic Messages protocol on any chat model,
+ * whatever upstream kind serves it. `x-api-key` is accepted next to `Authorization: Bearer`;
+ * `anthropic-version` and `anthropic-beta` are accepted and not needed.
+ */
+export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
+  app.post(
+    '/messages',
+    {
+      onRequest: ctx.guard('inference', { allowXApiKey: true }),
+      schema: { ...SCHEMA, summary: 'Messages (Anthropic format; stream, tools, thinking, structured output, vision)' },
+    },
+    async (request, reply) => {
+      const parsed = parseMessagesRequest(request.body);
+      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
+      checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
+      // max_tokens is optional here; the default keeps the answer within what the hold reserves.
+      const canonical = { ...parsed.request, maxTokens: messagesMaxTokens(parsed.request, model.maxOutput) };
+      const route = routeModel(ctx.catalog, model, canonical);
+      return serveChatTurn(ctx, request, reply, { route, request: canonical }, MESSAGES_FORMAT);
+    },
+  );
+
+  app.post(
+    '/messages/count_tokens',
+    {
+      onRequest: ctx.guard('inference', { allowXApiKey: true }),
+      schema: { ...SCHEMA, summary: 'Count the input tokens of a messages request (an estimate with the o200k tokenizer)' },
+    },
+    async (request) => {
+      const parsed = parseMessagesRequest({ max_tokens: 1, ...(request.body as object) });
+      const model = ctx.resolveModel(parsed.model, 'messages');
+      checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
+      return { input_tokens: estimateChatInputTokens(parsed.request) };
+    },
+  );
+}

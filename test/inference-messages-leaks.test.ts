@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FakeChatScenario } from './fakes/fake-scenario.ts';
+import { startGateway, UPSTREAM_MODELS, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+
+const ALLOWED_HEADERS = new Set([
+  'content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'cache-control', 'x-accel-buffering',
+  'x-request-id', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'retry-after',
+  'x-svc-model', 'x-svc-lane',
+]);
+// Ids the service issues and opaque re-encoded tokens: random characters may spell anything.
+const SERVICE_IDS = /\b(?:msg_|call_)[A-Za-z0-9]{24}\b/g;
+const OPAQUE = /"(signature|data)":"[A-Za-z0-9_-]*"/g;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+
+interface Answer {
+  readonly what: string;
+  readonly status: number;
+  readonly headers: [string, string][];
+  readonly text: string;
+}
+
+/** The brand-hiding scan of inference-brand-hiding.test.ts, over the messages routes. */
+describe('brand hiding on /inference/v1/messages: headers, bodies, every SSE line', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let forbidden: RegExp[];
+  const answers: Answer[] = [];
+
+  before(async () => {
+    g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+    acct = await createTestAccount(g.t, { credits: 100_000 });
+    const ports = [g.openai.url, g.anthropic.url].map((u) => new URL(u).port);
+    forbidden = [
+      /openai/i, /anthropic/i, /claude/i, /gpt/i, /fake/i,
+      ...Object.values(UPSTREAM_MODELS).map((m) => new RegExp(m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i')), /sonnet/i, /opus/i,
+      /127\.0\.0\.1/, /localhost/, ...ports.map((p) => new RegExp(`(?<![0-9])${p}(?![0-9])`)),
+      /req_/, /msg_/, /toolu_/, /org-/, /fp_/, /sk-/, /EqQB/,
+      /main-(openai|anthropic)/,
+    ];
+  });
+  after(() => g.close());
+
+  async function send(what: string, path: string, body: unknown): Promise<Answer> {
+    const r = await fetch(`${g.t.url}/inference/v1${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': acct.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const a: Answer = { what, status: r.status, headers: [...r.headers.entries()], text: await r.text() };
+    answers.push(a);
+    return a;
+  }
+
+  const tools = [
+    { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+    { name: 'get_time', input_schema: { type: 'object', properties: { timezone: { type: 'string' } } } },
+  ];
+  const answer: FakeChatScenario = {
+    text: 'It is sunny.',
+    reasoning: 'The user wants weather.',
+    toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_time', arguments: { timezone: 'Europe/Paris' } }],
+  };
+  const leakyMessage = `model ${UPSTREAM_MODELS.fast} at https://api.openai.com/v1 (org-fakeopenai-1234, request req_abc123def456) refused by main-openai; Anthropic says claude-sonnet-4-5 is overloaded`;
+
+  it('answers across both upstream kinds, streamed and not, with tools, thinking, JSON and upstream errors', async () => {
+    for (const [model, fake] of [['svc-fast', g.openai], ['svc-vision', g.anthropic], ['svc-pro', g.anthropic], ['svc-shiplow', g.openai]] as const) {
+      const msg = (extra: Record<string, unknown> = {}) => ({ model, max_tokens: 2000, messages: [{ role: 'user', content: 'Weather in Paris?' }], ...extra });
+      for (const stream of [false, true]) {
+        const s = stream ? 'streamed' : 'not streamed';
+        fake.chat.enqueue(answer);
+        assert.equal((await send(`${model} tools ${s}`, '/messages', msg({ tools, stream, thinking: { type: 'enabled', budget_tokens: 1024 } }))).status, 200);
+        fake.chat.enqueue({ json: { city: 'Paris' } });
+        assert.equal((await send(`${model} json ${s}`, '/messages', msg({ stream, output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } }))).status, 200);
+        for (const status of [400, 401, 404, 429, 500, 503]) {
+          // svc-pro falls back to its second deployment (an OpenAI-style one) after retryable errors.
+          fake.chat.enqueue({ error: { status, message: leakyMessage } });
+          if (model === 'svc-pro' && status !== 400) g.openai.chat.enqueue({ text: 'Fallback answer.' });
+          await send(`${model} upstream ${status} ${s}`, '/messages', msg({ stream }));
+        }
+      }
+      fake.chat.enqueue({ text: 'partial answer', streamErrorAfter: { events: 4, message: leakyMessage } });
+      assert.equal((await send(`${model} mid-stream error`, '/messages', msg({ stream: true }))).status, 200);
+      assert.equal((await send(`${model} count_tokens`, '/messages/count_tokens', msg())).status, 200);
+    }
+    assert.equal((await send('server tool', '/messages', { model: 'svc-fast', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] })).status, 400);
+  });
+
+  it('found no upstream name, host, model, id or header in any answer', () => {
+    assert.ok(answers.length > 50, `${answers.length} answers checked`);
+    for (const a of answers) {
+      for (const [name, value] of a.headers) {
+        assert.ok(ALLOWED_HEADERS.has(name), `${a.what}: header ${name}: ${value}`);
+        for (const f of forbidden) assert.doesNotMatch(value, f, `${a.what}: header ${name}: ${value}`);
+      }
+      const text = a.text.replace(SERVICE_IDS, '<id>').replace(OPAQUE, '"$1":"<opaque>"').replace(UUID, '<uuid>');
+      for (const line of text.split('\n')) {
+        for (const f of forbidden) assert.doesNotMatch(line, f, `${a.what} (${a.status}): ${line.slice(0, 400)}`);
+      }
+    }
+  });
+});
