@@ -7,7 +7,10 @@ import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
+import { refuseForeignCharsets } from './http/charset.ts';
 import { installMetrics } from './http/metrics.ts';
+import { optionalDefaultedQueries } from './http/openapi.ts';
+import { appValidators } from './http/validators.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
@@ -49,12 +52,15 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     },
     frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // Bodies are not coerced, and every part is held to what storage accepts (validators.ts).
+    schemaController: { compilersFactory: { buildValidator: appValidators() as never } },
   });
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  refuseForeignCharsets(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
 
   await app.register(swagger, {
@@ -67,6 +73,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         },
       },
     },
+    transformObject: optionalDefaultedQueries,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
