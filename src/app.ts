@@ -24,6 +24,7 @@ import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.
 import { marketPlugin } from './market/market-plugin.ts';
 import { createWithdrawalService } from './market/withdrawals/withdrawal.service.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
+import { createReadiness } from './ops/readiness.ts';
 import { ping } from './storage/database.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -78,7 +79,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
+  const ready = createReadiness({ pingDatabase: () => ping(deps.db), redis: deps.redis, catalog: config.catalog, logger: deps.logger });
+  await app.register(opsRoutes, { ready, registry: metrics.registry });
   const accounts = createAccountsService(deps.db, deps.apiKeys);
   const { db, clock, chain } = deps;
   const withdrawals = createWithdrawalService({
