@@ -21,10 +21,13 @@ export interface GuardSchema {
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The keywords of these errors; the error formatters use their message as written. */
-export const GUARD_KEYWORDS = new Set(['finite', 'safeInteger', 'noNul', 'wellFormed']);
+export const GUARD_KEYWORDS = new Set(['finite', 'safeInteger', 'noNul', 'wellFormed', 'depth']);
+
+/** Deeper JSON is no request this service takes, and walking it must not exhaust the stack. */
+const MAX_DEPTH = 64;
 
 /** The first value that breaks the rules above, as an Ajv-shaped error; null when none. */
-export function guardInput(schema: GuardSchema | undefined, data: unknown, path = ''): FastifySchemaValidationError | null {
+export function guardInput(schema: GuardSchema | undefined, data: unknown, path = '', depth = 0): FastifySchemaValidationError | null {
   if (typeof data === 'string') {
     if (data.includes('\u0000')) return issue('noNul', path, 'must not contain NUL characters');
     if (LONE_SURROGATE.test(data)) return issue('wellFormed', path, 'must not contain unpaired surrogates');
@@ -37,9 +40,10 @@ export function guardInput(schema: GuardSchema | undefined, data: unknown, path 
     }
     return null;
   }
+  if (depth > MAX_DEPTH && data !== null && typeof data === 'object') return issue('depth', path, `must not be nested deeper than ${MAX_DEPTH} levels`);
   if (Array.isArray(data)) {
     for (let i = 0; i < data.length; i++) {
-      const e = guardInput(itemsOf(schema), data[i], `${path}/${i}`);
+      const e = guardInput(itemsOf(schema), data[i], `${path}/${i}`, depth + 1);
       if (e) return e;
     }
     return null;
@@ -48,7 +52,7 @@ export function guardInput(schema: GuardSchema | undefined, data: unknown, path 
     for (const [key, value] of Object.entries(data)) {
       // A key is text too (it may be echoed in an "unknown field" message or stored as JSON).
       if (key.includes('\u0000') || LONE_SURROGATE.test(key)) return issue('noNul', path, 'must not have a field name with NUL characters or unpaired surrogates');
-      const e = guardInput(propertyOf(schema, key), value, `${path}/${escapePointer(key)}`);
+      const e = guardInput(propertyOf(schema, key), value, `${path}/${escapePointer(key)}`, depth + 1);
       if (e) return e;
     }
   }
