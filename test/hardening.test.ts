@@ -15,13 +15,14 @@ import { marketHttp } from './helpers/market-http.ts';
 
 const LEAK = /127\.0\.0\.1|localhost|:\d{2,5}\b|ECONNREFUSED|\/work\/|\bat \S+ \(/;
 
-describe('input the database cannot hold', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '100000' } });
-  });
-  after(() => t.close());
+// One app for every test that leaves its dependencies up.
+let t: TestApp;
+before(async () => {
+  t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '100000' } });
+});
+after(() => t.close());
 
+describe('input the database cannot hold', () => {
   const get = (url: string, admin = false) => t.app.inject({ url, headers: admin ? t.admin : {} });
 
   for (const v of ['1e309', 'Infinity', '9223372036854775808']) {
@@ -114,12 +115,6 @@ describe('input the database cannot hold', () => {
 });
 
 describe('slugs under concurrency', () => {
-  let t: TestApp;
-  before(async () => {
-    t = await startTestApp();
-  });
-  after(() => t.close());
-
   for (const kind of ['markets', 'events'] as const) {
     it(`creates ${kind} with one title in parallel: each gets its own slug, or 409, never 500`, async () => {
       const end = new Date(Date.now() + 86_400_000).toISOString();
@@ -163,25 +158,20 @@ describe("an image answer's revised_prompt", () => {
 
 describe('readiness and outages', () => {
   it('reports each dependency without addresses, 200 when they answer', async () => {
-    const t = await startTestApp();
-    try {
-      const r = await t.app.inject('/readyz');
-      assert.equal(r.statusCode, 200, r.body);
-      const body = r.json();
-      assert.equal(body.status, 'ready');
-      assert.equal(body.checks.database, 'ok');
-      if (process.env.REDIS_URL) assert.equal(body.checks.redis, 'ok');
-      assert.equal(typeof body.checks.upstreams, 'object');
-    } finally {
-      await t.close();
-    }
+    const r = await t.app.inject('/readyz');
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json();
+    assert.equal(body.status, 'ready');
+    assert.equal(body.checks.database, 'ok');
+    if (process.env.REDIS_URL) assert.equal(body.checks.redis, 'ok');
+    assert.equal(typeof body.checks.upstreams, 'object');
   });
 
   it('answers 503 while Redis is down, naming no host or port', async () => {
     const port = await closedPort();
-    const t = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    const noRedis = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
     try {
-      const r = await t.app.inject('/readyz');
+      const r = await noRedis.app.inject('/readyz');
       assert.equal(r.statusCode, 503, r.body);
       assert.equal(r.json().checks.redis, 'down');
       assert.equal(r.json().checks.database, 'ok');
@@ -189,48 +179,43 @@ describe('readiness and outages', () => {
       assert.doesNotMatch(r.body, LEAK);
       assert.doesNotMatch(r.body, new RegExp(String(port)));
     } finally {
-      await t.close();
+      await noRedis.close();
     }
   });
 
   it('answers 503 with retry-after on /readyz and on any route while the database is down, naming no host or port', async () => {
-    const t = await startTestApp();
-    await t.database.close();
+    const down = await startTestApp();
+    await down.database.close();
     try {
-      const ready = await t.app.inject('/readyz');
+      const ready = await down.app.inject('/readyz');
       assert.equal(ready.statusCode, 503, ready.body);
       assert.equal(ready.json().checks.database, 'down');
       assert.doesNotMatch(ready.body, LEAK);
       for (const [url, admin] of [['/api/markets', false], ['/api/markets/1', false], ['/admin/accounts/1', true]] as const) {
-        const r = await t.app.inject({ url, headers: admin ? t.admin : {} });
+        const r = await down.app.inject({ url, headers: admin ? down.admin : {} });
         assert.equal(r.statusCode, 503, `${url}: ${r.body}`);
         assert.ok(r.headers['retry-after'], url);
         assert.doesNotMatch(r.body, LEAK);
       }
     } finally {
-      await t.close().catch(() => {});
+      await down.close().catch(() => {});
     }
   });
 });
 
 describe('/openapi.json', () => {
   it('does not mark optional query parameters (page, limit) as required', async () => {
-    const t = await startTestApp();
-    try {
-      const doc = (await t.app.inject('/openapi.json')).json();
-      for (const path of ['/api/markets', '/api/events', '/api/trades']) {
-        const params = doc.paths[path].get.parameters as { name: string; in: string; required?: boolean }[];
-        for (const name of ['page', 'limit']) {
-          const p = params.find((x) => x.name === name && x.in === 'query');
-          assert.ok(p, `${path} documents ${name}`);
-          assert.notEqual(p.required, true, `${path} ${name}`);
-        }
+    const doc = (await t.app.inject('/openapi.json')).json();
+    for (const path of ['/api/markets', '/api/events', '/api/trades']) {
+      const params = doc.paths[path].get.parameters as { name: string; in: string; required?: boolean }[];
+      for (const name of ['page', 'limit']) {
+        const p = params.find((x) => x.name === name && x.in === 'query');
+        assert.ok(p, `${path} documents ${name}`);
+        assert.notEqual(p.required, true, `${path} ${name}`);
       }
-      const search = (doc.paths['/api/search'].get.parameters as { name: string; required?: boolean }[]).find((x) => x.name === 'q');
-      assert.equal(search?.required, true, 'a parameter without a default stays required');
-    } finally {
-      await t.close();
     }
+    const search = (doc.paths['/api/search'].get.parameters as { name: string; required?: boolean }[]).find((x) => x.name === 'q');
+    assert.equal(search?.required, true, 'a parameter without a default stays required');
   });
 });
 
