@@ -13,7 +13,10 @@ import { readSession } from './dashboard/routes/session-cookies.ts';
 import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
+import { refuseForeignCharsets } from './http/charset.ts';
 import { installMetrics } from './http/metrics.ts';
+import { optionalDefaultedQueries } from './http/openapi.ts';
+import { appValidators } from './http/validators.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
@@ -33,6 +36,7 @@ import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.
 import { marketPlugin } from './market/market-plugin.ts';
 import { createWithdrawalService } from './market/withdrawals/withdrawal.service.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
+import { createReadiness } from './ops/readiness.ts';
 import { ping } from './storage/database.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -61,12 +65,15 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     },
     frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // Bodies are not coerced, and every part is held to what storage accepts (validators.ts).
+    schemaController: { compilersFactory: { buildValidator: appValidators() as never } },
   });
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  refuseForeignCharsets(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
   const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
   app.addHook('onClose', async () => stopUpstreamMetrics());
@@ -81,12 +88,14 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         },
       },
     },
+    transformObject: optionalDefaultedQueries,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(cookie);
-  await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
+  const ready = createReadiness({ pingDatabase: () => ping(deps.db), redis: deps.redis, catalog: config.catalog, logger: deps.logger });
+  await app.register(opsRoutes, { ready, registry: metrics.registry });
   const accounts = createAccountsService(deps.db, deps.apiKeys);
   const { db, clock, chain } = deps;
   const withdrawals = createWithdrawalService({

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../shared/errors.ts';
+import { isOutage } from './outage.ts';
 import { errorBody, surfaceOf } from './surface.ts';
 import { validationMessage } from './validation-message.ts';
 
@@ -25,6 +26,7 @@ function render(err: FastifyError | Error): Rendered {
       return { status: 400, message: 'content length does not match the body' };
   }
   if (err instanceof SyntaxError) return { status: 400, message: 'malformed JSON body' };
+  if (isOutage(err)) return { status: 503, message: 'service temporarily unavailable, try again', headers: { 'retry-after': '5' } };
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) return { status, message: fe.message };
   return { status: status >= 500 && status < 600 ? status : 500, message: 'internal error' };

@@ -1,6 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { guardInput, type GuardSchema } from './input-guard.ts';
 
 type Validate = (data: unknown) => { value: unknown } | { error: Error & { validation: FastifySchemaValidationError[] } };
 
@@ -11,13 +12,19 @@ type Validate = (data: unknown) => { value: unknown } | { error: Error & { valid
  * must be refused (400 naming the field), never reinterpreted. Errors are reshaped into Ajv's
  * form so the one error handler words them like every other validation error.
  */
-export function strictValidatorCompiler({ schema, httpPart }: { schema: unknown; httpPart?: string }): Validate {
+export function strictValidatorCompiler({ schema, httpPart, method }: { schema: unknown; httpPart?: string; method?: string }): Validate {
   const checker = Compile(schema as TSchema);
-  // Fastify hands a missing body over as null; a body schema that requires nothing accepts it.
-  const bodyOptional = httpPart === 'body' && !((schema as { required?: unknown[] }).required?.length);
+  // Fastify hands a missing body over as null; a body schema that requires nothing accepts it,
+  // except on PUT and PATCH, whose body is the change itself (an empty one is a client mistake).
+  const bodyOptional =
+    httpPart === 'body' && method !== 'PUT' && method !== 'PATCH' && !((schema as { required?: unknown[] }).required?.length);
   return (data) => {
     if (data === null && bodyOptional) return { value: undefined };
-    if (checker.Check(data)) return { value: data };
+    if (checker.Check(data)) {
+      const guard = guardInput(schema as GuardSchema, data);
+      if (!guard) return { value: data };
+      return { error: Object.assign(new Error(guard.message ?? 'is not valid'), { validation: [guard] }) };
+    }
     const first = firstError(checker.Errors(data) as unknown as TypeBoxError[], data);
     const error = Object.assign(new Error(first.message ?? 'is not valid'), { validation: [first] });
     return { error };

@@ -17,6 +17,8 @@ export interface FakeOpenAI extends FakeServer {
   failNext(error: { status: number; message?: string; type?: string }): void;
   /** Answer image requests with a URL to download instead of base64. */
   imagesAsUrl: boolean;
+  /** What the URL answers append to the prompt for their `revised_prompt`. */
+  revisedPromptSuffix: string;
 }
 
 export const FAKE_OPENAI_KEY = 'sk-fakeopenai-test-key-0123456789';
@@ -173,7 +175,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const n = typeof body.n === 'number' ? body.n : 1;
       const data = Array.from({ length: n }, (_, i) =>
         fake.imagesAsUrl
-          ? { url: `${fake.url}/files/img-fakeopenai${i}.png?sig=fakeopenai`, revised_prompt: `${String(body.prompt)}, in soft colours` }
+          ? { url: `${fake.url}/files/img-fakeopenai${i}.png?sig=fakeopenai`, revised_prompt: `${String(body.prompt)}${fake.revisedPromptSuffix}` }
           : { b64_json: PNG.toString('base64') },
       );
       return sendJson(res, 200, { created: 1763000100, data }, HEADERS);
@@ -187,6 +189,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     chat,
     failNext: (error) => void failures.push(error),
     imagesAsUrl: false,
+    revisedPromptSuffix: ', in soft colours',
   };
   return fake;
 }

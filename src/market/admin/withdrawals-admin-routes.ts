@@ -71,7 +71,7 @@ export function withdrawalsAdminRoutes(deps: WithdrawalsAdminDeps): FastifyPlugi
               status: Type.Optional(Type.Enum([...WITHDRAWAL_STATES])),
               wallet: Type.Optional(Type.String()),
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-              before: Type.Optional(Type.Integer({ minimum: 1, description: 'withdrawal id: list older rows' })),
+              before: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'withdrawal id: list older rows' })),
             },
             strict,
           ),

@@ -6,7 +6,7 @@ import type { EventsTable } from '../market.tables.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { parseCategory, parseDateTime, parseDescription, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
 import { slugify } from '../slugs/slugify.ts';
-import { freeSlug, isSlugConflict } from '../slugs/unique-slug.ts';
+import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -36,15 +36,7 @@ export async function createEvent(db: Kysely<Database>, clock: Clock, input: Cre
     created_at: new Date(clock.now()),
   };
   const base = slugify(title, 'event');
-  for (let attempt = 0; ; attempt++) {
-    const slug = await freeSlug(db, 'events', base);
-    try {
-      return await db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow();
-    } catch (e) {
-      // Another creator took the same slug between the look-up and the insert: look again.
-      if (!isSlugConflict(e) || attempt >= 5) throw e;
-    }
-  }
+  return insertWithFreeSlug(db, 'events', base, (slug) => db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Makes this the one featured event (GET /api/events/featured). 404 `Event not found`. */

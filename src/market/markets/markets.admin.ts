@@ -6,7 +6,7 @@ import type { MarketType } from '../market.tables.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { openingSeeds, parseUsdcAmount } from '../pricing/index.ts';
 import { slugify } from '../slugs/slugify.ts';
-import { freeSlug, isSlugConflict } from '../slugs/unique-slug.ts';
+import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
 import {
   parseCategory,
   parseDateTime,
@@ -98,15 +98,7 @@ export async function createMarket(db: Kysely<Database>, clock: Clock, input: Cr
     updated_at: now,
   };
   const base = slugify(title, 'market');
-  for (let attempt = 0; ; attempt++) {
-    const slug = await freeSlug(db, 'markets', base);
-    try {
-      return await db.insertInto('markets').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow();
-    } catch (e) {
-      // Another creator took the same slug between the look-up and the insert: look again.
-      if (!isSlugConflict(e) || attempt >= 5) throw e;
-    }
-  }
+  return insertWithFreeSlug(db, 'markets', base, (slug) => db.insertInto('markets').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
 }
 
 export interface EditMarketInput {

@@ -1,4 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { GUARD_KEYWORDS } from '../../http/input-guard.ts';
 import { HttpError } from '../../shared/errors.ts';
 
 interface ParamSchema {
@@ -58,6 +59,7 @@ export function marketSchemaErrors(schema: RouteSchema | undefined) {
     const params = e.params as Record<string, unknown>;
     if (e.keyword === 'required') return new HttpError(400, `Missing required parameter: ${String(params.missingProperty)}`);
     const name = e.instancePath.split('/').filter(Boolean)[0] ?? dataVar;
+    if (GUARD_KEYWORDS.has(e.keyword)) return new HttpError(400, `Invalid ${name}: ${e.message}`);
     const group = dataVar === 'params' ? schema?.params : dataVar === 'querystring' ? schema?.querystring : undefined;
     return new HttpError(400, `Invalid ${name}: ${describeRule(name, group?.properties?.[name])}`);
   };
