@@ -5,6 +5,7 @@ import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
 import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
+import { withDemoProvider } from './inference/upstream/demo-upstreams.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
@@ -76,7 +77,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   }
   const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
   const clock = overrides.clock ?? systemClock;
-  const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
+  const upstreams = overrides.upstreams ?? withDemoProvider(createUpstreams(config.catalog));
+  if (config.catalog.demo) {
+    logger.warn(
+      'no upstream provider is configured: every model is served by the built-in demo provider (canned answers marked ' +
+        '`x-svc-demo: true`, billed as usual); configuring any upstream turns it off (docs/configuration.md)',
+    );
+  }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });

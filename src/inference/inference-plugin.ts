@@ -21,5 +21,11 @@ export async function inferencePlugin(app: FastifyInstance, opts: InferencePlugi
       route.schema = { ...route.schema, hide: true };
     });
   }
+  if (opts.context.catalog.demo) {
+    // Every answer of the built-in demo provider is marked, whatever the route.
+    app.addHook('onRequest', async (_request, reply) => {
+      void reply.header('x-svc-demo', 'true');
+    });
+  }
   for (const routes of opts.routes) await app.register(async (child) => routes(child, opts.context));
 }
