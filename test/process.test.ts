@@ -20,7 +20,7 @@ interface Started {
   output: () => string;
 }
 
-/** Starts `npm start`'s command (tsx src/main.ts) and waits until /healthz answers. */
+/** Starts the service from its sources (as `npm run start:dev` does) and waits until /healthz answers. */
 async function startService(env: Record<string, string>, port: number): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
