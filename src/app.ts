@@ -16,6 +16,7 @@ import { completionsRoutes } from './inference/routes/completions-routes.ts';
 import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
 import { imagesRoutes } from './inference/routes/images-routes.ts';
 import { rerankRoutes } from './inference/routes/rerank-routes.ts';
+import { demoAdminRoutes } from './market/admin/demo-admin-routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       accountsAdminRoutes({ db: deps.db, accounts }),
       marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
+      demoAdminRoutes({ db }),
     ],
   });
   const inference = createInferenceContext(deps);
