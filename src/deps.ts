@@ -13,6 +13,7 @@ import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
+import { shareWithInstances, type SharedSecret } from './storage/instance-secrets.ts';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './storage/database.ts';
 
 /** Everything the app needs from the outside world, built once at start. */
@@ -68,14 +69,32 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const database =
     overrides.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrateToLatest(database.db);
+  let admin: SharedSecret;
+  let secrets: SharedSecret;
+  const localAdmin = resolveAdminToken(config.adminToken, config.dataDir);
+  try {
+    admin = await shareWithInstances(database.db, {
+      name: 'admin_token', setting: 'ADMIN_TOKEN', label: 'admin token', value: localAdmin.token,
+      fromEnv: config.adminToken !== null, generated: localAdmin.generated, file: localAdmin.file,
+    });
+    const localKey = resolveSecretsKey(config.secretsKey, config.dataDir);
+    secrets = await shareWithInstances(database.db, {
+      name: 'secrets_key', setting: 'SECRETS_KEY', label: 'sealing key', value: localKey.key.toString('base64'),
+      fromEnv: config.secretsKey !== null, generated: localKey.generated, file: localKey.file,
+    });
+  } catch (e) {
+    if (overrides.database === undefined) await database.close();
+    throw e;
+  }
+  if (localAdmin.generated && !admin.adopted) {
+    // Printed once, on the start that created it; afterwards it lives only in the file.
+    process.stdout.write(`\nAdmin token (saved to ${localAdmin.file}, shown only now):\n  ${admin.value}\n\n`);
+  } else if (admin.adopted) {
+    logger.info({ file: localAdmin.file }, 'using the admin token of the other instances on this database');
+  }
+  const secretsKey = Buffer.from(secrets.value, 'base64');
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   if (redis) await waitForRedis(redis);
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  if (admin.generated) {
-    // Printed once, on the start that created it; afterwards it lives only in the file.
-    process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
-  }
-  const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
   const clock = overrides.clock ?? systemClock;
   const upstreams = overrides.upstreams ?? withDemoProvider(createUpstreams(config.catalog));
   if (config.catalog.demo) {
@@ -94,9 +113,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     redis,
     logger,
     clock,
-    adminToken: admin.token,
-    secretsKey: secrets.key,
-    marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
+    adminToken: admin.value,
+    secretsKey,
+    marketKeys: createApiKeyLookup({ db: database.db, secretsKey, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
     upstreams,
     limiters: {
