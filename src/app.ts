@@ -8,6 +8,7 @@ import { adminPlugin } from './admin/admin-plugin.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
+import { completeOpenApi, SECURITY_SCHEMES } from './http/openapi/complete-openapi.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
@@ -62,12 +63,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     openapi: {
       openapi: '3.0.3',
       info: { title: 'svc', version: '0.1.0', description: 'Inference gateway and prediction market' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
+    // Surface-wide security, error answers and the model endpoints' bodies (docs/api-decisions.md).
+    transformObject: (documents) => completeOpenApi('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -95,7 +94,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
-  await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });
+  await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes });
   await app.register(marketPlugin, {
     prefix: '/api',
     limiter: deps.limiters.market,
