@@ -10,7 +10,7 @@ import { tryDeployments } from '../upstream/try-deployments.ts';
 import { abortOnClientClose } from './client-abort.ts';
 import { failureStatus, releaseQuietly, settleOnce } from './settlement.ts';
 
-/** Headers of a pipeline's answer: the brand that served it and its lane (contract.md). */
+/** Headers of a pipeline's answer: the brand that served it and its lane (docs/inference-endpoints.md). */
 export function announceRoute(reply: FastifyReply, route: ModelRoute): void {
   if (route.lane === null) return;
   void reply.header('x-svc-model', route.served.id);
