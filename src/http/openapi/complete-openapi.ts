@@ -126,6 +126,11 @@ const ANSWERS: Record<string, readonly [string, Schema | 'text']> = {
   'post /admin/demo/seed': ['200', SeedSummary],
 };
 
+/** Bodies read raw by their handlers (a signature covers the exact bytes), so no route schema declares them. */
+const RAW_BODIES: Record<string, Schema> = {
+  'post /dashboard/api/stripe/webhook': { type: 'object', description: 'a Stripe event, checked against its `stripe-signature` header' },
+};
+
 const hasSchema = (r: { content?: Record<string, { schema?: Schema }> } | undefined): boolean =>
   r?.content !== undefined && Object.values(r.content).some((c) => c.schema !== undefined);
 
@@ -164,7 +169,8 @@ export function completeOpenApi<T>(input: T): T {
       else if (surface === 'inference') op.security = inferencePath === '/messages' ? MESSAGES : INFERENCE;
       else if (signed) op.security = path === '/api/keys' && method === 'post' ? [WALLET] : [HMAC, WALLET];
       const model = inferencePath !== null ? INFERENCE_BODIES[inferencePath] : undefined;
-      if (model && op.requestBody === undefined) op.requestBody = { required: true, content: { 'application/json': { schema: model.request } } };
+      const body = model?.request ?? RAW_BODIES[key];
+      if (body && op.requestBody === undefined) op.requestBody = { required: true, content: { 'application/json': { schema: body } } };
       completeAnswer(op, key, inferencePath);
       const responses = (op.responses ??= {});
       const ref = { $ref: surface === 'market' ? '#/components/schemas/MarketError' : '#/components/schemas/Error' };
