@@ -17,6 +17,7 @@ import { refuseForeignCharsets } from './http/charset.ts';
 import { installMetrics } from './http/metrics.ts';
 import { optionalDefaultedQueries } from './http/openapi.ts';
 import { appValidators } from './http/validators.ts';
+import { completeOpenApi, SECURITY_SCHEMES } from './http/openapi/complete-openapi.ts';
 import { catalogRoutes } from './inference/catalog/catalog-routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
@@ -31,6 +32,7 @@ import { createMcpClient } from './inference/mcp/mcp-client.ts';
 import { startResponsePruning } from './inference/responses/prune-responses.job.ts';
 import { upstreamsAdminRoutes } from './inference/routes/upstreams-admin-routes.ts';
 import { installUpstreamMetrics } from './inference/upstream/upstream-metrics.ts';
+import { demoAdminRoutes } from './market/admin/demo-admin-routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -82,13 +84,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     openapi: {
       openapi: '3.0.3',
       info: { title: 'svc', version: '0.1.0', description: 'Inference gateway and prediction market' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transformObject: optionalDefaultedQueries,
+    // Optional defaulted queries, then surface-wide security, error answers and the model endpoints' bodies (docs/api-decisions.md).
+    transformObject: (documents) => completeOpenApi(optionalDefaultedQueries(documents)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -117,6 +116,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
       upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
+      demoAdminRoutes({ db }),
     ],
   });
   await app.register(dashboardApiRoutes, {
@@ -141,7 +141,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
-  await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });
+  await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes });
   await app.register(marketPlugin, {
     prefix: '/api',
     limiter: deps.limiters.market,

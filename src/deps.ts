@@ -6,6 +6,7 @@ import { resolveSecretsKey } from './config/secrets.ts';
 import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
+import { withDemoProvider } from './inference/upstream/demo-upstreams.ts';
 import { createMailer, type Mailer } from './dashboard/mailer.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
@@ -14,6 +15,7 @@ import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
+import { shareWithInstances, type SharedSecret } from './storage/instance-secrets.ts';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './storage/database.ts';
 
 /** Everything the app needs from the outside world, built once at start. */
@@ -73,23 +75,49 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const database =
     overrides.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await migrateToLatest(database.db);
+  let admin: SharedSecret;
+  let secrets: SharedSecret;
+  const localAdmin = resolveAdminToken(config.adminToken, config.dataDir);
+  try {
+    admin = await shareWithInstances(database.db, {
+      name: 'admin_token', setting: 'ADMIN_TOKEN', label: 'admin token', value: localAdmin.token,
+      fromEnv: config.adminToken !== null, generated: localAdmin.generated, file: localAdmin.file,
+    });
+    const localKey = resolveSecretsKey(config.secretsKey, config.dataDir);
+    secrets = await shareWithInstances(database.db, {
+      name: 'secrets_key', setting: 'SECRETS_KEY', label: 'sealing key', value: localKey.key.toString('base64'),
+      fromEnv: config.secretsKey !== null, generated: localKey.generated, file: localKey.file,
+    });
+  } catch (e) {
+    if (overrides.database === undefined) await database.close();
+    throw e;
+  }
+  if (localAdmin.generated && !admin.adopted) {
+    // Printed once, on the start that created it; afterwards it lives only in the file.
+    process.stdout.write(`\nAdmin token (saved to ${localAdmin.file}, shown only now):\n  ${admin.value}\n\n`);
+  } else if (admin.adopted) {
+    logger.info({ file: localAdmin.file }, 'using the admin token of the other instances on this database');
+  }
+  const secretsKey = Buffer.from(secrets.value, 'base64');
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   if (redis) await waitForRedis(redis);
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  if (admin.generated) {
-    // Printed once, on the start that created it; afterwards it lives only in the file.
-    process.stdout.write(`\nAdmin token (saved to ${admin.file}, shown only now):\n  ${admin.token}\n\n`);
-  }
-  const secrets = resolveSecretsKey(config.secretsKey, config.dataDir);
   const clock = overrides.clock ?? systemClock;
   // Breakers opened on one instance keep the others away too, when they share a Redis.
   const upstreams =
     overrides.upstreams ??
-    createUpstreams(config.catalog, {
-      now: () => clock.now(),
-      breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
-      onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
-    });
+    withDemoProvider(
+      createUpstreams(config.catalog, {
+        now: () => clock.now(),
+        breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
+        onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
+      }),
+    );
+  if (config.catalog.demo) {
+    logger.warn(
+      'no upstream provider is configured: every model is served by the built-in demo provider (canned answers marked ' +
+        '`x-svc-demo: true`, billed as usual); configuring any upstream turns it off (docs/configuration.md)',
+    );
+  }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
@@ -101,9 +129,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     redis,
     logger,
     clock,
-    adminToken: admin.token,
-    secretsKey: secrets.key,
-    marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
+    adminToken: admin.value,
+    secretsKey,
+    marketKeys: createApiKeyLookup({ db: database.db, secretsKey, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
     upstreams,
     limiters: {

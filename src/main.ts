@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { createDeps } from './deps.ts';
+import { DatabaseInUseError } from './storage/pglite-lock.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -13,7 +14,16 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const deps = await createDeps(config);
+  let deps;
+  try {
+    deps = await createDeps(config);
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof DatabaseInUseError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
   const app = await buildApp(deps, { defaultMetrics: true });
   await app.listen({ port: config.port, host: config.host });
 

@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError } from '../config/index.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
+import { DatabaseInUseError } from '../storage/pglite-lock.ts';
 
 try {
   const config = loadConfig();
@@ -9,6 +10,14 @@ try {
   if ((result.results ?? []).length === 0) console.log('already up to date');
   await handle.close();
 } catch (e) {
-  console.error(e instanceof ConfigError ? e.message : e);
+  if (e instanceof DatabaseInUseError) {
+    console.error(
+      `The embedded database in ${e.dir} is open in process ${e.pid} (the service). The service applies every ` +
+        'migration it knows when it starts, so a running service of this version has nothing left to migrate; ' +
+        'to run migrate alone, stop it first.',
+    );
+  } else {
+    console.error(e instanceof ConfigError ? e.message : e);
+  }
   process.exit(1);
 }

@@ -1,45 +1,75 @@
 import { loadConfig, ConfigError } from '../config/index.ts';
-import { formatUsdc } from '../market/pricing/index.ts';
+import { seedSummaryView } from '../market/admin/demo-admin-routes.ts';
 import { DatabaseNotEmptyError, seedDemo } from '../market/demo/seed-demo.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
+import { DatabaseInUseError } from '../storage/pglite-lock.ts';
+import { AdminApiError } from './admin/admin-client.ts';
+import { callHoldingService } from './service-target.ts';
 
-// npm run seed:demo [-- --seed <n>]: a month of demo market activity on the configured database.
-function seedArg(argv: string[]): number | undefined {
-  const i = argv.indexOf('--seed');
+// npm run seed:demo [-- --seed <n>] [-- --trades <n>]: a month of demo market activity on the
+// configured database, or through the running service's admin API when that service holds the
+// embedded database.
+function wholeArg(argv: string[], name: string): number | undefined {
+  const i = argv.indexOf(name);
   if (i < 0) return undefined;
   const v = argv[i + 1];
-  if (v === undefined || !/^\d+$/.test(v)) throw new Error('--seed takes a whole number');
+  if (v === undefined || !/^\d+$/.test(v)) throw new Error(`${name} takes a whole number`);
   return Number(v);
+}
+
+interface SeedArgs {
+  seed?: number;
+  trades?: number;
+}
+
+type SeedView = ReturnType<typeof seedSummaryView>;
+
+async function seedHere(databaseUrl: string | null, dataDir: string, args: SeedArgs): Promise<SeedView | DatabaseInUseError> {
+  let handle;
+  try {
+    handle = await openDatabase({ databaseUrl, dataDir });
+  } catch (e) {
+    if (e instanceof DatabaseInUseError) return e;
+    throw e;
+  }
+  try {
+    await migrateToLatest(handle.db);
+    const where = databaseUrl ? new URL(databaseUrl).host + new URL(databaseUrl).pathname : `${dataDir} (embedded)`;
+    console.log(`Seeding demo market data into ${where}...`);
+    return seedSummaryView(await seedDemo(handle.db, { ...args, log: (line) => console.log(line) }));
+  } finally {
+    await handle.close();
+  }
 }
 
 let exitCode = 0;
 try {
   const config = loadConfig();
-  const seed = seedArg(process.argv.slice(2));
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await migrateToLatest(handle.db);
-    const where = config.databaseUrl ? new URL(config.databaseUrl).host + new URL(config.databaseUrl).pathname : `${config.dataDir} (embedded)`;
-    console.log(`Seeding demo market data into ${where}...`);
-    const started = Date.now();
-    const s = await seedDemo(handle.db, { seed, log: (line) => console.log(line) });
-    console.log(
-      `Done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${s.events} events, ${s.markets} markets ` +
-        `(${s.resolved} resolved, ${s.cancelled} cancelled, ${s.pending} pending), ${s.wallets} wallets, ` +
-        `${s.trades} trades for ${formatUsdc(s.volume)} USDC.`,
-    );
-    if (!s.books.balanced) {
-      console.error(`The books do not balance:\n  ${s.books.problems.join('\n  ')}`);
-      exitCode = 1;
-    } else {
-      console.log(`Books balanced: wallets ${formatUsdc(s.books.totals.wallets)} + escrow ${formatUsdc(s.books.totals.escrow)} + fees ${formatUsdc(s.books.totals.fees)} = deposits ${formatUsdc(s.books.totals.net_external)} USDC.`);
-    }
-  } finally {
-    await handle.close();
+  const argv = process.argv.slice(2);
+  const args: SeedArgs = {};
+  const seed = wholeArg(argv, '--seed');
+  const trades = wholeArg(argv, '--trades');
+  if (seed !== undefined) args.seed = seed;
+  if (trades !== undefined) args.trades = trades;
+  const started = Date.now();
+  const here = await seedHere(config.databaseUrl, config.dataDir, args);
+  const s = here instanceof DatabaseInUseError ? ((await callHoldingService(here, 'POST', '/demo/seed', args)) as SeedView) : here;
+  console.log(
+    `Done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${s.events} events, ${s.markets} markets ` +
+      `(${s.resolved} resolved, ${s.cancelled} cancelled, ${s.pending} pending), ${s.wallets} wallets, ` +
+      `${s.trades} trades for ${s.volume} USDC.`,
+  );
+  const t = s.books.totals;
+  if (!s.books.balanced) {
+    console.error(`The books do not balance:\n  ${s.books.problems.join('\n  ')}`);
+    exitCode = 1;
+  } else {
+    console.log(`Books balanced: wallets ${t.wallets} + escrow ${t.escrow} + fees ${t.fees} = deposits ${t.net_external} USDC.`);
   }
 } catch (e) {
   if (e instanceof DatabaseNotEmptyError) console.error(`Not seeding: ${e.message}.`);
-  else console.error(e instanceof ConfigError ? e.message : e);
+  else if (e instanceof AdminApiError && e.status === 409) console.error(`${e.message.replace(/^409: n/, 'N')}.`);
+  else console.error(e instanceof ConfigError || e instanceof Error ? e.message : e);
   exitCode = 1;
 }
 process.exit(exitCode);

@@ -37,7 +37,12 @@ describe('configuration', () => {
     assert.equal(c.catalog.models.get('svc-vision')!.pricing.output, 5_500_000n);
     assert.ok(c.catalog.models.get('svc-embed')!.endpoints.has('embeddings'));
     assert.ok(!c.catalog.models.get('svc-embed')!.endpoints.has('chat.completions'));
-    assert.equal(fast.deployments[0]!.provider.configured, false, 'upstreams stay unconfigured without keys');
+    assert.equal(c.catalog.demo, true, 'without keys the built-in demo provider serves the models');
+    assert.equal(fast.deployments[0]!.provider.type, 'demo');
+    const off = loadConfig({ DEMO_UPSTREAM: 'off' }).catalog;
+    assert.equal(off.models.get('svc-fast')!.deployments[0]!.provider.configured, false, 'upstreams stay unconfigured without keys');
+    assert.equal(loadConfig({ OPENAI_API_KEY: 'sk-x' }).catalog.demo, false, 'one configured upstream turns the demo off');
+    assert.throws(() => loadConfig({ DEMO_UPSTREAM: 'yes' }), /DEMO_UPSTREAM: expected auto or off/);
   });
 
   it('substitutes ${VAR} and ${VAR:-default}', () => {

@@ -3,7 +3,8 @@ import { CatalogFile, type ModelEntry, type ProviderEntry } from './catalog-sche
 import { ConfigError } from './config-error.ts';
 import { parseDecimalUnits } from './decimal.ts';
 
-export type ProviderType = ProviderEntry['type'];
+/** `demo` is never written in a catalog file: see withDemoUpstream. */
+export type ProviderType = ProviderEntry['type'] | 'demo';
 export type ModelType = ModelEntry['type'];
 export type Endpoint =
   | 'chat.completions'
@@ -145,6 +146,8 @@ export interface Catalog {
   /** The brand model serving chat requests that name no `model` (the budget default), or null. */
   readonly defaultModel: string | null;
   readonly resilience: ResilienceSettings;
+  /** True when the built-in demo provider serves every model (see withDemoUpstream). */
+  readonly demo: boolean;
 }
 
 /** `${VAR}` and `${VAR:-default}`; an unset variable without default becomes ''. */
@@ -301,6 +304,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
     auto: file.auto ? buildAutoRouter(file.auto, servesItself) : null,
     defaultModel: buildDefaultModel(file.default_model, models),
     resilience: buildResilience(file.resilience),
+    demo: false,
   };
 }
 
@@ -358,4 +362,22 @@ function buildResilience(raw: CatalogFile['resilience']): ResilienceSettings {
       syncIntervalMs: b.sync_interval_ms ?? 1000,
     },
   };
+}
+
+/**
+ * When no provider of the catalog is configured, every model with deployments is served by the
+ * built-in demo provider instead, so a fresh install answers (marked as a demo) before anyone owns
+ * an upstream key. One configured provider turns it off for all models: a real catalog never
+ * mixes demo answers with real ones.
+ */
+export function withDemoUpstream(catalog: Catalog): Catalog {
+  if ([...catalog.providers.values()].some((p) => p.configured)) return catalog;
+  const demo: ProviderConfig = { id: 'svc-demo', type: 'demo', baseUrl: '', apiKey: null, configured: true, timeoutMs: 120_000, connections: 1,
+    connectTimeoutMs: 10_000, firstByteTimeoutMs: 120_000, idleTimeoutMs: 120_000,
+  };
+  const models = new Map<string, ModelConfig>();
+  for (const [id, m] of catalog.models) {
+    models.set(id, m.deployments.length === 0 ? m : { ...m, deployments: [{ provider: demo, model: m.id, key: `${demo.id}/${m.id}`, weight: 1, priority: 0 }] });
+  }
+  return { ...catalog, providers: new Map([...catalog.providers, [demo.id, demo]]), models, demo: true };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { buildCatalog, type Catalog } from './catalog.ts';
+import { buildCatalog, withDemoUpstream, type Catalog } from './catalog.ts';
 import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
 import { loadCustodyConfig, type CustodyConfig } from './custody.ts';
@@ -122,6 +122,12 @@ export function readCatalogFile(path: string, env: Env): Catalog {
   return buildCatalog(raw, env);
 }
 
+function demoUpstream(env: Env): boolean {
+  const v = str(env, 'DEMO_UPSTREAM', 'auto');
+  if (v !== 'auto' && v !== 'off') throw new ConfigError('DEMO_UPSTREAM', `expected auto or off, got ${JSON.stringify(v)}`);
+  return v === 'auto';
+}
+
 /** The only reader of the environment. Throws ConfigError naming the first bad key. */
 export function loadConfig(env: Env = process.env): Config {
   const configFile = str(env, 'CONFIG_FILE', DEFAULT_CONFIG_FILE);
@@ -152,7 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
     marketListCacheMs: int(env, 'MARKET_LIST_CACHE_MS', 0, 0, 60_000),
-    catalog: readCatalogFile(configFile, env),
+    catalog: demoUpstream(env) ? withDemoUpstream(readCatalogFile(configFile, env)) : readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),
     responses: loadResponsesConfig(env),

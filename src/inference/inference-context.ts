@@ -9,8 +9,8 @@ import { resolveModel } from './http/resolve-model.ts';
 import type { Upstreams } from './upstream/create-upstreams.ts';
 
 /**
- * What every inference route needs, built once per app from its deps. The checks of
- * contract.md map onto it in order:
+ * What every inference route needs, built once per app from its deps. The checks of every
+ * inference request (docs/inference-endpoints.md) map onto it in order:
  *   onRequest: guard(kind[, { allowXApiKey }])   401 key, 403 email, 429 rate (headers always)
  *   body schema / handler                        400 request shape
  *   resolveModel(id, endpoint)                   404 / 400 / 503

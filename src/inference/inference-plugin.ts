@@ -7,8 +7,6 @@ export type InferenceRoutes = (app: FastifyInstance, ctx: InferenceContext) => P
 export interface InferencePluginOptions {
   readonly context: InferenceContext;
   readonly routes: readonly InferenceRoutes[];
-  /** The /inference/v1 copy is left out of the OpenAPI document (it repeats /v1). */
-  readonly hideFromDocs?: boolean;
 }
 
 /**
@@ -16,9 +14,10 @@ export interface InferencePluginOptions {
  * messages SDKs use), with the same routes; each route mounts its own checks from the context.
  */
 export async function inferencePlugin(app: FastifyInstance, opts: InferencePluginOptions): Promise<void> {
-  if (opts.hideFromDocs) {
-    app.addHook('onRoute', (route) => {
-      route.schema = { ...route.schema, hide: true };
+  if (opts.context.catalog.demo) {
+    // Every answer of the built-in demo provider is marked, whatever the route.
+    app.addHook('onRequest', async (_request, reply) => {
+      void reply.header('x-svc-demo', 'true');
     });
   }
   for (const routes of opts.routes) await app.register(async (child) => routes(child, opts.context));

@@ -1,6 +1,6 @@
 /**
- * A small signing client of the market API, written from the documents (market-api.md,
- * contract.md) with node:crypto and viem, not from the server's code, so a mistake on one side
+ * A small signing client of the market API, written from docs/signing.md with node:crypto and
+ * viem, not from the server's code, so a mistake on one side
  * cannot hide behind the same mistake on the other. Used by the tests and by bench/market-trades.
  */
 import { createHash, createHmac } from 'node:crypto';
@@ -100,7 +100,7 @@ export async function signedRequest(signer: MarketSigner | null, r: SignedReques
   };
 }
 
-/** The trade body of market-api.md. */
+/** The trade body of POST /api/pool/trade. */
 export const tradeBody = (wallet: string, marketId: number, side: string, amount: number | string) => ({
   wallet_addr: wallet,
   market_id: marketId,

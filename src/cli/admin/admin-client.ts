@@ -1,3 +1,5 @@
+import { ServiceUnreachableError } from '../service-target.ts';
+
 /** A small HTTP client of the admin API, used by the command line. */
 export interface AdminClient {
   call(method: string, path: string, body?: unknown): Promise<unknown>;
@@ -16,14 +18,19 @@ export function createAdminClient(serviceUrl: string, token: string): AdminClien
   const base = serviceUrl.replace(/\/+$/, '');
   return {
     async call(method, path, body) {
-      const res = await fetch(`${base}/admin${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      let res: Response;
+      try {
+        res = await fetch(`${base}/admin${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (e) {
+        throw new ServiceUnreachableError(base, e);
+      }
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -33,7 +40,8 @@ export function createAdminClient(serviceUrl: string, token: string): AdminClien
       }
       if (!res.ok) {
         const msg = (parsed as { error?: string } | null)?.error ?? text;
-        throw new AdminApiError(res.status, `${res.status}: ${msg}`);
+        const hint = res.status === 401 ? ` (the service at ${base} refused the admin token: check ADMIN_TOKEN, or DATA_DIR/admin-token of that service)` : '';
+        throw new AdminApiError(res.status, `${res.status}: ${msg}${hint}`);
       }
       return parsed;
     },

@@ -14,7 +14,7 @@ export const ENDPOINT_PATHS: Readonly<Record<Endpoint, string>> = {
 };
 
 /**
- * The model check of contract.md, after the request shape: 404 `model not found: <id>`,
+ * The model check of every inference request, after the request shape: 404 `model not found: <id>`,
  * 400 when the model does not serve this endpoint, 503 `model <id> is not available` when
  * none of its upstreams is configured.
  */

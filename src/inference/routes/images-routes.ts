@@ -10,7 +10,7 @@ import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 /**
  * POST /images/generations: OpenAI image generation, on its own budget (10/min). A catalog
  * without an image model answers 404 `model not found: <id>`; an image model whose provider is
- * not configured 503 `model <id> is not available` (contract.md). Billed per image generated.
+ * not configured 503 `model <id> is not available` (docs/inference-endpoints.md). Billed per image generated.
  */
 export async function imagesRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
   app.post(

@@ -35,7 +35,7 @@ export interface BooksReport {
 const MAX_PROBLEMS = 200;
 
 /**
- * Re-adds the ledger and compares it with every balance kept beside it (market-math.md,
+ * Re-adds the ledger and compares it with every balance kept beside it (docs/pool-arithmetic.md,
  * "Invariant"): each movement sums to zero; each wallet's balance is its account's sum; each
  * unsettled market's escrow is its account's sum and its pools' sum, and its pools, shares and
  * positions agree with its trades; each settled market has zero escrow, every position paid (0

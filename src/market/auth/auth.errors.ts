@@ -1,8 +1,8 @@
 import { HttpError } from '../../shared/errors.ts';
 
 /**
- * Every answer the market authentication gives, in one table. The first five are the contract's
- * exact words (contract.md, market-api.md); the others are decisions recorded in
+ * Every answer the market authentication gives, in one table. The first five are the documented
+ * exact words (docs/signing.md); the others are decisions recorded in
  * docs/decisions-market-auth.md.
  */
 export const AUTH_ERRORS = {

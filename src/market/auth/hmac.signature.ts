@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What an API-key request signs: `timestamp + METHOD + path + rawBody` (contract.md). */
+/** What an API-key request signs: `timestamp + METHOD + path + rawBody` (docs/signing.md). */
 export interface HmacParts {
   /** The `x-api-timestamp` header exactly as sent. */
   readonly timestamp: string;

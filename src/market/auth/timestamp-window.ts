@@ -1,4 +1,4 @@
-/** How far a signed timestamp may be from the server's clock, either way (contract.md). */
+/** How far a signed timestamp may be from the server's clock, either way (docs/signing.md). */
 export const SIGNATURE_WINDOW_SECONDS = 30;
 
 /** Unix seconds as the headers and wallet message carry them: plain decimal digits, no sign. */

@@ -58,7 +58,7 @@ export interface CreateMarketInput {
 }
 
 /**
- * Creates a market with its virtual seeds (market-math.md, "Outcomes and pools") and a unique
+ * Creates a market with its virtual seeds (docs/pool-arithmetic.md, "Outcomes and pools") and a unique
  * slug from its title. 400 naming the field on bad input; 400 `invalid event_id` for an event
  * that does not exist.
  */

@@ -1,5 +1,5 @@
 /**
- * Pure pool arithmetic of the parimutuel market (/work/shared/spec/market-math.md): no database,
+ * Pure pool arithmetic of the parimutuel market (docs/pool-arithmetic.md): no database,
  * no Fastify. Money and shares are bigint units (1 USDC = 1,000,000); prices are display numbers.
  * Client mistakes throw HttpError 400 with the documented messages; broken books throw Error.
  */

@@ -1,12 +1,12 @@
 /**
- * Outcomes and pools of a parimutuel market (market-math.md, "Outcomes and pools").
+ * Outcomes and pools of a parimutuel market (docs/pool-arithmetic.md, "Outcomes and pools").
  * Every amount is a bigint count of micro-USDC units.
  */
 
 /** A side of a market: `yes` and `no` always, `draw` on threeway markets only. */
 export type Outcome = 'yes' | 'no' | 'draw';
 
-/** The market types of market-api.md; only `threeway` has a third outcome. */
+/** The market types of the market API; only `threeway` has a third outcome. */
 export type MarketType = 'yesno' | 'threeway' | 'updown' | 'custom';
 
 /** One value per outcome of a market; `draw` is present exactly on threeway markets. */

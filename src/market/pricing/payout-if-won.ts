@@ -2,7 +2,7 @@ import { type OutcomeRecord, recordOutcomes } from './market-pools.ts';
 import type { TradeQuote } from './quote-trade.ts';
 import { type SettlementPosition, settleMarket } from './settle-market.ts';
 
-/** What a quoted stake would receive if its outcome won now (market-math.md, "Resolution"). */
+/** What a quoted stake would receive if its outcome won now (docs/pool-arithmetic.md, "Resolution"). */
 export interface PayoutIfWon {
   /** stake + floor(D * shares / H), with this stake and its shares added to the market. */
   readonly payout: bigint;

@@ -1,6 +1,6 @@
 import { formatUsdc } from './usdc-amount.ts';
 
-/** A position valued at the current price (market-math.md, "Marks"); money in units. */
+/** A position valued at the current price (docs/pool-arithmetic.md, "Marks"); money in units. */
 export interface PositionMark {
   /** Shares held, in millionths of a share (shown with 6 decimals, like USDC). */
   readonly shares: bigint;
@@ -17,7 +17,7 @@ export interface PositionMark {
   readonly avgPrice: number;
 }
 
-/** The Position fields of market-api.md as JSON numbers (USDC for money). */
+/** The Position fields of the market API as JSON numbers (USDC for money). */
 export interface PositionMarkJson {
   readonly shares: number;
   readonly avg_price: number;
@@ -84,7 +84,7 @@ export interface TraderSummary {
 }
 
 /**
- * Sums a user's results (market-math.md, "Marks"). win_rate counts every settled market held,
+ * Sums a user's results (docs/pool-arithmetic.md, "Marks"). win_rate counts every settled market held,
  * cancelled and no-winner ones included (as not won), as the spec words it.
  */
 export function summarizeTrader(settled: readonly SettledMarketResult[], open: readonly Pick<PositionMark, 'pnl'>[]): TraderSummary {

@@ -26,7 +26,7 @@ export interface TradeQuote {
 }
 
 /**
- * Quotes a stake of `stake` units on `outcome` (market-math.md, "A trade"). Throws 400
+ * Quotes a stake of `stake` units on `outcome` (docs/pool-arithmetic.md, "A trade"). Throws 400
  * `Invalid side`, `Minimum trade is 1 USDC`, `Maximum trade is 1000000000 USDC`, or
  * `Trade too large for this market` when T + V + a or the shares would pass 2^53 - 1, where
  * float64 stops counting units exactly.

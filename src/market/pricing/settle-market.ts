@@ -56,7 +56,7 @@ export interface MarketSettlement<Id> {
 }
 
 /**
- * Settles a market resolved to `winner` (market-math.md, "Resolution"): each winner gets
+ * Settles a market resolved to `winner` (docs/pool-arithmetic.md, "Resolution"): each winner gets
  * stake + floor(D * shares / H), losers nothing, fee and dust to the protocol; if H = 0 every
  * stake is refunded, no fee. Positions must be one per (wallet, outcome) and their stakes must add
  * up to the real pools (else Error: the books are broken). Throws 400 `Invalid outcome` if the

@@ -35,7 +35,7 @@ function commonPriceRecord(row: MarketRow, f: MarketFigures, volume24h: bigint) 
 const ALL_WINDOWS: readonly ChangeWindow[] = ['1h', '1d', '1w', '1m'];
 const BATCH_WINDOWS: readonly ChangeWindow[] = ['1h', '1d', '1w'];
 
-/** The Price record of one market (market-api.md), or null when there is no such market. */
+/** The Price record of one market (the market API), or null when there is no such market. */
 export async function getMarketPrice(db: Db, id: number, now: Date) {
   const [row] = await marketsWithWindows(db, [id], ALL_WINDOWS, now);
   if (!row) return null;

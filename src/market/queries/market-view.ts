@@ -125,7 +125,7 @@ export interface MarketItem {
 export type ListColumns = PoolColumns &
   Pick<MarketRow, 'id' | 'title' | 'slug' | 'description' | 'category' | 'status' | 'image_url' | 'end_date' | 'volume' | 'created_at'>;
 
-/** The Market list item of market-api.md (draw_price added on threeway markets). */
+/** The Market list item of the market API (draw_price added on threeway markets). */
 export function marketItem(row: ListColumns, f: MarketFigures, volume24h: bigint, priceChange1d: number): MarketItem {
   return {
     id: row.id,

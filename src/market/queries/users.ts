@@ -79,7 +79,7 @@ interface WalletRow {
   created_at: Date;
 }
 
-/** The User profile of market-api.md; null when the wallet is unknown. `wallet` is lower case. */
+/** The User profile of the market API; null when the wallet is unknown. `wallet` is lower case. */
 export async function userProfile(db: Db, wallet: string) {
   const w = await sql<WalletRow>`select address, username, avatar_url, created_at from wallets where address = ${wallet}`.execute(db);
   const row = w.rows[0];
@@ -98,7 +98,7 @@ export async function userProfile(db: Db, wallet: string) {
   };
 }
 
-/** Open positions (market-api.md Position), newest first; empty for a wallet never seen. */
+/** Open positions (the market API's Position), newest first; empty for a wallet never seen. */
 export async function portfolio(db: Db, wallet: string) {
   const { open } = walletFigures(await walletPositions(db, wallet));
   return open.map(({ row, mark }) => ({

@@ -6,7 +6,7 @@ import { toBalanceRecord, type BalanceRecord } from '../wallets/balance-record.t
 import type { WalletRow } from '../wallets/wallets.repository.ts';
 import type { WithdrawalRow } from '../withdrawals/withdrawals.repository.ts';
 
-/** JSON shapes of the custody routes (market-api.md: Balance record, Ledger entry). */
+/** JSON shapes of the custody routes (the market API's Balance record and Ledger entry). */
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 const NullableString = Type.Union([Type.String(), Type.Null()]);

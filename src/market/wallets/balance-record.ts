@@ -1,7 +1,7 @@
 import { formatUsdc } from '../pricing/index.ts';
 import type { WalletRow } from './wallets.repository.ts';
 
-/** The Balance record of market-api.md, amounts in USDC. */
+/** The Balance record of the market API, amounts in USDC. */
 export interface BalanceRecord {
   readonly wallet_addr: string;
   readonly balance: number;

@@ -1,0 +1,180 @@
+/**
+ * Request and response schemas of the model endpoints, for the OpenAPI document only: their
+ * bodies are read by the formats layer (whose 400s name fields in the mirrored protocol's
+ * terms), so a route schema would both validate twice and change the messages.
+ */
+type Schema = Record<string, unknown>;
+
+const str = { type: 'string' };
+const int = { type: 'integer' };
+const num = { type: 'number' };
+const bool = { type: 'boolean' };
+const obj = (properties: Record<string, unknown>, required: string[] = [], extra: Schema = {}): Schema => ({
+  type: 'object',
+  properties,
+  ...(required.length ? { required } : {}),
+  ...extra,
+});
+
+const Model = { type: 'string', description: 'a brand model id (`GET /v1/models`), e.g. svc-fast' };
+const Stop = { oneOf: [str, { type: 'array', items: str, maxItems: 4 }] };
+const Usage = obj({ prompt_tokens: int, completion_tokens: int, total_tokens: int, prompt_tokens_details: obj({ cached_tokens: int }) });
+
+const Content = {
+  oneOf: [
+    str,
+    {
+      type: 'array',
+      items: obj({ type: { type: 'string', enum: ['text', 'image_url'] }, text: str, image_url: obj({ url: str, detail: { type: 'string', enum: ['auto', 'low', 'high'] } }) }, ['type']),
+    },
+  ],
+};
+const ToolCall = obj({ id: str, type: { type: 'string', enum: ['function'] }, function: obj({ name: str, arguments: { type: 'string', description: 'JSON text' } }, ['name', 'arguments']) }, ['id', 'type', 'function']);
+const Message = obj(
+  {
+    role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    content: { ...Content, nullable: true },
+    name: str,
+    tool_calls: { type: 'array', items: ToolCall },
+    tool_call_id: str,
+  },
+  ['role'],
+);
+
+const ChatRequest = obj(
+  {
+    model: Model,
+    messages: { type: 'array', items: Message, minItems: 1 },
+    stream: bool,
+    stream_options: obj({ include_usage: bool }),
+    max_tokens: { type: 'integer', minimum: 1 },
+    max_completion_tokens: { type: 'integer', minimum: 1 },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    top_p: { type: 'number', minimum: 0, maximum: 1 },
+    stop: Stop,
+    tools: { type: 'array', items: obj({ type: { type: 'string', enum: ['function'] }, function: obj({ name: str, description: str, parameters: { type: 'object' } }, ['name']) }, ['type', 'function']) },
+    tool_choice: { oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, obj({ type: str, function: obj({ name: str }, ['name']) })] },
+    parallel_tool_calls: bool,
+    response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type']),
+    user: str,
+  },
+  ['model', 'messages'],
+);
+
+const ChatResponse = obj(
+  {
+    id: str,
+    object: { type: 'string', enum: ['chat.completion'] },
+    created: int,
+    model: Model,
+    choices: {
+      type: 'array',
+      items: obj({
+        index: int,
+        message: obj({ role: { type: 'string', enum: ['assistant'] }, content: { type: 'string', nullable: true }, tool_calls: { type: 'array', items: ToolCall } }),
+        finish_reason: { type: 'string', enum: ['stop', 'length', 'tool_calls', 'content_filter'] },
+      }),
+    },
+    usage: Usage,
+  },
+  ['id', 'object', 'created', 'model', 'choices'],
+  { description: 'With `stream: true`, a `text/event-stream` of `chat.completion.chunk` objects ending with `data: [DONE]`.' },
+);
+
+const CompletionRequest = obj(
+  {
+    model: Model,
+    prompt: { oneOf: [str, { type: 'array', items: str }] },
+    stream: bool,
+    stream_options: obj({ include_usage: bool }),
+    max_tokens: { type: 'integer', minimum: 1 },
+    temperature: num,
+    top_p: num,
+    stop: Stop,
+    user: str,
+  },
+  ['model', 'prompt'],
+);
+const CompletionResponse = obj(
+  {
+    id: str,
+    object: { type: 'string', enum: ['text_completion'] },
+    created: int,
+    model: Model,
+    choices: { type: 'array', items: obj({ index: int, text: str, finish_reason: str }) },
+    usage: Usage,
+  },
+  ['id', 'object', 'created', 'model', 'choices'],
+);
+
+const EmbeddingsRequest = obj(
+  {
+    model: Model,
+    input: { oneOf: [str, { type: 'array', items: str, minItems: 1 }] },
+    dimensions: { type: 'integer', minimum: 1 },
+    encoding_format: { type: 'string', enum: ['float', 'base64'] },
+    user: str,
+  },
+  ['model', 'input'],
+);
+const EmbeddingsResponse = obj(
+  {
+    object: { type: 'string', enum: ['list'] },
+    model: Model,
+    data: { type: 'array', items: obj({ object: { type: 'string', enum: ['embedding'] }, index: int, embedding: { oneOf: [{ type: 'array', items: num }, { type: 'string', description: 'base64 float32' }] } }) },
+    usage: obj({ prompt_tokens: int, total_tokens: int }),
+  },
+  ['object', 'model', 'data'],
+);
+
+const RerankRequest = obj(
+  {
+    model: Model,
+    query: str,
+    documents: { type: 'array', items: { oneOf: [str, obj({ text: str }, ['text'])] }, minItems: 1 },
+    top_n: { type: 'integer', minimum: 1 },
+    return_documents: bool,
+  },
+  ['model', 'query', 'documents'],
+);
+const RerankResponse = obj(
+  {
+    id: str,
+    model: Model,
+    results: { type: 'array', items: obj({ index: int, relevance_score: num, document: obj({ text: str }) }, ['index', 'relevance_score']) },
+    usage: obj({ total_tokens: int }),
+  },
+  ['results'],
+);
+
+const ImagesRequest = obj(
+  {
+    model: Model,
+    prompt: str,
+    n: { type: 'integer', minimum: 1, maximum: 10 },
+    size: str,
+    quality: str,
+    style: str,
+    background: str,
+    output_format: str,
+    response_format: { type: 'string', enum: ['b64_json', 'url'] },
+    user: str,
+  },
+  ['model', 'prompt'],
+);
+const ImagesResponse = obj(
+  {
+    created: int,
+    data: { type: 'array', items: obj({ b64_json: str, url: { type: 'string', description: 'a data: URL (the service never reveals an upstream URL)' }, revised_prompt: str }) },
+  },
+  ['created', 'data'],
+);
+
+/** Path below the inference prefix -> its request and 200 schemas. */
+export const INFERENCE_BODIES: Readonly<Record<string, { readonly request: Schema; readonly response: Schema; readonly streams?: true }>> = {
+  '/chat/completions': { request: ChatRequest, response: ChatResponse, streams: true },
+  '/completions': { request: CompletionRequest, response: CompletionResponse, streams: true },
+  '/embeddings': { request: EmbeddingsRequest, response: EmbeddingsResponse },
+  '/rerank': { request: RerankRequest, response: RerankResponse },
+  '/images/generations': { request: ImagesRequest, response: ImagesResponse },
+};

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { sql, type QueryExecutorProvider } from 'kysely';
+import { ConfigError } from '../config/config-error.ts';
+
+/** A secret as this instance found it: in its environment, or in (or just generated into) DATA_DIR. */
+export interface LocalSecret {
+  readonly name: 'admin_token' | 'secrets_key';
+  /** The setting that gives it, for messages. */
+  readonly setting: string;
+  readonly label: string;
+  /** Canonical text (the key in base64). */
+  readonly value: string;
+  readonly fromEnv: boolean;
+  /** This start generated it (no setting, no file): it may give way to the database's. */
+  readonly generated: boolean;
+  readonly file: string | null;
+}
+
+export interface SharedSecret {
+  readonly value: string;
+  /** This instance took the value another instance stored (its own generated one is discarded). */
+  readonly adopted: boolean;
+}
+
+const fingerprint = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+interface Row {
+  readonly value: string | null;
+  readonly fingerprint: string;
+  readonly created_at: Date | string;
+}
+
+async function read(db: QueryExecutorProvider, name: string): Promise<Row | null> {
+  const r = await sql<Row>`select value, fingerprint, created_at from instance_secrets where name = ${name}`.execute(db);
+  return r.rows[0] ?? null;
+}
+
+function keepInFile(file: string, value: string): void {
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+/**
+ * Makes every instance on one database use one admin token and one sealing key (a key sealed by
+ * one instance must open on the others). The first instance to start records the secret: its
+ * value when the service generated it, only a fingerprint when the operator set it in the
+ * environment (the operator keeps it then). Later instances adopt a stored value in place of one
+ * they just generated, and refuse to start, naming the setting, when theirs differs.
+ */
+export async function shareWithInstances(db: QueryExecutorProvider, local: LocalSecret): Promise<SharedSecret> {
+  const fp = fingerprint(local.value);
+  let row = await read(db, local.name);
+  if (!row) {
+    await sql`insert into instance_secrets (name, value, fingerprint) values (${local.name}, ${local.fromEnv ? null : local.value}, ${fp})
+              on conflict (name) do nothing`.execute(db);
+    row = (await read(db, local.name))!;
+  }
+  if (row.fingerprint === fp) return { value: local.value, adopted: false };
+
+  const since = new Date(row.created_at).toISOString();
+  const shared = `the ${local.label} of the other instances on this database (recorded ${since})`;
+  if (row.value === null) {
+    if (local.generated && local.file) rmSync(local.file, { force: true });
+    throw new ConfigError(
+      local.setting,
+      `${local.fromEnv ? 'differs from' : 'is not set, but the instances on this database take it from their environment:'} ${shared}; ` +
+        `give every instance the same ${local.setting} (docs/operations.md, "Several instances on one database")`,
+    );
+  }
+  if (local.generated && local.file) {
+    keepInFile(local.file, row.value);
+    return { value: row.value, adopted: true };
+  }
+  const where = local.fromEnv ? `${local.setting} differs from` : `${local.file} holds another value than`;
+  throw new ConfigError(
+    local.setting,
+    `${where} ${shared}; give every instance the same ${local.setting}, or remove ${local.fromEnv ? 'it' : 'that file'} ` +
+      `to use the shared one (docs/operations.md, "Several instances on one database")`,
+  );
+}
