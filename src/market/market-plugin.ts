@@ -12,6 +12,7 @@ import { keyRoutes } from './routes/keys.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
+import { createTradeBatcher } from './trading/trade-batcher.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
@@ -40,7 +41,8 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   installRawJsonParser(app);
   const { db, clock } = opts;
   const auth = requireMarketAuth({ ...opts.auth, clock });
-  await app.register(tradeRoutes({ db, clock, auth }));
+  const trades = createTradeBatcher({ db, clock });
+  await app.register(tradeRoutes({ db, clock, auth, trades }));
   await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
   await app.register(profileRoutes({ db, auth }));
 

@@ -162,8 +162,9 @@ async function claimKeys(trx: Transaction<Database>, requests: readonly TradeReq
   if (keyed.length === 0) return claimed;
   const inserted = await sql<{ principal: string; route: string; key: string }>`
     insert into idempotency_keys (principal, route, key, request_sha256, created_at)
-    select * from unnest(${keyed.map((x) => x.k.principal)}::text[], ${keyed.map((x) => x.k.route)}::text[],
-      ${keyed.map((x) => x.k.key)}::text[], ${keyed.map((x) => x.k.requestSha256)}::text[]), (select ${now}::timestamptz)
+    select x.principal, x.route, x.key, x.sha, ${now}::timestamptz from unnest(${keyed.map((x) => x.k.principal)}::text[],
+      ${keyed.map((x) => x.k.route)}::text[], ${keyed.map((x) => x.k.key)}::text[], ${keyed.map((x) => x.k.requestSha256)}::text[])
+      as x(principal, route, key, sha)
     on conflict (principal, route, key) do nothing
     returning principal, route, key`.execute(trx);
   const fresh = new Set(inserted.rows.map((r) => keyId(r)));
