@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     db,
     marketKeys: deps.marketKeys,
     secretsKey: deps.secretsKey,
-    listCacheMs: config.marketListCacheMs,
+    feed: deps.marketFeed,
     auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
     custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },
   });

@@ -7,6 +7,7 @@ import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.t
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
+import { startMarketFeed, type MarketFeed } from './market/live/market-feed.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
@@ -27,6 +28,8 @@ export interface AppDeps {
   readonly secretsKey: Buffer;
   readonly marketKeys: ApiKeyLookup;
   readonly chain: ChainAdapter;
+  /** The market's changes, from this instance and (LISTEN/NOTIFY) every other writer. */
+  readonly marketFeed: MarketFeed;
   /** Pools to every configured upstream provider. */
   readonly upstreams: Upstreams;
   readonly limiters: {
@@ -80,6 +83,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
+  const marketFeed = await startMarketFeed(database.db, database.listen);
   return {
     config,
     db: database.db,
@@ -91,6 +95,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     secretsKey: secrets.key,
     marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
+    marketFeed,
     upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
@@ -100,6 +105,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     apiKeys,
     async close() {
       stopSweeper();
+      await marketFeed.stop();
       await apiKeys.close();
       await upstreams.close();
       if (redis) redis.disconnect();

@@ -40,11 +40,6 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
-  /**
-   * How long the market's hottest list answers (markets list, trending, categories) may be
-   * served from memory; 0 (the default) computes every answer.
-   */
-  readonly marketListCacheMs: number;
   readonly catalog: Catalog;
   /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
   readonly chain: ChainConfig;
@@ -135,7 +130,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
-    marketListCacheMs: int(env, 'MARKET_LIST_CACHE_MS', 0, 0, 60_000),
     catalog: readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),

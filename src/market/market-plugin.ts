@@ -12,6 +12,7 @@ import { keyRoutes } from './routes/keys.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
+import type { MarketFeed } from './live/market-feed.ts';
 import { createTradeBatcher } from './trading/trade-batcher.ts';
 
 export interface MarketPluginOptions {
@@ -22,8 +23,8 @@ export interface MarketPluginOptions {
   readonly marketKeys: ApiKeyLookup;
   /** Seals API secrets at rest. */
   readonly secretsKey: Buffer;
-  /** MARKET_LIST_CACHE_MS (0: off). */
-  readonly listCacheMs?: number;
+  /** The market's changes (own commits and other instances'): keeps reads exact and feeds the stream. */
+  readonly feed: MarketFeed;
   /** What signed requests need: the database, Redis (replay record), the API keys. */
   readonly auth: Omit<RequireMarketAuthOptions, 'clock'>;
   /** Balance, ledger, withdrawals and deposits. */
@@ -41,7 +42,7 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   installRawJsonParser(app);
   const { db, clock } = opts;
   const auth = requireMarketAuth({ ...opts.auth, clock });
-  const trades = createTradeBatcher({ db, clock });
+  const trades = createTradeBatcher({ db, clock, onCommitted: (t) => opts.feed.committed(t) });
   await app.register(tradeRoutes({ db, clock, auth, trades }));
   await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
   await app.register(profileRoutes({ db, auth }));
@@ -69,6 +70,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     },
   );
 
-  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, listCacheMs: opts.listCacheMs ?? 0 });
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, feed: opts.feed });
   await app.register(custodyRoutes({ ...opts.custody, clock: opts.clock, auth }));
 }

@@ -6,7 +6,8 @@ import { portfolioRoutes } from './portfolio.routes.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { badRequest } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
-import { ResponseCache } from './response-cache.ts';
+import { LiveAnswers } from '../live/live-answers.ts';
+import type { MarketFeed } from '../live/market-feed.ts';
 import { searchRoutes } from './search.routes.ts';
 import { tradesRoutes } from './trades.routes.ts';
 import { usersRoutes } from './users.routes.ts';
@@ -19,12 +20,12 @@ import { marketSchemaErrors } from './schema-errors.ts';
 export interface MarketReadOptions {
   readonly db: Db;
   readonly clock: Clock;
-  /** Milliseconds the markets list, trending and categories answers may be reused; 0: never. */
-  readonly listCacheMs?: number;
+  /** Keeps the reused answers exact. */
+  readonly feed: MarketFeed;
 }
 
 export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
-  const opts = { db: options.db, clock: options.clock, listCache: new ResponseCache(options.listCacheMs ?? 0, options.clock) };
+  const opts = { db: options.db, clock: options.clock, live: new LiveAnswers(options.feed, options.clock) };
   // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the query.
   app.addHook('preValidation', async (req) => {
     for (const [name, value] of [...Object.entries(req.params ?? {}), ...Object.entries(req.query ?? {})]) {
