@@ -102,6 +102,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     marketKeys: deps.marketKeys,
     secretsKey: deps.secretsKey,
     feed: deps.marketFeed,
+    stream: deps.marketStream,
     auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
     custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },
   });

@@ -8,6 +8,7 @@ import { createUpstreams, type Upstreams } from './inference/upstream/create-ups
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { startMarketFeed, type MarketFeed } from './market/live/market-feed.ts';
+import { MarketStream } from './market/live/market-stream.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
@@ -30,6 +31,8 @@ export interface AppDeps {
   readonly chain: ChainAdapter;
   /** The market's changes, from this instance and (LISTEN/NOTIFY) every other writer. */
   readonly marketFeed: MarketFeed;
+  /** GET /api/stream: the feed's trades as Server-Sent Events. */
+  readonly marketStream: MarketStream;
   /** Pools to every configured upstream provider. */
   readonly upstreams: Upstreams;
   readonly limiters: {
@@ -84,6 +87,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
   const marketFeed = await startMarketFeed(database.db, database.listen);
+  const marketStream = new MarketStream(marketFeed, config.marketStream);
   return {
     config,
     db: database.db,
@@ -96,6 +100,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     marketKeys: createApiKeyLookup({ db: database.db, secretsKey: secrets.key, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
     marketFeed,
+    marketStream,
     upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
@@ -105,6 +110,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     apiKeys,
     async close() {
       stopSweeper();
+      marketStream.close();
       await marketFeed.stop();
       await apiKeys.close();
       await upstreams.close();

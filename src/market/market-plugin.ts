@@ -13,6 +13,7 @@ import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
 import type { MarketFeed } from './live/market-feed.ts';
+import type { MarketStream } from './live/market-stream.ts';
 import { createTradeBatcher } from './trading/trade-batcher.ts';
 
 export interface MarketPluginOptions {
@@ -25,6 +26,8 @@ export interface MarketPluginOptions {
   readonly secretsKey: Buffer;
   /** The market's changes (own commits and other instances'): keeps reads exact and feeds the stream. */
   readonly feed: MarketFeed;
+  /** GET /api/stream. */
+  readonly stream: MarketStream;
   /** What signed requests need: the database, Redis (replay record), the API keys. */
   readonly auth: Omit<RequireMarketAuthOptions, 'clock'>;
   /** Balance, ledger, withdrawals and deposits. */
@@ -70,6 +73,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     },
   );
 
-  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, feed: opts.feed });
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, feed: opts.feed, stream: opts.stream });
   await app.register(custodyRoutes({ ...opts.custody, clock: opts.clock, auth }));
 }

@@ -8,6 +8,8 @@ import { badRequest } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { LiveAnswers } from '../live/live-answers.ts';
 import type { MarketFeed } from '../live/market-feed.ts';
+import type { MarketStream } from '../live/market-stream.ts';
+import { streamRoutes } from './stream.routes.ts';
 import { searchRoutes } from './search.routes.ts';
 import { tradesRoutes } from './trades.routes.ts';
 import { usersRoutes } from './users.routes.ts';
@@ -22,6 +24,7 @@ export interface MarketReadOptions {
   readonly clock: Clock;
   /** Keeps the reused answers exact. */
   readonly feed: MarketFeed;
+  readonly stream: MarketStream;
 }
 
 export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
@@ -41,4 +44,5 @@ export async function marketReadRoutes(app: FastifyInstance, options: MarketRead
   for (const routes of [marketsRoutes, marketPricesRoutes, eventsRoutes, tradesRoutes, portfolioRoutes, usersRoutes, searchRoutes]) {
     await app.register(routes, opts);
   }
+  await app.register(streamRoutes(options.stream));
 }
