@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../src/storage/database.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { freshDatabase, openSameDatabase } from './helpers/database.ts';
 import { assertBooksBalanced, manualClock, onServer } from './helpers/market.ts';
+import { nowSeconds, signedRequest } from './helpers/market-client.ts';
 import { marketHttp, type Trader } from './helpers/market-http.ts';
 
 const clock = manualClock(Date.now());
@@ -129,5 +130,25 @@ describe(`market reads stay current (${onServer ? 'PostgreSQL server' : 'PGlite'
     const list = (await get(a, '/api/markets?sort=trending&limit=100')).body!.data as unknown as { id: number; volume_24h: number }[];
     assert.equal(list.find((x) => x.id === id)!.volume_24h, 0);
     await assertBooksBalanced(a.deps.db);
+  });
+
+  it('answers an identical retry of a completed request (same signature, same Idempotency-Key) with the stored answer', async () => {
+    const { id } = await m.createMarket();
+    clock.advance(1000);
+    const body = { wallet_addr: trader.wallet, market_id: id, side: 'yes', amount: 2 };
+    const signed = await signedRequest(trader.viaKey, { method: 'POST', url: '/api/pool/trade', body, timestamp: nowSeconds(clock.now()), headers: { 'idempotency-key': 'retry-1' } });
+    const first = await a.app.inject(signed);
+    assert.equal(first.statusCode, 200);
+    const again = await b.app.inject(signed);
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json(), first.json());
+    const { 'idempotency-key': _, ...unkeyed } = signed.headers as Record<string, string>;
+    void _;
+    const noKey = await a.app.inject({ ...signed, headers: unkeyed });
+    assert.equal(noKey.statusCode, 401);
+    assert.deepEqual(noKey.json(), { success: false, error: 'Signature already used' });
+    const n = await a.deps.db.selectFrom('trades').select('id').where('market_id', '=', id).execute();
+    assert.equal(n.length, 1);
   });
 });

@@ -75,6 +75,8 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
       '/pool/trade',
       {
         preValidation: auth,
+        // An identical retry of a completed request (same signature, same key) gets its answer.
+        config: { idempotencyRoute: 'pool.trade' },
         validatorCompiler: strictValidatorCompiler,
         schema: {
           tags,
