@@ -39,6 +39,9 @@ import { marketPlugin } from './market/market-plugin.ts';
 import { createWithdrawalService } from './market/withdrawals/withdrawal.service.ts';
 import { opsRoutes } from './ops/ops-routes.ts';
 import { createReadiness } from './ops/readiness.ts';
+import { createScheduler } from './ops/scheduler.ts';
+import { pruneIdempotencyKeys } from './market/auth/idempotency.ts';
+import { pruneUsedSignatures } from './market/auth/replay-cache.postgres.ts';
 import { ping } from './storage/database.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -100,6 +103,16 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const withdrawals = createWithdrawalService({
     db, dbKind: deps.dbKind, chain, clock, logger: deps.logger, checkIntervalMs: config.custody.withdrawalCheckIntervalMs,
   });
+  // Upkeep jobs run while the app does; other parts register theirs on `upkeep`.
+  const upkeep = createScheduler(deps.logger);
+  upkeep.register({
+    name: 'market.prune-idempotency-keys',
+    everyMs: 10 * 60_000,
+    run: () => pruneIdempotencyKeys(db, new Date(clock.now() - config.idempotencyTtlMs)),
+  });
+  upkeep.register({ name: 'market.prune-used-signatures', everyMs: 60_000, run: () => pruneUsedSignatures(db, new Date(clock.now())) });
+  app.addHook('onReady', async () => upkeep.start());
+  app.addHook('onClose', async () => upkeep.stop());
   // The reconciler of sent withdrawals runs while the app does.
   app.addHook('onReady', async () => withdrawals.start());
   app.addHook('onClose', async () => withdrawals.stop());
@@ -149,7 +162,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     db,
     marketKeys: deps.marketKeys,
     secretsKey: deps.secretsKey,
-    listCacheMs: config.marketListCacheMs,
+    feed: deps.marketFeed,
+    stream: deps.marketStream,
     auth: { db, redis: deps.redis, keys: deps.marketKeys, redisPrefix: config.redisPrefix },
     custody: { db, chain, withdrawals, minWithdrawalUnits: config.custody.minWithdrawalUnits },
   });

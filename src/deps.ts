@@ -10,6 +10,8 @@ import { withDemoProvider } from './inference/upstream/demo-upstreams.ts';
 import { createMailer, type Mailer } from './dashboard/mailer.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
+import { startMarketFeed, type MarketFeed } from './market/live/market-feed.ts';
+import { MarketStream } from './market/live/market-stream.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
@@ -31,6 +33,10 @@ export interface AppDeps {
   readonly secretsKey: Buffer;
   readonly marketKeys: ApiKeyLookup;
   readonly chain: ChainAdapter;
+  /** The market's changes, from this instance and (LISTEN/NOTIFY) every other writer. */
+  readonly marketFeed: MarketFeed;
+  /** GET /api/stream: the feed's trades as Server-Sent Events. */
+  readonly marketStream: MarketStream;
   /** Pools to every configured upstream provider. */
   readonly upstreams: Upstreams;
   readonly limiters: {
@@ -121,6 +127,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
   const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
+  const marketFeed = await startMarketFeed(database.db, database.listen);
+  const marketStream = new MarketStream(marketFeed, config.marketStream);
   const mailer = createMailer({ smtpUrl: config.dashboard.smtpUrl, from: config.dashboard.mailFrom, dataDir: config.dataDir, logger });
   return {
     config,
@@ -133,6 +141,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     secretsKey,
     marketKeys: createApiKeyLookup({ db: database.db, secretsKey, clock }),
     chain: overrides.chain ?? createChainAdapter(config.chain),
+    marketFeed,
+    marketStream,
     upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
@@ -144,6 +154,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     apiKeys,
     async close() {
       stopSweeper();
+      marketStream.close();
+      await marketFeed.stop();
       mailer.close();
       await apiKeys.close();
       await upstreams.close();

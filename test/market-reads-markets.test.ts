@@ -360,31 +360,3 @@ describe('market reads: markets, prices, history', () => {
     }
   });
 });
-
-describe('market reads: optional list micro-cache (MARKET_LIST_CACHE_MS)', () => {
-  it('reuses a list answer for the configured time only, and never an error', async () => {
-    let now = NOW;
-    const t = await startTestApp({ clock: { now: () => now }, env: { MARKET_LIST_CACHE_MS: '1000' } });
-    try {
-      const fx = marketFixtures(t.deps.db);
-      await fx.market({ title: 'First', created_at: ago(D) });
-      const first = await t.app.inject('/api/markets');
-      assert.equal(first.statusCode, 200);
-      assert.match(String(first.headers['content-type']), /^application\/json/);
-      assert.equal((first.json() as Body).total, 1);
-      await fx.market({ title: 'Second', created_at: ago(H) });
-      const cached = await t.app.inject('/api/markets');
-      assert.equal(cached.body, first.body, 'same URL within 1 s: the kept answer');
-      const other = await t.app.inject('/api/markets?limit=5');
-      assert.equal((other.json() as Body).total, 2, 'another URL is computed');
-      now += 1000;
-      const fresh = await t.app.inject('/api/markets');
-      assert.equal((fresh.json() as Body).total, 2, 'after 1 s: computed again');
-      const bad = await t.app.inject('/api/markets?limit=0');
-      assert.equal(bad.statusCode, 400);
-      assert.equal((await t.app.inject('/api/markets?limit=0')).statusCode, 400);
-    } finally {
-      await t.close();
-    }
-  });
-});

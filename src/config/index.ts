@@ -42,11 +42,17 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
-  /**
-   * How long the market's hottest list answers (markets list, trending, categories) may be
-   * served from memory; 0 (the default) computes every answer.
-   */
-  readonly marketListCacheMs: number;
+  /** GET /api/stream: limits of the market's Server-Sent Events stream (docs/market-stream.md). */
+  readonly marketStream: {
+    readonly perIp: number;
+    readonly heartbeatMs: number;
+    /** Events kept for Last-Event-ID resume. */
+    readonly replayEvents: number;
+    /** Bytes a reader may leave unread before it is cut off. */
+    readonly maxBufferedBytes: number;
+  };
+  /** How long Idempotency-Key answers are kept before the upkeep job prunes them. */
+  readonly idempotencyTtlMs: number;
   readonly catalog: Catalog;
   /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
   readonly chain: ChainConfig;
@@ -157,7 +163,13 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
-    marketListCacheMs: int(env, 'MARKET_LIST_CACHE_MS', 0, 0, 60_000),
+    marketStream: {
+      perIp: int(env, 'MARKET_STREAM_PER_IP', 20, 1, 100_000),
+      heartbeatMs: int(env, 'MARKET_STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
+      replayEvents: int(env, 'MARKET_STREAM_REPLAY_EVENTS', 10_000, 0, 1_000_000),
+      maxBufferedBytes: int(env, 'MARKET_STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    idempotencyTtlMs: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
     catalog: demoUpstream(env) ? withDemoUpstream(readCatalogFile(configFile, env)) : readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),

@@ -12,6 +12,9 @@ import { keyRoutes } from './routes/keys.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
+import type { MarketFeed } from './live/market-feed.ts';
+import type { MarketStream } from './live/market-stream.ts';
+import { createTradeBatcher } from './trading/trade-batcher.ts';
 
 export interface MarketPluginOptions {
   readonly limiter: RateLimiter;
@@ -21,8 +24,10 @@ export interface MarketPluginOptions {
   readonly marketKeys: ApiKeyLookup;
   /** Seals API secrets at rest. */
   readonly secretsKey: Buffer;
-  /** MARKET_LIST_CACHE_MS (0: off). */
-  readonly listCacheMs?: number;
+  /** The market's changes (own commits and other instances'): keeps reads exact and feeds the stream. */
+  readonly feed: MarketFeed;
+  /** GET /api/stream. */
+  readonly stream: MarketStream;
   /** What signed requests need: the database, Redis (replay record), the API keys. */
   readonly auth: Omit<RequireMarketAuthOptions, 'clock'>;
   /** Balance, ledger, withdrawals and deposits. */
@@ -40,7 +45,8 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   installRawJsonParser(app);
   const { db, clock } = opts;
   const auth = requireMarketAuth({ ...opts.auth, clock });
-  await app.register(tradeRoutes({ db, clock, auth }));
+  const trades = createTradeBatcher({ db, clock, onCommitted: (t) => opts.feed.committed(t) });
+  await app.register(tradeRoutes({ db, clock, auth, trades }));
   await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
   await app.register(profileRoutes({ db, auth }));
 
@@ -67,6 +73,6 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
     },
   );
 
-  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, listCacheMs: opts.listCacheMs ?? 0 });
+  await app.register(marketReadRoutes, { db: opts.db, clock: opts.clock, feed: opts.feed, stream: opts.stream });
   await app.register(custodyRoutes({ ...opts.custody, clock: opts.clock, auth }));
 }

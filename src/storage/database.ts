@@ -14,8 +14,22 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'postgres' | 'pglite';
+  /** Subscribes to NOTIFY on `channels` (see Listen). */
+  readonly listen: Listen;
   close(): Promise<void>;
 }
+
+/**
+ * Calls `onNotify` for every notification on the channels, in commit order; resolves to stop().
+ * On PostgreSQL a connection of its own listens and comes back after a loss, then calls
+ * `onReconnect` (notifications sent meanwhile are lost, so the caller catches up); on PGlite the
+ * notifications of every query are delivered in-process.
+ */
+export type Listen = (
+  channels: readonly string[],
+  onNotify: (channel: string, payload: string) => void,
+  onReconnect?: () => void,
+) => Promise<() => Promise<void>>;
 
 const INT8_OID = 20;
 
@@ -46,7 +60,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     // An idle client losing its server must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const url = opts.databaseUrl;
+    return { db, kind: 'postgres', listen: (channels, onNotify, onReconnect) => listenPostgres(url, channels, onNotify, onReconnect), close: () => db.destroy() };
   }
   let dir: string | undefined;
   let release = () => {};
@@ -66,9 +81,21 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     throw e;
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const embedded = pglite;
   return {
     db,
     kind: 'pglite',
+    async listen(channels, onNotify) {
+      const wanted = new Set(channels);
+      const off = embedded.onNotification((channel, payload) => {
+        if (wanted.has(channel)) onNotify(channel, payload);
+      });
+      // Through Kysely, so the LISTEN waits for the one connection instead of joining a transaction.
+      for (const c of channels) await sql`listen ${sql.id(c)}`.execute(db);
+      // No UNLISTEN: the connection is shared by every listener of this process (two app
+      // instances in one test), and a notification nobody subscribed to costs nothing.
+      return async () => off();
+    },
     close: async () => {
       try {
         await db.destroy();
@@ -76,6 +103,50 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
         release();
       }
     },
+  };
+}
+
+/** A listening connection of its own, reconnected (every second at most) until stopped. */
+async function listenPostgres(
+  url: string,
+  channels: readonly string[],
+  onNotify: (channel: string, payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+    c.on('notification', (n) => onNotify(n.channel, n.payload ?? ''));
+    const lost = () => {
+      if (client !== c) return;
+      client = null;
+      c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void again(), 1000);
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    await c.connect();
+    for (const ch of channels) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
+    client = c;
+  };
+  const again = async () => {
+    retry = null;
+    try {
+      await connect();
+      onReconnect?.();
+    } catch {
+      if (!stopped) retry = setTimeout(() => void again(), 1000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
+import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
-import { authError } from './auth.errors.ts';
+import { AUTH_ERRORS, authError } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
 import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
@@ -74,9 +75,10 @@ async function authenticateHmac(
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
   // The HMAC is deterministic, so the expected value names this signed request exactly.
-  await claimOnce(deps.replay, `hmac:${record.id}:${signHmacHex(record.secret, parts)}`);
+  const auth: MarketAuth = { wallet: record.wallet, method: 'hmac', apiKeyId: record.id };
+  await claimOnce(deps.replay, `hmac:${record.id}:${signHmacHex(record.secret, parts)}`, auth);
   await deps.keys.markUsed(record);
-  return { wallet: record.wallet, method: 'hmac', apiKeyId: record.id };
+  return auth;
 }
 
 async function authenticateWallet(
@@ -100,8 +102,9 @@ async function authenticateWallet(
   if (!walletMatches(req.bodyWallet, signer)) throw authError('walletMismatch');
   // Keyed by the message, not the signature bytes: ECDSA signatures are malleable (s and n - s
   // both verify), so a key on the signature could be dodged with the twin signature.
-  await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`);
-  return { wallet: signer, method: 'wallet' };
+  const auth: MarketAuth = { wallet: signer, method: 'wallet' };
+  await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`, auth);
+  return auth;
 }
 
 function walletMatches(bodyWallet: unknown, wallet: string): boolean {
@@ -109,7 +112,18 @@ function walletMatches(bodyWallet: unknown, wallet: string): boolean {
   return typeof bodyWallet === 'string' && bodyWallet.toLowerCase() === wallet;
 }
 
-async function claimOnce(replay: ReplayCache, key: string): Promise<void> {
+/**
+ * 401 `Signature already used`, for a genuine signature seen before; carries who signed, so that
+ * an identical retry of a completed Idempotency-Key request can be answered with the stored answer.
+ */
+export class SignatureAlreadyUsed extends HttpError {
+  constructor(readonly auth: MarketAuth) {
+    const [status, message] = AUTH_ERRORS.signatureAlreadyUsed;
+    super(status, message);
+  }
+}
+
+async function claimOnce(replay: ReplayCache, key: string, auth: MarketAuth): Promise<void> {
   let first: boolean;
   try {
     first = await replay.claim(key, REPLAY_TTL_MS);
@@ -119,5 +133,5 @@ async function claimOnce(replay: ReplayCache, key: string): Promise<void> {
     err.cause = e;
     throw err;
   }
-  if (!first) throw authError('signatureAlreadyUsed');
+  if (!first) throw new SignatureAlreadyUsed(auth);
 }

@@ -9,7 +9,8 @@ import { HttpError } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { authError } from './auth.errors.ts';
-import { authenticateMarketRequest, type MarketAuth } from './authenticate.ts';
+import { authenticateMarketRequest, SignatureAlreadyUsed, type MarketAuth } from './authenticate.ts';
+import { findStoredAnswer } from './idempotency-outside.ts';
 import { sha256Hex } from './digest.ts';
 import { isValidIdempotencyKey, type IdempotentRequest, type StoredAnswer } from './idempotency.ts';
 import { createReplayCache, type ReplayCache } from './replay-cache.ts';
@@ -20,6 +21,10 @@ declare module 'fastify' {
     rawBody?: Buffer;
     /** Set by requireMarketAuth. */
     marketAuth?: MarketAuth;
+  }
+  interface FastifyContextConfig {
+    /** The Idempotency-Key route name of a signed route (lets an identical retry replay its answer). */
+    idempotencyRoute?: string;
   }
 }
 
@@ -59,21 +64,28 @@ export interface RequireMarketAuthOptions {
 export function requireMarketAuth(opts: RequireMarketAuthOptions) {
   const replay = opts.replay ?? createReplayCache(opts);
   const deps = { keys: opts.keys, replay, clock: opts.clock };
-  return async function marketAuthPreHandler(request: FastifyRequest): Promise<void> {
+  return async function marketAuthPreHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
     // A body parsed by any other parser left no bytes to check: it would go unsigned.
     if (request.rawBody === undefined && request.body !== undefined) {
       throw new HttpError(415, 'unsupported content type; send application/json');
     }
-    request.marketAuth = await authenticateMarketRequest(
-      {
-        method: request.method,
-        path: pathOf(request.url),
-        header: (name) => headerOf(request, name),
-        rawBody: request.rawBody ?? EMPTY,
-        bodyWallet: bodyWalletOf(request.body),
-      },
-      deps,
-    );
+    try {
+      request.marketAuth = await authenticateMarketRequest(
+        {
+          method: request.method,
+          path: pathOf(request.url),
+          header: (name) => headerOf(request, name),
+          rawBody: request.rawBody ?? EMPTY,
+          bodyWallet: bodyWalletOf(request.body),
+        },
+        deps,
+      );
+    } catch (e) {
+      const stored = e instanceof SignatureAlreadyUsed ? await storedAnswerOfRetry(opts.db, request, e.auth) : null;
+      if (!stored) throw e;
+      // Clients resend identical bytes after a dropped connection: the answer they missed.
+      return reply.header('idempotent-replayed', 'true').code(stored.status).send(stored.body);
+    }
   };
 }
 
@@ -88,6 +100,17 @@ export function idempotentRequestOf(request: FastifyRequest, route: string): Ide
   const auth = request.marketAuth;
   if (!auth) throw new Error('idempotentRequestOf: requireMarketAuth must run first');
   return { principal: auth.wallet, route, key, requestSha256: sha256Hex(request.rawBody ?? EMPTY) };
+}
+
+/**
+ * The stored answer of a completed request with the same Idempotency-Key and the same bytes, for
+ * the route's `config.idempotencyRoute`; null when there is none (the signature stays refused).
+ */
+async function storedAnswerOfRetry(db: Db, request: FastifyRequest, auth: MarketAuth): Promise<StoredAnswer | null> {
+  const route = request.routeOptions.config.idempotencyRoute;
+  const key = headerOf(request, 'idempotency-key');
+  if (typeof route !== 'string' || key === undefined || !isValidIdempotencyKey(key)) return null;
+  return findStoredAnswer(db, { principal: auth.wallet, route, key, requestSha256: sha256Hex(request.rawBody ?? EMPTY) });
 }
 
 /** Sends a stored or fresh answer; a replay says so in `idempotent-replayed: true`. */

@@ -160,6 +160,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       '/pool/withdraw',
       {
         preValidation: deps.auth,
+        config: { idempotencyRoute: 'pool.withdraw' },
         schema: {
           tags,
           summary: 'Withdraw USDC to the authenticated wallet (signed; Idempotency-Key)',
@@ -212,6 +213,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       '/pool/deposit',
       {
         preValidation: deps.auth,
+        config: { idempotencyRoute: 'pool.deposit' },
         schema: {
           tags,
           summary: 'Credit an on-chain USDC transfer to the vault (signed; Idempotency-Key; CHAIN=evm)',

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../shared/errors.ts';
+import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { HISTORY_INTERVALS, getMarketHistory } from '../queries/market-history.ts';
 import { getMarketPrice, getMarketPrices } from '../queries/market-prices.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
@@ -40,7 +41,14 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
         response: readResponses(envelope(BatchPrices)),
       },
     },
-    async (req) => ({ success: true, data: await getMarketPrices(opts.db, parseIds(req.query.ids), nowOf(opts)) }),
+    async (req, reply) => {
+      const ids = parseIds(req.query.ids);
+      const w = CHANGE_WINDOWS;
+      return opts.live.send(req, reply, { on: ids, windowsMs: [w['1h'], w['1d'], w['1w']], over: 'answer' }, async () => ({
+        success: true,
+        data: await getMarketPrices(opts.db, ids, nowOf(opts)),
+      }));
+    },
   );
 
   r.get(
@@ -53,10 +61,13 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
         response: readResponses(envelope(PriceRecord), { notFound: true }),
       },
     },
-    async (req) => {
-      const price = await getMarketPrice(opts.db, req.params.id, nowOf(opts));
-      if (!price) throw notFound('Market not found');
-      return { success: true, data: price };
+    async (req, reply) => {
+      const w = CHANGE_WINDOWS;
+      return opts.live.send(req, reply, { on: [req.params.id], windowsMs: [w['1h'], w['1d'], w['1w'], w['1m']], over: 'answer' }, async () => {
+        const price = await getMarketPrice(opts.db, req.params.id, nowOf(opts));
+        if (!price) throw notFound('Market not found');
+        return { success: true, data: price };
+      });
     },
   );
 

@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.ts';
+import type { AnswerDeps } from '../live/live-answers.ts';
+import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
 import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
@@ -18,13 +20,9 @@ const tags = ['market'];
 export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  /** The answer to this exact URL from the micro-cache, else computed (and kept when enabled). */
-  async function cached(req: FastifyRequest, reply: FastifyReply, compute: () => Promise<object>): Promise<unknown> {
-    if (!opts.listCache.enabled) return compute();
-    const body = opts.listCache.get(req.url) ?? String(reply.serialize(await compute()));
-    opts.listCache.set(req.url, body);
-    return reply.type('application/json; charset=utf-8').send(body);
-  }
+  // Market items show the 24-hour volume and the 1-day price change of their markets.
+  const day = [CHANGE_WINDOWS['1d']];
+  const items: AnswerDeps = { on: 'all', windowsMs: day, over: 'answer' };
 
   r.get(
     '/markets',
@@ -45,13 +43,16 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(pageEnvelope(MarketItem)),
       },
     },
-    async (req, reply) =>
-      cached(req, reply, async () => {
+    async (req, reply) => {
+      const sort = req.query.sort ?? 'newest';
+      // Trending orders every market by its 24-hour volume; ending_soon moves with the clock.
+      const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
+      return opts.live.send(req, reply, deps, async () => {
         const { status, category, market_type, q, page, limit } = req.query;
-        const sort = req.query.sort ?? 'newest';
         const { items, total } = await listMarkets(opts.db, { status, category, market_type, q }, { sort, page, limit }, nowOf(opts));
         return { success: true, data: items, total, page, limit };
-      }),
+      });
+    },
   );
 
   r.get(
@@ -64,7 +65,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       },
     },
     async (req, reply) =>
-      cached(req, reply, async () => {
+      opts.live.send(req, reply, { ...items, over: 'all' }, async () => {
         const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', page: 1, limit: TRENDING_COUNT }, nowOf(opts));
         return { success: true, data: items };
       }),
@@ -79,7 +80,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(envelope(nullable(MarketDetail))),
       },
     },
-    async () => ({ success: true, data: await getFeaturedMarket(opts.db, nowOf(opts)) }),
+    async (req, reply) => opts.live.send(req, reply, items, async () => ({ success: true, data: await getFeaturedMarket(opts.db, nowOf(opts)) })),
   );
 
   r.get(
@@ -87,7 +88,8 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
     {
       schema: { tags, summary: 'Every category with its market counts', response: readResponses(envelope(Type.Array(Category))) },
     },
-    async (req, reply) => cached(req, reply, async () => ({ success: true, data: await marketCategories(opts.db) })),
+    async (req, reply) =>
+      opts.live.send(req, reply, { on: 'all', windowsMs: [], over: 'answer' }, async () => ({ success: true, data: await marketCategories(opts.db) })),
   );
 
   r.get(
@@ -100,10 +102,12 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(envelope(MarketDetail), { notFound: true }),
       },
     },
-    async (req) => {
-      const market = await getMarketDetail(opts.db, req.params.id, nowOf(opts));
-      if (!market) throw notFound('Market not found');
-      return { success: true, data: market };
-    },
+    // The detail shows its event, whose totals move with the event's other markets: any change.
+    async (req, reply) =>
+      opts.live.send(req, reply, items, async () => {
+        const market = await getMarketDetail(opts.db, req.params.id, nowOf(opts));
+        if (!market) throw notFound('Market not found');
+        return { success: true, data: market };
+      }),
   );
 }

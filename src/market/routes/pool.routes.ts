@@ -4,18 +4,18 @@ import { Type } from 'typebox';
 import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Db } from '../../storage/database.ts';
-import { withIdempotency } from '../auth/idempotency.ts';
 import { idempotentRequestOf, sendStoredAnswer } from '../auth/market-auth.fastify.ts';
-import { inTransaction } from '../market-transaction.ts';
 import { usdcNumberToUnits } from '../pricing/index.ts';
 import { estimateTrade } from '../trading/estimate-trade.ts';
-import { placeTradeIn } from '../trading/place-trade.ts';
+import type { TradeBatcher } from '../trading/trade-batcher.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
 import { AUTH_DESCRIPTION, MarketId, Side, signedErrors, strict, tags, UsdcNumber, WalletAddress } from './signed-schemas.ts';
 
 export interface TradeRoutesDeps {
   readonly db: Db;
   readonly clock: Clock;
+  /** Group commit of trades per market. */
+  readonly trades: TradeBatcher;
   /** requireMarketAuth(...): the signature check, run before the body is validated. */
   readonly auth: preValidationHookHandler;
 }
@@ -67,7 +67,7 @@ const EstimateData = Type.Object({
 
 /** POST /pool/trade (authenticated) and POST /pool/estimate (public), under /api. */
 export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
-  const { db, clock, auth } = deps;
+  const { db, clock, auth, trades } = deps;
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -75,6 +75,8 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
       '/pool/trade',
       {
         preValidation: auth,
+        // An identical retry of a completed request (same signature, same key) gets its answer.
+        config: { idempotencyRoute: 'pool.trade' },
         validatorCompiler: strictValidatorCompiler,
         schema: {
           tags,
@@ -87,15 +89,9 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
       async (req, reply) => {
         const wallet = req.marketAuth!.wallet;
         const amount = usdcNumberToUnits(req.body.amount, 'amount');
-        const input = { wallet, marketId: req.body.market_id, side: req.body.side, amount };
-        const idempotent = idempotentRequestOf(req, 'pool.trade');
         // The key's claim commits with the trade or not at all: a retry never moves money twice.
-        const answer = await inTransaction(db, (trx) =>
-          withIdempotency(trx, idempotent, new Date(clock.now()), async () => ({
-            status: 200,
-            body: { success: true, data: await placeTradeIn(trx, clock, input) },
-          })),
-        );
+        const idempotency = idempotentRequestOf(req, 'pool.trade');
+        const answer = await trades.place({ wallet, marketId: req.body.market_id, side: req.body.side, amount, idempotency });
         return sendStoredAnswer(reply, answer);
       },
     );

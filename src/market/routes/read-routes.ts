@@ -6,7 +6,10 @@ import { portfolioRoutes } from './portfolio.routes.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { badRequest } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
-import { ResponseCache } from './response-cache.ts';
+import { LiveAnswers } from '../live/live-answers.ts';
+import type { MarketFeed } from '../live/market-feed.ts';
+import type { MarketStream } from '../live/market-stream.ts';
+import { streamRoutes } from './stream.routes.ts';
 import { searchRoutes } from './search.routes.ts';
 import { tradesRoutes } from './trades.routes.ts';
 import { usersRoutes } from './users.routes.ts';
@@ -19,12 +22,13 @@ import { marketSchemaErrors } from './schema-errors.ts';
 export interface MarketReadOptions {
   readonly db: Db;
   readonly clock: Clock;
-  /** Milliseconds the markets list, trending and categories answers may be reused; 0: never. */
-  readonly listCacheMs?: number;
+  /** Keeps the reused answers exact. */
+  readonly feed: MarketFeed;
+  readonly stream: MarketStream;
 }
 
 export async function marketReadRoutes(app: FastifyInstance, options: MarketReadOptions): Promise<void> {
-  const opts = { db: options.db, clock: options.clock, listCache: new ResponseCache(options.listCacheMs ?? 0, options.clock) };
+  const opts = { db: options.db, clock: options.clock, live: new LiveAnswers(options.feed, options.clock) };
   // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the query.
   app.addHook('preValidation', async (req) => {
     for (const [name, value] of [...Object.entries(req.params ?? {}), ...Object.entries(req.query ?? {})]) {
@@ -40,4 +44,5 @@ export async function marketReadRoutes(app: FastifyInstance, options: MarketRead
   for (const routes of [marketsRoutes, marketPricesRoutes, eventsRoutes, tradesRoutes, portfolioRoutes, usersRoutes, searchRoutes]) {
     await app.register(routes, opts);
   }
+  await app.register(streamRoutes(options.stream));
 }

@@ -7,6 +7,7 @@ import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 import { custodyMigration } from './2026_11_25_40_custody.ts';
 import { responsesMigration } from './2026_11_26_20_responses.ts';
 import { instanceSecretsMigration } from './2026_11_26_80_instance_secrets.ts';
+import { marketLiveMigration } from './2026_11_26_50_market_live.ts';
 import * as dashboard from './2026_11_26_60_dashboard.ts';
 
 /**
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_30_market_auth': marketAuthMigration,
   '2026_11_25_40_custody': custodyMigration,
   '2026_11_26_20_responses': responsesMigration,
+  '2026_11_26_50_market_live': marketLiveMigration,
   '2026_11_26_60_dashboard': dashboard,
   '2026_11_26_80_instance_secrets': instanceSecretsMigration,
 };

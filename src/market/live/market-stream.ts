@@ -1,0 +1,158 @@
+import type { ServerResponse } from 'node:http';
+import { formatUsdc } from '../pricing/index.ts';
+import type { FeedEvent, FeedTrade, MarketFeed } from './market-feed.ts';
+
+export interface MarketStreamOptions {
+  /** Open streams one client address may hold. */
+  readonly perIp: number;
+  readonly heartbeatMs: number;
+  /** Events kept for Last-Event-ID resume (the replay buffer). */
+  readonly replayEvents: number;
+  /** Bytes a reader may leave unread (Node's buffer of its socket) before it is cut off. */
+  readonly maxBufferedBytes: number;
+}
+
+/** One trade's events, written once and shared by every reader. */
+interface Buffered {
+  readonly id: number;
+  readonly marketId: number;
+  readonly chunk: string;
+}
+
+interface Reader {
+  readonly res: ServerResponse;
+  readonly markets: ReadonlySet<number> | null;
+  readonly ip: string;
+}
+
+export interface StreamStats {
+  readonly readers: number;
+  /** Readers cut off for leaving too much unread, since start. */
+  readonly cutOff: number;
+  readonly buffered: number;
+}
+
+/**
+ * The market's Server-Sent Events: for every trade (this instance's and, through the feed, every
+ * other instance's) an `event: trade` and then an `event: price` carrying `id: <trade id>`, so a
+ * reconnecting client's Last-Event-ID names the last trade it saw whole. Each trade is serialized
+ * once into a bounded replay buffer and that same string is written to every reader that follows
+ * its market. A reader whose unread bytes pass maxBufferedBytes is cut off (the heap stays
+ * bounded); a comment line every heartbeatMs keeps idle connections and proxies open.
+ */
+export class MarketStream {
+  readonly #readers = new Set<Reader>();
+  readonly #perIp = new Map<string, number>();
+  readonly #buffer: Buffered[] = [];
+  #cutOff = 0;
+  readonly #heartbeat: NodeJS.Timeout;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    feed: MarketFeed,
+    private readonly opts: MarketStreamOptions,
+  ) {
+    this.#unsubscribe = feed.subscribe((e) => this.#onFeed(e));
+    this.#heartbeat = setInterval(() => this.#broadcast(': heartbeat\n\n', null), opts.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  stats(): StreamStats {
+    return { readers: this.#readers.size, cutOff: this.#cutOff, buffered: this.#buffer.length };
+  }
+
+  /** Whether `ip` may open one more stream. */
+  admits(ip: string): boolean {
+    return (this.#perIp.get(ip) ?? 0) < this.opts.perIp;
+  }
+
+  /**
+   * Starts a stream on `res` (headers already written): the replay after `lastEventId` when
+   * given, then live events. `markets` null follows every market.
+   */
+  open(res: ServerResponse, ip: string, markets: ReadonlySet<number> | null, lastEventId: number | null): void {
+    const reader: Reader = { res, markets, ip };
+    this.#readers.add(reader);
+    this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
+    res.on('close', () => this.#drop(reader));
+    let first = 'retry: 2000\n: connected\n\n';
+    if (lastEventId !== null) {
+      const at = this.#buffer.findIndex((b) => b.id === lastEventId);
+      if (at === -1) {
+        // Beyond the buffer (or an id this instance never saw): the client must read the state again.
+        first += `event: reset\ndata: ${JSON.stringify({ reason: 'Last-Event-ID is not in the replay buffer; read current prices again' })}\n\n`;
+      } else {
+        for (const b of this.#buffer.slice(at + 1)) if (!markets || markets.has(b.marketId)) first += b.chunk;
+      }
+    }
+    this.#write(reader, first);
+  }
+
+  /** Ends every stream (the app is closing). */
+  close(): void {
+    clearInterval(this.#heartbeat);
+    this.#unsubscribe();
+    for (const r of this.#readers) r.res.end();
+  }
+
+  #onFeed(e: FeedEvent): void {
+    if (e.kind === 'resync') {
+      this.#buffer.length = 0;
+      this.#broadcast(`event: reset\ndata: ${JSON.stringify({ reason: 'events may have been missed; read current prices again' })}\n\n`, null);
+      return;
+    }
+    if (e.kind !== 'trade') return;
+    const b: Buffered = { id: e.trade.id, marketId: e.trade.marketId, chunk: chunkOf(e.trade) };
+    if (this.opts.replayEvents > 0) {
+      this.#buffer.push(b);
+      if (this.#buffer.length > this.opts.replayEvents) this.#buffer.shift();
+    }
+    this.#broadcast(b.chunk, b.marketId);
+  }
+
+  #broadcast(chunk: string, marketId: number | null): void {
+    for (const r of this.#readers) if (marketId === null || !r.markets || r.markets.has(marketId)) this.#write(r, chunk);
+  }
+
+  #write(r: Reader, chunk: string): void {
+    if (r.res.destroyed) return;
+    if (r.res.writableLength + chunk.length > this.opts.maxBufferedBytes) {
+      this.#cutOff += 1;
+      r.res.destroy();
+      this.#drop(r);
+      return;
+    }
+    r.res.write(chunk);
+  }
+
+  #drop(r: Reader): void {
+    if (!this.#readers.delete(r)) return;
+    const n = (this.#perIp.get(r.ip) ?? 1) - 1;
+    if (n <= 0) this.#perIp.delete(r.ip);
+    else this.#perIp.set(r.ip, n);
+  }
+}
+
+function chunkOf(t: FeedTrade): string {
+  const at = new Date(t.at).toISOString();
+  const trade = {
+    id: t.id,
+    market_id: t.marketId,
+    wallet: t.wallet,
+    side: t.outcome.toUpperCase(),
+    amount: formatUsdc(t.amount),
+    price: t.price,
+    shares: formatUsdc(t.shares),
+    timestamp: at,
+  };
+  const p = t.pricesAfter;
+  const price = {
+    market_id: t.marketId,
+    yes_price: p.yes,
+    no_price: p.no,
+    ...(p.draw !== undefined ? { draw_price: p.draw } : {}),
+    trade_id: t.id,
+    last_updated: at,
+  };
+  return `event: trade\ndata: ${JSON.stringify(trade)}\n\nid: ${t.id}\nevent: price\ndata: ${JSON.stringify(price)}\n\n`;
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { IdempotentRequest } from '../src/market/auth/idempotency.ts';
+import { inTransaction } from '../src/market/market-transaction.ts';
+import { createMarket } from '../src/market/markets/markets.admin.ts';
+import { poolsOf } from '../src/market/markets/markets.repository.ts';
+import { quoteTrade, type Outcome } from '../src/market/pricing/index.ts';
+import { placeTrade } from '../src/market/trading/place-trade.ts';
+import { placeTradesIn, type CommittedTrade, type TradeRequest, type TradeResult } from '../src/market/trading/place-trades.ts';
+import { createTradeBatcher } from '../src/market/trading/trade-batcher.ts';
+import { depositToWallet } from '../src/market/wallets/deposit.ts';
+import { HttpError } from '../src/shared/errors.ts';
+import type { DatabaseHandle } from '../src/storage/database.ts';
+import { addr, assertBooksBalanced, manualClock, marketDatabase, USDC } from './helpers/market.ts';
+
+const messageOf = (e: unknown) => (e instanceof HttpError ? `${e.status} ${e.message}` : String(e));
+
+describe('group commit of trades (one transaction per market batch)', () => {
+  let h: DatabaseHandle;
+  const clock = manualClock(Date.now());
+  const end = () => new Date(clock.now() + 7 * 86_400_000).toISOString();
+  const newMarket = (title: string, market_type: 'yesno' | 'threeway' = 'yesno') =>
+    createMarket(h.db, clock, { title, category: 'test', market_type, end_date: end() });
+  const fund = (w: string, usdc: bigint) => depositToWallet(h.db, clock, { wallet: w, amount: usdc * USDC });
+
+  before(async () => {
+    h = await marketDatabase();
+  });
+  after(() => h.close());
+
+  it('answers a batch exactly as the same trades placed one by one, and a refused trade fails none of its neighbours', async () => {
+    const batched = await newMarket('Batched', 'threeway');
+    const single = await newMarket('One by one', 'threeway');
+    const a = addr(0xa1);
+    const b = addr(0xa2);
+    const poor = addr(0xa3);
+    await fund(a, 100n);
+    await fund(b, 100n);
+    const plan: { wallet: string; side: string; amount: bigint }[] = [
+      { wallet: a, side: 'yes', amount: 10n * USDC },
+      { wallet: poor, side: 'yes', amount: 5n * USDC }, // no money: Insufficient balance
+      { wallet: b, side: 'draw', amount: 7n * USDC },
+      { wallet: a, side: 'maybe', amount: 2n * USDC }, // Invalid side
+      { wallet: b, side: 'no', amount: USDC / 2n }, // Minimum trade is 1 USDC
+      { wallet: a, side: 'no', amount: 85n * USDC },
+      { wallet: a, side: 'yes', amount: 6n * USDC }, // 5 USDC left: Insufficient balance
+      { wallet: b, side: 'yes', amount: 3n * USDC },
+    ];
+    const settled = await inTransaction(h.db, (trx) =>
+      placeTradesIn(trx, clock, batched.id, plan.map((p) => ({ ...p, marketId: batched.id, idempotency: null }))),
+    );
+    assert.deepEqual(
+      settled.map((s) => (s.ok ? 'ok' : messageOf(s.error))),
+      ['ok', '400 Insufficient balance', 'ok', '400 Invalid side', '400 Minimum trade is 1 USDC', 'ok', '400 Insufficient balance', 'ok'],
+    );
+
+    // The same trades one at a time on a twin market, from twin wallets with the same money.
+    const twins = new Map([
+      [a, addr(0xb1)],
+      [b, addr(0xb2)],
+      [poor, addr(0xb3)],
+    ]);
+    await fund(twins.get(a)!, 100n);
+    await fund(twins.get(b)!, 100n);
+    const alone: (TradeResult | string)[] = [];
+    for (const p of plan) {
+      alone.push(await placeTrade(h.db, clock, { ...p, wallet: twins.get(p.wallet)!, marketId: single.id }).catch(messageOf));
+    }
+    const strip = (r: TradeResult | string) => (typeof r === 'string' ? r : { ...r, trade_id: 0, market_id: 0 });
+    assert.deepEqual(
+      settled.map((s) => (s.ok ? strip((s.answer.body as { data: TradeResult }).data) : messageOf(s.error))),
+      alone.map(strip),
+    );
+    const [m1, m2] = await Promise.all([batched.id, single.id].map((id) => h.db.selectFrom('markets').selectAll().where('id', '=', id).executeTakeFirstOrThrow()));
+    for (const c of ['pool_yes', 'pool_no', 'pool_draw', 'shares_yes', 'shares_no', 'shares_draw', 'escrow', 'volume', 'trade_count'] as const) {
+      assert.equal(m1![c], m2![c], c);
+    }
+    await assertBooksBalanced(h.db);
+  });
+
+  it('places concurrent trades on one market in few transactions, each priced as if placed in id order', async () => {
+    const m = await newMarket('Crowded');
+    const wallets = Array.from({ length: 12 }, (_, i) => addr(0x100 + i));
+    await Promise.all(wallets.map((w) => fund(w, 50n)));
+    const batches: CommittedTrade[][] = [];
+    const trades = createTradeBatcher({ db: h.db, clock, onCommitted: (t) => void batches.push([...t]) });
+    const requests: TradeRequest[] = wallets.flatMap((w, i) =>
+      [1n, 2n, 3n, 4n, 5n].map((k) => ({ wallet: w, marketId: m.id, side: (i + Number(k)) % 3 ? 'yes' : 'no', amount: k * USDC, idempotency: null })),
+    );
+    const answers = await Promise.all(requests.map((r) => trades.place(r)));
+    assert.equal(answers.length, 60);
+    assert.ok(batches.length < 60, `${batches.length} transactions for 60 trades`);
+    assert.equal(batches.flat().length, 60);
+
+    // Replay in id order with the pricing module: every stored trade and every answer agrees.
+    const rows = await h.db.selectFrom('trades').selectAll().where('market_id', '=', m.id).orderBy('id').execute();
+    const market = await h.db.selectFrom('markets').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
+    let pools = poolsOf({ ...market, pool_yes: 0n, pool_no: 0n, pool_draw: 0n });
+    const byId = new Map(answers.map((a) => [(a.body as { data: TradeResult }).data.trade_id, (a.body as { data: TradeResult }).data]));
+    for (const r of rows) {
+      const q = quoteTrade(pools, r.outcome as Outcome, r.amount);
+      assert.equal(r.shares, q.shares);
+      assert.equal(r.price_yes_after, q.pricesAfter.yes);
+      const answer = byId.get(r.id)!;
+      assert.equal(answer.new_yes_price, q.pricesAfter.yes);
+      assert.equal(answer.pool.yes_pool, Number(q.poolsAfter.yes!.real) / 1e6);
+      pools = q.poolsAfter;
+    }
+    assert.equal(market.trade_count, 60);
+    assert.equal(market.pool_yes + market.pool_no, market.volume);
+    for (const w of wallets) {
+      const row = await h.db.selectFrom('wallets').select('balance').where('address', '=', w).executeTakeFirstOrThrow();
+      assert.equal(row.balance, 35n * USDC);
+    }
+    await assertBooksBalanced(h.db);
+  });
+
+  it('keeps Idempotency-Keys exact inside and across batches', async () => {
+    const m = await newMarket('Keys');
+    const w = addr(0x301);
+    await fund(w, 20n);
+    const trades = createTradeBatcher({ db: h.db, clock });
+    const key = (k: string, sha = 'body-1'): IdempotentRequest => ({ principal: w, route: 'pool.trade', key: k, requestSha256: sha });
+    const r = (k: IdempotentRequest | null, amount = 2n * USDC): TradeRequest => ({ wallet: w, marketId: m.id, side: 'yes', amount, idempotency: k });
+    const results = await Promise.allSettled([
+      trades.place(r(key('k1'))),
+      trades.place(r(key('k1'))), // the same request again, in the same tick: waits and replays
+      trades.place(r(key('k1', 'body-2'))), // the same key with another body
+      trades.place(r(key('k2'), 500n * USDC)), // refused: the key is not remembered
+      trades.place(r(null)),
+    ]);
+    const [first, again, other, refused, plain] = results;
+    assert.equal(first.status, 'fulfilled');
+    assert.equal(again.status, 'fulfilled');
+    if (first.status !== 'fulfilled' || again.status !== 'fulfilled') return;
+    assert.equal(first.value.replayed, false);
+    assert.equal(again.value.replayed, true);
+    assert.deepEqual(again.value.body, first.value.body);
+    assert.equal(other.status === 'rejected' && messageOf(other.reason), '409 Idempotency-Key reused with a different body');
+    assert.equal(refused.status === 'rejected' && messageOf(refused.reason), '400 Insufficient balance');
+    assert.equal(plain.status, 'fulfilled');
+    // The refused key runs as new once the wallet can pay.
+    const retried = await trades.place(r(key('k2'), 3n * USDC));
+    assert.equal(retried.replayed, false);
+    const n = await h.db.selectFrom('trades').select('id').where('market_id', '=', m.id).execute();
+    assert.equal(n.length, 3);
+    const stored = await h.db.selectFrom('idempotency_keys').select(['key', 'response_json']).where('principal', '=', w).orderBy('key').execute();
+    assert.deepEqual(stored.map((s) => s.key), ['k1', 'k2']);
+    assert.deepEqual(JSON.parse(stored[0]!.response_json!), first.value.body);
+    await assertBooksBalanced(h.db);
+  });
+
+  it('refuses every trade of a batch on a market that does not exist', async () => {
+    const w = addr(0x401);
+    await fund(w, 5n);
+    const trades = createTradeBatcher({ db: h.db, clock });
+    const results = await Promise.allSettled([1, 2].map(() => trades.place({ wallet: w, marketId: 999_999, side: 'yes', amount: USDC, idempotency: null })));
+    assert.deepEqual(results.map((x) => (x.status === 'rejected' ? messageOf(x.reason) : 'ok')), ['404 Market not found', '404 Market not found']);
+  });
+});
