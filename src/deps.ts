@@ -3,7 +3,7 @@ import { createApiKeyService, type ApiKeyService } from './accounts/api-key.serv
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
-import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
+import { createBilling, type Billing } from './inference/billing/billing.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
@@ -38,6 +38,8 @@ export interface AppDeps {
   };
   /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
   readonly apiKeys: ApiKeyService;
+  /** Inference credits: leases, holds, charges written behind. */
+  readonly billing: Billing;
   close(): Promise<void>;
 }
 
@@ -79,7 +81,15 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const upstreams = overrides.upstreams ?? createUpstreams(config.catalog);
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
-  const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
+  const billing = createBilling(database.db, clock, {
+    logger,
+    flushMs: config.billing.flushMs,
+    leaseIdleMs: config.billing.leaseIdleMs,
+    staleAfterMs: config.billing.leaseStaleMs,
+    renewEveryMs: Math.floor(config.billing.leaseStaleMs / 6),
+    // An embedded database has one user: whatever it holds belongs to a process that is gone.
+    releaseAllAtStart: database.kind === 'pglite' && overrides.database === undefined,
+  });
   return {
     config,
     db: database.db,
@@ -98,8 +108,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
     },
     apiKeys,
+    billing,
     async close() {
-      stopSweeper();
+      await billing.close();
       await apiKeys.close();
       await upstreams.close();
       if (redis) redis.disconnect();

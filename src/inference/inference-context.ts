@@ -1,7 +1,7 @@
 import type { Catalog, Endpoint, ModelConfig } from '../config/catalog.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../shared/clock.ts';
-import { createBilling, type Billing } from './billing/billing.ts';
+import type { Billing } from './billing/billing.ts';
 import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
 import { createLimitRate, createShowRate, type RateKind } from './http/limit-rate.ts';
 import { resolveModel } from './http/resolve-model.ts';
@@ -32,13 +32,13 @@ export interface InferenceContext {
   readonly resolveModel: (id: string, endpoint: Endpoint) => ModelConfig;
 }
 
-export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'db' | 'clock' | 'apiKeys' | 'limiters' | 'upstreams'>): InferenceContext {
+export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'clock' | 'apiKeys' | 'limiters' | 'upstreams' | 'billing'>): InferenceContext {
   const authenticate = createAuthenticate(deps.apiKeys);
   const limitRate = createLimitRate(deps.limiters);
   const catalog = deps.config.catalog;
   return {
     catalog,
-    billing: createBilling(deps.db, deps.clock),
+    billing: deps.billing,
     clock: deps.clock,
     upstreams: deps.upstreams,
     authenticate,

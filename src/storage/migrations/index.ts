@@ -5,6 +5,7 @@ import * as marketReads from './2026_11_25_12_market_reads.ts';
 import * as accounts from './2026_11_25_20_accounts.ts';
 import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 import { custodyMigration } from './2026_11_25_40_custody.ts';
+import * as creditLeases from './2026_11_26_40_credit_leases.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_20_accounts': accounts,
   '2026_11_25_30_market_auth': marketAuthMigration,
   '2026_11_25_40_custody': custodyMigration,
+  '2026_11_26_40_credit_leases': creditLeases,
 };
