@@ -89,7 +89,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       withdrawalsAdminRoutes({ db, withdrawals }),
     ],
   });
-  const inference = createInferenceContext(deps);
+  const inference = createInferenceContext({
+    catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
+  });
   const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.

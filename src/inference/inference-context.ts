@@ -1,9 +1,9 @@
+import type { ApiKeyService } from '../accounts/api-key.service.ts';
 import type { Catalog, Endpoint, ModelConfig } from '../config/catalog.ts';
-import type { AppDeps } from '../deps.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Billing } from './billing/billing.ts';
 import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
-import { createLimitRate, createShowRate, type RateKind } from './http/limit-rate.ts';
+import { createLimitRate, createShowRate, type InferenceLimiters, type RateKind } from './http/limit-rate.ts';
 import { resolveModel } from './http/resolve-model.ts';
 import type { Upstreams } from './upstream/create-upstreams.ts';
 
@@ -32,10 +32,21 @@ export interface InferenceContext {
   readonly resolveModel: (id: string, endpoint: Endpoint) => ModelConfig;
 }
 
-export function createInferenceContext(deps: Pick<AppDeps, 'config' | 'clock' | 'apiKeys' | 'limiters' | 'upstreams' | 'billing'>): InferenceContext {
+/** What the gateway is built from; the composition root passes it in. */
+export interface InferenceContextDeps {
+  readonly catalog: Catalog;
+  /** One per process: it owns the credit leases (deps.billing). */
+  readonly billing: Billing;
+  readonly clock: Clock;
+  readonly apiKeys: ApiKeyService;
+  readonly limiters: InferenceLimiters;
+  readonly upstreams: Upstreams;
+}
+
+export function createInferenceContext(deps: InferenceContextDeps): InferenceContext {
   const authenticate = createAuthenticate(deps.apiKeys);
   const limitRate = createLimitRate(deps.limiters);
-  const catalog = deps.config.catalog;
+  const catalog = deps.catalog;
   return {
     catalog,
     billing: deps.billing,

@@ -49,7 +49,7 @@ export interface ProbeBody {
  * and reserve-then-settle. /v1/_probe/ping only runs the guards.
  */
 export function mountInferenceProbes(app: FastifyInstance, deps: AppDeps): void {
-  const ctx = createInferenceContext(deps);
+  const ctx = createInferenceContext({ ...deps, catalog: deps.config.catalog });
   for (const prefix of ['/v1', '/inference/v1']) {
     app.post(`${prefix}/_probe/ping`, { onRequest: ctx.guard('inference') }, async () => ({ ok: true }));
     app.post(`${prefix}/_probe/messages`, { onRequest: ctx.guard('inference', { allowXApiKey: true }) }, async () => ({ ok: true }));

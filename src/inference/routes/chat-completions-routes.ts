@@ -1,21 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
-import { createChatChunkFormatter } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
+import { createChatStreamEncoder } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
 import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
 import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
 import { checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { announceRoute } from './billed-call.ts';
+import { announceRoute } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
-const CHAT_FORMAT: ChatTurnFormat = {
-  endpoint: 'chat.completions',
-  idPrefix: 'chatcmpl-',
-  formatResponse: formatChatCompletion,
-  createChunkFormatter: createChatChunkFormatter,
-};
+function chatFormat(includeUsage: boolean): ChatTurnFormat {
+  return {
+    endpoint: 'chat.completions',
+    idPrefix: 'chatcmpl-',
+    formatResponse: formatChatCompletion,
+    createStreamEncoder: (identity) => createChatStreamEncoder({ ...identity, includeUsage }),
+  };
+}
 
 /** POST /chat/completions: OpenAI chat completions, streamed or not, on any chat model. */
 export async function chatCompletionsRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
@@ -33,7 +35,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
       const route = routeModel(ctx.catalog, model, { images: chatRequestFeatures(parsed.request).images });
       announceRoute(reply, route);
-      return serveChatTurn(ctx, request, reply, { route, request: parsed.request, includeUsage: parsed.includeUsage }, CHAT_FORMAT);
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage));
     },
   );
 }

@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { createCompletionChunkFormatter, formatCompletion } from '../formats/openai-completions/format-completion.ts';
+import { createCompletionStreamEncoder, formatCompletion } from '../formats/openai-completions/format-completion.ts';
 import { parseCompletionRequest } from '../formats/openai-completions/parse-completion-request.ts';
 import { checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { announceRoute } from './billed-call.ts';
+import { announceRoute } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
-const COMPLETION_FORMAT: ChatTurnFormat = {
-  endpoint: 'completions',
-  idPrefix: 'cmpl-',
-  formatResponse: formatCompletion,
-  createChunkFormatter: createCompletionChunkFormatter,
-};
+function completionFormat(includeUsage: boolean): ChatTurnFormat {
+  return {
+    endpoint: 'completions',
+    idPrefix: 'cmpl-',
+    formatResponse: formatCompletion,
+    createStreamEncoder: (identity) => createCompletionStreamEncoder({ ...identity, includeUsage }),
+  };
+}
 
 /**
  * POST /completions: OpenAI legacy text completion, streamed or not. The formats layer turns the
@@ -32,7 +34,7 @@ export async function completionsRoutes(app: FastifyInstance, ctx: InferenceCont
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
       const route = routeModel(ctx.catalog, model, { images: false });
       announceRoute(reply, route);
-      return serveChatTurn(ctx, request, reply, { route, request: parsed.request, includeUsage: parsed.includeUsage }, COMPLETION_FORMAT);
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, completionFormat(parsed.includeUsage));
     },
   );
 }

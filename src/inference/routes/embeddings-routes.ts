@@ -5,7 +5,7 @@ import { formatEmbeddingsResponse } from '../formats/embeddings/format-embedding
 import { parseEmbeddingsRequest } from '../formats/embeddings/parse-embeddings-request.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { billedCall } from './billed-call.ts';
+import { billedCall } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 
 /** POST /embeddings: OpenAI embeddings (string or array input, dimensions, float or base64). */

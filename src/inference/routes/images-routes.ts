@@ -4,7 +4,7 @@ import { formatImageResponse } from '../formats/images/format-image-response.ts'
 import { parseImageRequest } from '../formats/images/parse-image-request.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { billedCall } from './billed-call.ts';
+import { billedCall } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 
 /**

@@ -6,7 +6,7 @@ import { formatRerankResponse } from '../formats/rerank/format-rerank-response.t
 import { parseRerankRequest } from '../formats/rerank/parse-rerank-request.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
-import { billedCall } from './billed-call.ts';
+import { billedCall } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 
 /** POST /rerank: Cohere/Jina v2 rerank (`results: [{index, relevance_score, document?}]`). */

@@ -17,12 +17,12 @@ import { parseOpenAIImagesResponse } from '../providers/openai-compatible/parse-
 import { buildRerankBody } from '../providers/rerank/build-rerank-body.ts';
 import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.ts';
 import { createRedactor } from '../redact/create-redactor.ts';
-import { toUpstreamError } from '../redact/to-upstream-error.ts';
+import { toUpstreamError } from './to-upstream-error.ts';
 import { countTextTokens, estimateChatInputTokens, estimateOutputTokens } from '../tokens/count-tokens.ts';
 import { readSseEvents } from './read-sse-events.ts';
 import { startChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
-import { UpstreamFailure } from './upstream-failure.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
 
 /** Which brand model is being served, and by which of its deployments. */
@@ -69,7 +69,7 @@ async function readJson(body: ResponseBody, signal: AbortSignal | undefined): Pr
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamFailure(502, 'the upstream answer is not JSON');
+    throw new ProviderFailure(502, 'the upstream answer is not JSON');
   }
 }
 

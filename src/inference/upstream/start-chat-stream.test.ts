@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { StreamPart } from '../canonical/chat.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
 import { startChatStream } from './start-chat-stream.ts';
-import { UpstreamFailure } from './upstream-failure.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
 
 const options = { estimateInput: () => 100, mapError: (e: unknown) => new Error(`mapped: ${(e as Error).message}`) };
 
@@ -12,11 +12,11 @@ function source(events: ProviderStreamEvent[], opts: { failAfter?: number } = {}
   async function* gen() {
     try {
       for (const e of events) {
-        if (opts.failAfter !== undefined && state.pulled === opts.failAfter) throw new UpstreamFailure(529, 'Overloaded');
+        if (opts.failAfter !== undefined && state.pulled === opts.failAfter) throw new ProviderFailure(529, 'Overloaded');
         state.pulled++;
         yield e;
       }
-      if (opts.failAfter !== undefined && state.pulled === opts.failAfter) throw new UpstreamFailure(529, 'Overloaded');
+      if (opts.failAfter !== undefined && state.pulled === opts.failAfter) throw new ProviderFailure(529, 'Overloaded');
     } finally {
       state.returned = true;
     }

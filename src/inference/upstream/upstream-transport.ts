@@ -1,6 +1,6 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
-import { UpstreamFailure } from './upstream-failure.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
   /**
@@ -22,7 +22,7 @@ export interface UpstreamPost {
 export type ResponseBody = Dispatcher.ResponseData['body'];
 
 export interface UpstreamTransport {
-  /** POSTs JSON; resolves on any 2xx; a non-2xx becomes an UpstreamFailure read by `readError`. */
+  /** POSTs JSON; resolves on any 2xx; a non-2xx becomes an ProviderFailure read by `readError`. */
   post(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<ResponseBody>;
   /** GETs bytes (generated images an upstream answered with a URL). */
   download(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
@@ -41,10 +41,10 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /** Network-level failures as upstream failures: timeouts are 504, the rest (refused, reset, DNS) 502. */
 export function networkFailure(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason ?? error;
-  if (error instanceof UpstreamFailure) return error;
+  if (error instanceof ProviderFailure) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new UpstreamFailure(504, 'the upstream timed out');
-  return new UpstreamFailure(502, 'the upstream could not be reached');
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return new ProviderFailure(504, 'the upstream timed out');
+  return new ProviderFailure(502, 'the upstream could not be reached');
 }
 
 async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
@@ -123,7 +123,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
       } catch (e) {
         throw networkFailure(e, request.signal);
       }
-      throw new UpstreamFailure(response.statusCode, readError(text));
+      throw new ProviderFailure(response.statusCode, readError(text));
     },
 
     async download(url, timeoutMs, signal) {
@@ -141,7 +141,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
         });
         if (res.statusCode !== 200) {
           res.body.destroy();
-          throw new UpstreamFailure(502, 'the generated image could not be downloaded');
+          throw new ProviderFailure(502, 'the generated image could not be downloaded');
         }
         return await readCapped(res.body, MAX_DOWNLOAD);
       } catch (e) {

@@ -1,8 +1,11 @@
 import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
-import type { CompletionIdentity } from './format-chat-completion.ts';
+import { encodeSseData, SSE_DONE } from '../sse.ts';
+import type { StreamEncoder } from '../stream-encoder.ts';
+import { formatOpenAIStreamError } from './format-openai-stream-error.ts';
+import type { TurnIdentity } from '../stream-encoder.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
 
-export interface ChatChunkFormatterOptions extends CompletionIdentity {
+export interface ChatChunkFormatterOptions extends TurnIdentity {
   /** `stream_options.include_usage`: every chunk carries `usage: null` and a usage chunk ends the stream. */
   readonly includeUsage: boolean;
 }
@@ -66,5 +69,16 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { 
           ];
       }
     },
+  };
+}
+
+/** The chat completions stream: one `data:` line per chunk, the in-stream error, then `[DONE]`. */
+export function createChatStreamEncoder(options: ChatChunkFormatterOptions): StreamEncoder {
+  const formatter = createChatChunkFormatter(options);
+  return {
+    start: () => '',
+    encode: (part) => formatter.format(part).map(encodeSseData).join(''),
+    fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
+    end: () => SSE_DONE,
   };
 }

@@ -1,17 +1,9 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import type { TurnIdentity } from '../stream-encoder.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
 
-export interface CompletionIdentity {
-  /** Service-issued id, `chatcmpl-...` (see createId). */
-  readonly id: string;
-  /** The brand model id that served the request. */
-  readonly model: string;
-  /** Unix seconds. */
-  readonly created: number;
-}
-
 /** A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does. */
-export function formatChatCompletion(response: CanonicalChatResponse, identity: CompletionIdentity) {
+export function formatChatCompletion(response: CanonicalChatResponse, identity: TurnIdentity) {
   const toolCalls = response.toolCalls.map((c) => ({
     id: c.id,
     type: 'function' as const,

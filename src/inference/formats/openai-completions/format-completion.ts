@@ -1,9 +1,12 @@
 import type { CanonicalChatResponse, FinishReason, StreamPart } from '../../canonical/chat.ts';
-import type { CompletionIdentity } from '../openai-chat/format-chat-completion.ts';
+import { encodeSseData, SSE_DONE } from '../sse.ts';
+import type { StreamEncoder } from '../stream-encoder.ts';
+import { formatOpenAIStreamError } from '../openai-chat/format-openai-stream-error.ts';
+import type { TurnIdentity } from '../stream-encoder.ts';
 import { toOpenAIUsage } from '../openai-chat/to-openai-usage.ts';
 
 /** A `text_completion` object; the identity's id is `cmpl-...`. */
-export function formatCompletion(response: CanonicalChatResponse, identity: CompletionIdentity) {
+export function formatCompletion(response: CanonicalChatResponse, identity: TurnIdentity) {
   return {
     id: identity.id,
     object: 'text_completion' as const,
@@ -15,7 +18,7 @@ export function formatCompletion(response: CanonicalChatResponse, identity: Comp
 }
 
 /** Stream parts as `text_completion` chunks (OpenAI's legacy streaming shape). */
-export function createCompletionChunkFormatter(options: CompletionIdentity & { readonly includeUsage: boolean }): { format(part: StreamPart): object[] } {
+export function createCompletionChunkFormatter(options: TurnIdentity & { readonly includeUsage: boolean }): { format(part: StreamPart): object[] } {
   const chunk = (text: string, finishReason: FinishReason | null) => ({
     id: options.id,
     object: 'text_completion' as const,
@@ -40,5 +43,16 @@ export function createCompletionChunkFormatter(options: CompletionIdentity & { r
           return [];
       }
     },
+  };
+}
+
+/** The legacy completions stream: `data:` chunks, the in-stream error, then `[DONE]`. */
+export function createCompletionStreamEncoder(options: TurnIdentity & { readonly includeUsage: boolean }): StreamEncoder {
+  const formatter = createCompletionChunkFormatter(options);
+  return {
+    start: () => '',
+    encode: (part) => formatter.format(part).map(encodeSseData).join(''),
+    fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
+    end: () => SSE_DONE,
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureJson } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import { parseAnthropicResponse } from './parse-anthropic-response.ts';
 
 const ids = () => {
@@ -40,8 +40,8 @@ describe('parseAnthropicResponse', () => {
   it('fails on an error body or a body without content', () => {
     assert.throws(
       () => parseAnthropicResponse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, null),
-      (e) => e instanceof UpstreamFailure && e.status === 529,
+      (e) => e instanceof ProviderFailure && e.status === 529,
     );
-    assert.throws(() => parseAnthropicResponse({ type: 'message' }, null), (e) => e instanceof UpstreamFailure && e.status === 502);
+    assert.throws(() => parseAnthropicResponse({ type: 'message' }, null), (e) => e instanceof ProviderFailure && e.status === 502);
   });
 });

@@ -1,6 +1,6 @@
 import { createId } from '../../canonical/create-id.ts';
 import type { ToolCall } from '../../canonical/chat.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
@@ -22,9 +22,9 @@ export function parseAnthropicResponse(
   newToolCallId: () => string = () => createId('call_'),
 ): ProviderChatResult {
   const err = readAnthropicError(json);
-  if (err && (json as { type?: unknown }).type === 'error') throw new UpstreamFailure(statusOfAnthropicErrorType(err.type), err.message);
+  if (err && (json as { type?: unknown }).type === 'error') throw new ProviderFailure(statusOfAnthropicErrorType(err.type), err.message);
   const body = (json ?? {}) as AnthropicResponse;
-  if (!Array.isArray(body.content)) throw new UpstreamFailure(502, 'the upstream answer has no content');
+  if (!Array.isArray(body.content)) throw new ProviderFailure(502, 'the upstream answer has no content');
   let text = '';
   let reasoning = '';
   let answeredWithJson = false;

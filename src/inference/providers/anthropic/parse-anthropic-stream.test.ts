@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureEvents } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
 import { parseAnthropicStream } from './parse-anthropic-stream.ts';
 
@@ -106,7 +106,7 @@ describe('parseAnthropicStream', () => {
       (async () => {
         for await (const e of parseAnthropicStream(fixtureEvents('anthropic-messages-mid-stream-error.sse'), null, ids())) seen.push(e);
       })(),
-      (e) => e instanceof UpstreamFailure && e.status === 529 && e.message === 'Overloaded',
+      (e) => e instanceof ProviderFailure && e.status === 529 && e.message === 'Overloaded',
     );
     assert.deepEqual(seen.at(-1), { type: 'text-delta', text: 'Par' });
   });
@@ -114,7 +114,7 @@ describe('parseAnthropicStream', () => {
   it('fails on a stream that ends before message_stop or a stop reason', async () => {
     await assert.rejects(
       collect(sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } })),
-      (e) => e instanceof UpstreamFailure && e.status === 502,
+      (e) => e instanceof ProviderFailure && e.status === 502,
     );
   });
 });

@@ -1,6 +1,6 @@
 import { createId } from '../../canonical/create-id.ts';
 import type { FinishReason } from '../../canonical/chat.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
 import { convertAnthropicUsageReport } from './convert-anthropic-usage.ts';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
@@ -40,7 +40,7 @@ export async function* parseAnthropicStream(
     try {
       e = JSON.parse(event.data) as AnthropicEvent;
     } catch {
-      throw new UpstreamFailure(502, 'the upstream sent a malformed stream event');
+      throw new ProviderFailure(502, 'the upstream sent a malformed stream event');
     }
     switch (e.type) {
       case 'message_start': {
@@ -102,7 +102,7 @@ export async function* parseAnthropicStream(
         break;
       case 'error': {
         const err = readAnthropicError(e) ?? { type: 'api_error', message: 'upstream error' };
-        throw new UpstreamFailure(statusOfAnthropicErrorType(err.type), err.message);
+        throw new ProviderFailure(statusOfAnthropicErrorType(err.type), err.message);
       }
       default:
         // ping, and event types added later
@@ -110,7 +110,7 @@ export async function* parseAnthropicStream(
     }
     if (stopped) break;
   }
-  if (!stopped && stopReason === null) throw new UpstreamFailure(502, 'the upstream stream ended before the answer was complete');
+  if (!stopped && stopReason === null) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
   const reason: FinishReason = mapAnthropicFinishReason(stopReason);
   yield { type: 'finish', reason: answeredWithJson && toolCount === 0 && reason === 'tool_calls' ? 'stop' : reason };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureJson } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import { buildOpenAIEmbeddingsBody } from './build-openai-embeddings-body.ts';
 import { buildOpenAIImagesBody } from './build-openai-images-body.ts';
 import { detectImageMediaType } from './detect-image-media-type.ts';
@@ -25,8 +25,8 @@ describe('OpenAI-compatible embeddings', () => {
   });
 
   it('fails when the count does not match the input', () => {
-    assert.throws(() => parseOpenAIEmbeddingsResponse({ data: [{ index: 0, embedding: [1] }] }, 2), (e) => e instanceof UpstreamFailure && e.status === 502);
-    assert.throws(() => parseOpenAIEmbeddingsResponse({ data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [1] }] }, 2), UpstreamFailure);
+    assert.throws(() => parseOpenAIEmbeddingsResponse({ data: [{ index: 0, embedding: [1] }] }, 2), (e) => e instanceof ProviderFailure && e.status === 502);
+    assert.throws(() => parseOpenAIEmbeddingsResponse({ data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [1] }] }, 2), ProviderFailure);
   });
 });
 
@@ -50,7 +50,7 @@ describe('OpenAI-compatible images', () => {
     const url = parseOpenAIImagesResponse(fixtureJson('openai-images-url.json'));
     assert.match(url[0]!.url!, /^https:/);
     assert.equal(url[0]!.revisedPrompt, 'A watercolor fox in a snowy forest');
-    assert.throws(() => parseOpenAIImagesResponse({ data: [] }), UpstreamFailure);
+    assert.throws(() => parseOpenAIImagesResponse({ data: [] }), ProviderFailure);
   });
 
   it('recognises jpeg, gif and webp signatures', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureJson } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import { parseOpenAIChatResponse } from './parse-openai-chat-response.ts';
 
 const ids = () => {
@@ -31,7 +31,7 @@ describe('parseOpenAIChatResponse', () => {
   });
 
   it('fails on an error object or a body without choices', () => {
-    assert.throws(() => parseOpenAIChatResponse({ error: { message: 'boom', type: 'server_error' } }), (e) => e instanceof UpstreamFailure && e.status === 500 && e.message === 'boom');
-    assert.throws(() => parseOpenAIChatResponse({}), (e) => e instanceof UpstreamFailure && e.status === 502);
+    assert.throws(() => parseOpenAIChatResponse({ error: { message: 'boom', type: 'server_error' } }), (e) => e instanceof ProviderFailure && e.status === 500 && e.message === 'boom');
+    assert.throws(() => parseOpenAIChatResponse({}), (e) => e instanceof ProviderFailure && e.status === 502);
   });
 });

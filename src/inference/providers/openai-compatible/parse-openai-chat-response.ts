@@ -1,6 +1,6 @@
 import { createId } from '../../canonical/create-id.ts';
 import type { ToolCall } from '../../canonical/chat.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
@@ -22,9 +22,9 @@ interface OpenAIChatResponse {
 export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => string = () => createId('call_')): ProviderChatResult {
   const body = (json ?? {}) as OpenAIChatResponse;
   const err = readOpenAIErrorObject(body.error);
-  if (err) throw new UpstreamFailure(err.status ?? 502, err.message);
+  if (err) throw new ProviderFailure(err.status ?? 502, err.message);
   const choice = body.choices?.[0];
-  if (!choice?.message) throw new UpstreamFailure(502, 'the upstream answer has no choices');
+  if (!choice?.message) throw new ProviderFailure(502, 'the upstream answer has no choices');
   const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: newToolCallId(),
     name: c.function?.name ?? '',

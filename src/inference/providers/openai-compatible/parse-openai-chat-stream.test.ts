@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureEvents } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
 import { parseOpenAIChatStream } from './parse-openai-chat-stream.ts';
 
@@ -71,18 +71,18 @@ describe('parseOpenAIChatStream', () => {
       (async () => {
         for await (const e of parseOpenAIChatStream(fixtureEvents('openai-chat-mid-stream-error.sse'), ids())) seen.push(e);
       })(),
-      (e) => e instanceof UpstreamFailure && e.status === 500 && /server had an error/.test(e.message),
+      (e) => e instanceof ProviderFailure && e.status === 500 && /server had an error/.test(e.message),
     );
     assert.deepEqual(seen, [{ type: 'text-delta', text: 'Par' }]);
   });
 
   it('fails on a stream cut before any finish, but accepts a finish without [DONE]', async () => {
-    await assert.rejects(collect(sse('{"choices":[{"delta":{"content":"Hi"}}]}')), (e) => e instanceof UpstreamFailure && e.status === 502);
+    await assert.rejects(collect(sse('{"choices":[{"delta":{"content":"Hi"}}]}')), (e) => e instanceof ProviderFailure && e.status === 502);
     const ok = await collect(sse('{"choices":[{"delta":{"content":"Hi"},"finish_reason":"length"}]}'));
     assert.deepEqual(ok.at(-1), { type: 'finish', reason: 'length' });
   });
 
   it('fails on a malformed chunk', async () => {
-    await assert.rejects(collect(sse('{not json')), (e) => e instanceof UpstreamFailure && e.status === 502);
+    await assert.rejects(collect(sse('{not json')), (e) => e instanceof ProviderFailure && e.status === 502);
   });
 });

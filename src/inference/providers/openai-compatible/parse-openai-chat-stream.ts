@@ -1,6 +1,6 @@
 import { createId } from '../../canonical/create-id.ts';
 import type { FinishReason } from '../../canonical/chat.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
@@ -40,10 +40,10 @@ export async function* parseOpenAIChatStream(
     try {
       chunk = JSON.parse(event.data) as OpenAIChunk;
     } catch {
-      throw new UpstreamFailure(502, 'the upstream sent a malformed stream chunk');
+      throw new ProviderFailure(502, 'the upstream sent a malformed stream chunk');
     }
     const err = readOpenAIErrorObject(chunk.error);
-    if (err) throw new UpstreamFailure(err.status ?? 502, err.message);
+    if (err) throw new ProviderFailure(err.status ?? 502, err.message);
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
     if (delta?.content) yield { type: 'text-delta', text: delta.content };
@@ -62,6 +62,6 @@ export async function* parseOpenAIChatStream(
     const usage = convertOpenAIUsage(chunk.usage);
     if (usage) yield { type: 'reported-usage', usage };
   }
-  if (finish === null && !done) throw new UpstreamFailure(502, 'the upstream stream ended before the answer was complete');
+  if (finish === null && !done) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
   yield { type: 'finish', reason: finish ?? 'stop' };
 }

@@ -1,5 +1,5 @@
 import type { RerankResult } from '../../canonical/rerank.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 
 interface RerankAnswer {
   results?: { index?: unknown; relevance_score?: unknown }[];
@@ -15,10 +15,10 @@ interface RerankAnswer {
  */
 export function parseRerankResponse(json: unknown, documentCount: number, topN: number | undefined): { results: RerankResult[]; inputTokens: number | null } {
   const body = (json ?? {}) as RerankAnswer;
-  if (!Array.isArray(body.results)) throw new UpstreamFailure(502, 'the upstream returned no rerank results');
+  if (!Array.isArray(body.results)) throw new ProviderFailure(502, 'the upstream returned no rerank results');
   const results = body.results.map((r): RerankResult => {
     if (typeof r.index !== 'number' || !Number.isInteger(r.index) || r.index < 0 || r.index >= documentCount || typeof r.relevance_score !== 'number') {
-      throw new UpstreamFailure(502, 'the upstream returned a malformed rerank result');
+      throw new ProviderFailure(502, 'the upstream returned a malformed rerank result');
     }
     return { index: r.index, relevanceScore: r.relevance_score };
   });

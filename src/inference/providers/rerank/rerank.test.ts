@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureJson } from '../../../../test/fixtures/load-fixture.ts';
-import { UpstreamFailure } from '../../upstream/upstream-failure.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 import { buildRerankBody } from './build-rerank-body.ts';
 import { parseRerankResponse } from './parse-rerank-response.ts';
 
@@ -33,7 +33,7 @@ describe('rerank codec', () => {
   it('sorts by score and refuses results pointing outside the documents', () => {
     const r = parseRerankResponse({ results: [{ index: 0, relevance_score: 0.1 }, { index: 1, relevance_score: 0.9 }] }, 2, undefined);
     assert.deepEqual(r.results.map((x) => x.index), [1, 0]);
-    assert.throws(() => parseRerankResponse({ results: [{ index: 5, relevance_score: 1 }] }, 2, undefined), UpstreamFailure);
-    assert.throws(() => parseRerankResponse({}, 2, undefined), UpstreamFailure);
+    assert.throws(() => parseRerankResponse({ results: [{ index: 5, relevance_score: 1 }] }, 2, undefined), ProviderFailure);
+    assert.throws(() => parseRerankResponse({}, 2, undefined), ProviderFailure);
   });
 });

@@ -3,12 +3,12 @@
  * the upstream layer turns it into a client-safe UpstreamError. `status` is the upstream HTTP
  * status, or the status an in-stream error type stands for.
  */
-export class UpstreamFailure extends Error {
+export class ProviderFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
-    this.name = 'UpstreamFailure';
+    this.name = 'ProviderFailure';
   }
 }

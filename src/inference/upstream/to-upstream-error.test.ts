@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HttpError } from '../../shared/errors.ts';
-import { UpstreamError } from '../upstream/upstream-error.ts';
-import { UpstreamFailure } from '../upstream/upstream-failure.ts';
+import { UpstreamError } from './upstream-error.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
 
 const redact = (text: string, brand: string) => text.replace(/gpt-4o/g, brand).replace(/OpenAI/g, 'svc');
 
 describe('toUpstreamError', () => {
   it('maps the status and redacts the message, keeping the raw one for logs', () => {
-    const e = toUpstreamError(new UpstreamFailure(529, 'OpenAI gpt-4o is overloaded'), redact, 'svc-fast');
+    const e = toUpstreamError(new ProviderFailure(529, 'OpenAI gpt-4o is overloaded'), redact, 'svc-fast');
     assert.ok(e instanceof UpstreamError && e instanceof HttpError);
     assert.equal(e.status, 503);
     assert.equal(e.retryable, true);
@@ -19,14 +19,14 @@ describe('toUpstreamError', () => {
   });
 
   it('keeps a request error final and replaces credential errors', () => {
-    const bad = toUpstreamError(new UpstreamFailure(400, 'bad gpt-4o input'), redact, 'svc-fast');
+    const bad = toUpstreamError(new ProviderFailure(400, 'bad gpt-4o input'), redact, 'svc-fast');
     assert.deepEqual([bad.status, bad.retryable, bad.message], [400, false, 'bad svc-fast input']);
-    const auth = toUpstreamError(new UpstreamFailure(401, 'Incorrect API key provided: sk-123'), redact, 'svc-fast');
+    const auth = toUpstreamError(new ProviderFailure(401, 'Incorrect API key provided: sk-123'), redact, 'svc-fast');
     assert.deepEqual([auth.status, auth.retryable, auth.message], [502, true, 'the upstream refused the service credentials']);
   });
 
   it('uses a fixed message when redaction leaves nothing, and wraps unknown errors', () => {
-    assert.equal(toUpstreamError(new UpstreamFailure(503, ''), redact, 'm').message, 'the model is overloaded, try again shortly');
+    assert.equal(toUpstreamError(new ProviderFailure(503, ''), redact, 'm').message, 'the model is overloaded, try again shortly');
     const odd = toUpstreamError(new TypeError('x is undefined'), redact, 'm');
     assert.deepEqual([odd.status, odd.retryable, odd.message], [502, true, 'the upstream answer could not be read']);
     assert.equal(toUpstreamError(odd, redact, 'm'), odd);

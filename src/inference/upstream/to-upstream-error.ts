@@ -1,6 +1,6 @@
-import { UpstreamError } from '../upstream/upstream-error.ts';
-import { UpstreamFailure } from '../upstream/upstream-failure.ts';
-import type { Redactor } from './create-redactor.ts';
+import { UpstreamError } from './upstream-error.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
+import type { Redactor } from '../redact/create-redactor.ts';
 import { mapUpstreamStatus } from './map-upstream-status.ts';
 
 const FALLBACK: Record<number, string> = {
@@ -18,11 +18,11 @@ const FALLBACK: Record<number, string> = {
  */
 export function toUpstreamError(error: unknown, redact: Redactor, brandModel: string): UpstreamError {
   if (error instanceof UpstreamError) return error;
-  const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure(502, 'the upstream answer could not be read');
+  const failure = error instanceof ProviderFailure ? error : new ProviderFailure(502, 'the upstream answer could not be read');
   const mapped = mapUpstreamStatus(failure.status);
   const message = mapped.message ?? (redact(failure.message, brandModel) || FALLBACK[mapped.status] || 'the upstream failed');
   return new UpstreamError(mapped.status, message, mapped.retryable, {
     upstreamStatus: failure.status,
-    upstreamMessage: error instanceof UpstreamFailure ? failure.message : String(error),
+    upstreamMessage: error instanceof ProviderFailure ? failure.message : String(error),
   });
 }

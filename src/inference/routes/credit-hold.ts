@@ -1,0 +1,169 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Endpoint } from '../../config/catalog.ts';
+import { HttpError } from '../../shared/errors.ts';
+import type { ServedBy } from '../billing/billing.ts';
+import type { BillableUsage } from '../billing/cost.ts';
+import type { ChargeEstimate } from '../billing/estimate.ts';
+import { principalOf } from '../http/principal.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import type { ModelRoute } from '../routing/route-model.ts';
+import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
+import { tryDeployments } from '../upstream/try-deployments.ts';
+import { abortOnClientClose } from './client-abort.ts';
+
+/** What a request is held and billed as. */
+export interface HoldTerms {
+  readonly route: ModelRoute;
+  readonly endpoint: Endpoint;
+  readonly charge: ChargeEstimate;
+}
+
+export interface Served<T> {
+  readonly result: T;
+  readonly target: UpstreamTarget;
+}
+
+/** The credits held for one request while it is served; see withCreditHold. */
+export interface CreditHold {
+  /** Aborted (ClientClosedError) when the client's connection closes before its answer is complete. */
+  readonly signal: AbortSignal;
+  /**
+   * One upstream call, tried on the route's deployments in turn (the next one only after a
+   * retryable failure). What it consumed is billed only once the caller record()s it.
+   */
+  attempt<T>(call: (target: UpstreamTarget, signal: AbortSignal) => Promise<T>): Promise<Served<T>>;
+  /** Adds what one upstream call consumed to the request's bill (a request may make several). */
+  record(usage: BillableUsage, estimated: boolean, target: UpstreamTarget): void;
+  /** The sum of what was recorded so far. */
+  usage(): BillableUsage;
+  /**
+   * Ends the reservation now (a stream settles before its last byte, so a client that read the
+   * end sees its balance charged). Charges what was recorded, or releases the hold when nothing
+   * was; later calls, and the end withCreditHold would make, do nothing.
+   */
+  finish(status: number): Promise<void>;
+}
+
+/** The status a failed request answered (or would have, for a client that left). */
+export function failureStatus(error: unknown): number {
+  return error instanceof HttpError ? error.status : 500;
+}
+
+function servedByOf(target: UpstreamTarget | null): ServedBy | null {
+  return target ? { providerId: target.deployment.provider.id, upstreamModel: target.deployment.model } : null;
+}
+
+function add(a: BillableUsage, b: BillableUsage): BillableUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0),
+    outputTokens: (a.outputTokens ?? 0) + (b.outputTokens ?? 0),
+    images: (a.images ?? 0) + (b.images ?? 0),
+  };
+}
+
+/**
+ * The one lifecycle of a billed request, for every route, streamed or not: hold credits (402 when
+ * the balance cannot cover the minimum), serve with the hold, then end the reservation exactly
+ * once, charging the usage of every upstream call recorded (at the requested brand's prices) or
+ * releasing the hold when none was. A throw from `serve` ends it with the error's status and is
+ * rethrown; a billing failure on that path is logged, never hiding the original error. The served
+ * model of a pipeline goes on the usage record.
+ */
+export async function withCreditHold<T>(
+  ctx: InferenceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  terms: HoldTerms,
+  serve: (hold: CreditHold) => Promise<T>,
+): Promise<T> {
+  const reservation = await ctx.billing.reserve({
+    principal: principalOf(request),
+    model: terms.route.requested,
+    endpoint: terms.endpoint,
+    requestId: request.id,
+    charge: terms.charge,
+  });
+  const servedModel = terms.route.served === terms.route.requested ? null : terms.route.served.id;
+  const abort = abortOnClientClose(reply);
+  let lastTarget: UpstreamTarget | null = null;
+  let recorded: BillableUsage | null = null;
+  let estimated = false;
+  let done = false;
+
+  const finish = async (status: number): Promise<void> => {
+    if (done) return;
+    done = true;
+    abort.dispose();
+    const servedBy = servedByOf(lastTarget);
+    if (recorded === null && status >= 400) {
+      await ctx.billing.release(reservation, { status, servedBy, servedModel });
+      return;
+    }
+    await ctx.billing.settle(reservation, {
+      usage: recorded ?? { inputTokens: 0 },
+      usageSource: estimated ? 'estimated' : 'upstream',
+      status,
+      servedBy,
+      servedModel,
+    });
+  };
+
+  const hold: CreditHold = {
+    signal: abort.signal,
+    async attempt(call) {
+      return tryDeployments(terms.route.upstreamModel, (target) => {
+        lastTarget = target;
+        return call(target, abort.signal);
+      });
+    },
+    record(usage, wasEstimated, target) {
+      recorded = recorded === null ? add({ inputTokens: 0 }, usage) : add(recorded, usage);
+      estimated ||= wasEstimated;
+      lastTarget = target;
+    },
+    usage: () => recorded ?? { inputTokens: 0 },
+    finish,
+  };
+
+  let result: T;
+  try {
+    result = await serve(hold);
+  } catch (e) {
+    try {
+      await finish(failureStatus(e));
+    } catch (billingError) {
+      request.log.error({ err: billingError }, 'ending a credit hold failed; the stale-hold sweep will return it');
+    }
+    throw e;
+  }
+  await finish(200);
+  return result;
+}
+
+export interface BilledCall<T> extends HoldTerms {
+  readonly ctx: InferenceContext;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** One attempt on one deployment; the signal aborts when the client leaves. */
+  readonly call: (target: UpstreamTarget, signal: AbortSignal) => Promise<T>;
+  /** What the answer consumed, and whether it was counted here rather than reported. */
+  readonly usageOf: (result: T) => { readonly usage: BillableUsage; readonly estimated: boolean };
+}
+
+/** A non-streamed request of one upstream call: held, tried on the deployments, billed from its usage. */
+export async function billedCall<T>(c: BilledCall<T>): Promise<Served<T>> {
+  return withCreditHold(c.ctx, c.request, c.reply, c, async (hold) => {
+    const served = await hold.attempt(c.call);
+    const { usage, estimated } = c.usageOf(served.result);
+    hold.record(usage, estimated, served.target);
+    return served;
+  });
+}
+
+/** Headers of a pipeline's answer: the brand that served it and its lane. */
+export function announceRoute(reply: FastifyReply, route: ModelRoute): void {
+  if (route.lane === null) return;
+  void reply.header('x-svc-model', route.served.id);
+  void reply.header('x-svc-lane', route.lane);
+}
