@@ -42,7 +42,7 @@ async function settledBooks(g: Gateway, accountId: number) {
         .executeTakeFirstOrThrow();
       return { ...a, ledger: ledger.sum, operator: ledger.operator, lowest: lowest.min, usage };
     }
-    if (i > 1000) throw new Error(`account ${accountId}: the lease never went back`);
+    if (i > 3000) throw new Error(`account ${accountId}: the lease never went back`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -83,10 +83,17 @@ describe('a tiny balance and fifty requests in parallel never go below zero', ()
         // Far more output than any hold assumed: 20,000 tokens (9 to 220 credits) per request.
         for (let i = 0; i < 50; i++) fake(g).chat.enqueue({ text: 'A long answer.', usage: { input: 30, cached: 0, output: 20_000 } });
         const client = g.client(acct.key);
+        const sent = fake(g).requests.length;
         const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => call(client, route, model, i)));
         const ok = statuses.filter((s) => s === 200).length;
         assert.ok(ok >= 1, `some requests were served (${statuses.join(',')})`);
         assert.ok(statuses.every((s) => s === 200 || s === 402), `only 200 or 402 (${statuses.join(',')})`);
+        // The upstream was never asked for more output than the hold pays for: 0.5 credits buy
+        // at most 833 output tokens of the cheapest of these models.
+        for (const r of fake(g).requests.slice(sent)) {
+          const max = (r.body as { max_tokens?: unknown }).max_tokens;
+          assert.ok(typeof max === 'number' && max >= 1 && max <= 833, `max_tokens ${String(max)} sent upstream`);
+        }
         const b = await settledBooks(g, acct.id);
         assert.ok(b.credits >= 0n, `balance ${b.credits} went below zero`);
         assert.equal(b.ledger, b.credits, 'the ledger sums to the balance');

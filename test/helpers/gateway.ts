@@ -110,7 +110,8 @@ export async function startGateway(opts: { env?: Record<string, string> } = {}):
   const dir = mkdtempSync(join(tmpdir(), 'svc-gateway-'));
   const configFile = join(dir, 'catalog.yaml');
   writeFileSync(configFile, catalogYaml({ openai, anthropic, rerank }));
-  const t = await startTestApp({ env: { CONFIG_FILE: configFile, ...opts.env } });
+  // Idle credit leases go back at once, so tests can check that nothing stays reserved.
+  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env } });
   await t.listen();
   return {
     t,

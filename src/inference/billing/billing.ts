@@ -37,8 +37,9 @@ export interface Reservation {
   /** Micro-credits held: the most the request will be charged (see holdAmount). */
   readonly amount: bigint;
   /**
-   * Chat: the most output tokens the hold pays for. The upstream must be asked for no more
-   * (max_tokens); null when the request has no output part.
+   * Chat: the most output tokens the hold pays for, which the upstream must be asked for no more
+   * than (max_tokens). Null when there is no cap to send: no output part, or a request without
+   * max_tokens whose hold covers the model's whole max output.
    */
   readonly maxOutputTokens: number | null;
   readonly startedAt: number;
@@ -141,6 +142,13 @@ const open = new WeakSet<Reservation>();
 const LEASE_AHEAD = 4n;
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** The max_tokens the upstream must get: null when the request's own allowance is covered. */
+function capOf(charge: ChargeEstimate, held: bigint): number | null {
+  const covered = outputTokensCovered(charge, held);
+  if (covered === null || !charge.output) return null;
+  return charge.output.open && covered >= charge.output.maxTokens ? null : covered;
+}
 
 /**
  * Billing on credit leases (docs/decisions-accounts.md, "Credit leases"): holds are taken in
@@ -364,7 +372,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         endpoint: input.endpoint,
         requestId: input.requestId,
         amount,
-        maxOutputTokens: outputTokensCovered(input.charge, amount),
+        maxOutputTokens: capOf(input.charge, amount),
         startedAt: clock.now(),
         lease,
         leaseId: lease.id,

@@ -78,6 +78,12 @@ describe('holdAmount and outputTokensCovered', () => {
     assert.equal(holdAmount(big, 600_000n), 600_000n, 'all of a balance below the typical cost');
   });
 
+  it('holds an input margin when the balance covers it, never in the minimum nor out of the output', () => {
+    const e = estimateCharge(model('svc-chat'), { inputTokens: 100, inputMarginTokens: 50, maxOutputTokens: 200 });
+    assert.deepEqual(money(e), { estimate: 550_000n, minimum: 100_000n });
+    assert.equal(outputTokensCovered(e, 300_000n), 100, 'a partial hold pays for output first');
+  });
+
   it('turns a hold into the output tokens it pays for, never beyond the allowance, at least 1', () => {
     const e = estimateCharge(model('svc-chat'), { inputTokens: 100, maxOutputTokens: 200 });
     assert.equal(outputTokensCovered(e, 500_000n), 200);

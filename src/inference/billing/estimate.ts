@@ -37,6 +37,12 @@ export interface EstimateInput {
   readonly maxOutputTokens?: number | null;
   /** Images asked for (image generation). */
   readonly images?: number;
+  /**
+   * Input tokens the upstream may count beyond inputTokens (prompts a provider adds, estimates
+   * that fall short). Held when the balance covers them, never part of the minimum nor taken
+   * from the output a partial hold pays for.
+   */
+  readonly inputMarginTokens?: number;
 }
 
 /**
@@ -57,8 +63,9 @@ export function estimateCharge(model: ModelConfig, req: EstimateInput): ChargeEs
   // A model without a max output still cannot answer more than its context holds.
   const modelCap = model.maxOutput ?? (model.context !== null ? Math.max(1, model.context - inputTokens) : DEFAULT_OUTPUT_RESERVATION_TOKENS);
   const maxTokens = Math.max(1, Math.min(open ? modelCap : Math.ceil(req.maxOutputTokens!), modelCap));
-  const estimate = computeCost(model.pricing, { inputTokens, outputTokens: maxTokens, images });
-  const typical = computeCost(model.pricing, { inputTokens, outputTokens: Math.min(maxTokens, DEFAULT_OUTPUT_RESERVATION_TOKENS), images });
+  const heldInput = inputTokens + Math.max(0, Math.ceil(req.inputMarginTokens ?? 0));
+  const estimate = computeCost(model.pricing, { inputTokens: heldInput, outputTokens: maxTokens, images });
+  const typical = computeCost(model.pricing, { inputTokens: heldInput, outputTokens: Math.min(maxTokens, DEFAULT_OUTPUT_RESERVATION_TOKENS), images });
   return {
     estimate,
     minimum,

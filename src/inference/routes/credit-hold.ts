@@ -28,6 +28,11 @@ export interface CreditHold {
   /** Aborted (ClientClosedError) when the client's connection closes before its answer is complete. */
   readonly signal: AbortSignal;
   /**
+   * The most output tokens the hold pays for, when the upstream must be told (a request whose
+   * worst case the balance does not cover, or that gave max_tokens): send it as max_tokens.
+   */
+  readonly maxOutputTokens: number | null;
+  /**
    * One upstream call, tried on the route's deployments in turn (the next one only after a
    * retryable failure). What it consumed is billed only once the caller record()s it.
    */
@@ -37,11 +42,11 @@ export interface CreditHold {
   /** The sum of what was recorded so far. */
   usage(): BillableUsage;
   /**
-   * Ends the reservation now (a stream settles before its last byte, so a client that read the
-   * end sees its balance charged). Charges what was recorded, or releases the hold when nothing
-   * was; later calls, and the end withCreditHold would make, do nothing.
+   * Ends the reservation now: charges what was recorded, or releases the hold when nothing was;
+   * later calls, and the end withCreditHold would make, do nothing. The hold goes back to the
+   * lease at once; the charge and usage record are written behind (group commit), not awaited.
    */
-  finish(status: number): Promise<void>;
+  finish(status: number): void;
 }
 
 /** The status a failed request answered (or would have, for a client that left). */
@@ -91,26 +96,29 @@ export async function withCreditHold<T>(
   let estimated = false;
   let done = false;
 
-  const finish = async (status: number): Promise<void> => {
+  const finish = (status: number): void => {
     if (done) return;
     done = true;
     abort.dispose();
     const servedBy = servedByOf(lastTarget);
-    if (recorded === null && status >= 400) {
-      await ctx.billing.release(reservation, { status, servedBy, servedModel });
-      return;
-    }
-    await ctx.billing.settle(reservation, {
-      usage: recorded ?? { inputTokens: 0 },
-      usageSource: estimated ? 'estimated' : 'upstream',
-      status,
-      servedBy,
-      servedModel,
-    });
+    // The answer does not wait for the write: a failed write is logged (the request then goes
+    // unbilled, its hold back in the lease), never turned into the client's error.
+    const written =
+      recorded === null && status >= 400
+        ? ctx.billing.release(reservation, { status, servedBy, servedModel })
+        : ctx.billing.settle(reservation, {
+            usage: recorded ?? { inputTokens: 0 },
+            usageSource: estimated ? 'estimated' : 'upstream',
+            status,
+            servedBy,
+            servedModel,
+          });
+    written.catch((err: unknown) => request.log.error({ err }, 'writing the charge of a request failed'));
   };
 
   const hold: CreditHold = {
     signal: abort.signal,
+    maxOutputTokens: reservation.maxOutputTokens,
     async attempt(call) {
       return tryDeployments(terms.route.upstreamModel, (target) => {
         lastTarget = target;
@@ -130,14 +138,10 @@ export async function withCreditHold<T>(
   try {
     result = await serve(hold);
   } catch (e) {
-    try {
-      await finish(failureStatus(e));
-    } catch (billingError) {
-      request.log.error({ err: billingError }, 'ending a credit hold failed; the stale-hold sweep will return it');
-    }
+    finish(failureStatus(e));
     throw e;
   }
-  await finish(200);
+  finish(200);
   return result;
 }
 
