@@ -11,21 +11,17 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createTestAccount, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
 
 async function balances(t: TestApp, accountId: number) {
-  const a = await t.deps.db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const l = await t.deps.db
-    .selectFrom('credit_ledger')
-    .select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const holds = await t.deps.db
-    .selectFrom('credit_reservations')
-    .select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  // The books: the balance is the sum of the ledger, the reserved amount the sum of open holds.
-  assert.equal(l.sum, a.credits, 'ledger sums to the balance');
-  assert.equal(holds.sum, a.reserved, 'open leases sum to reserved');
-  return a;
+  // One statement, one snapshot: leases go back (idle) and charges land concurrently.
+  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; holds: bigint }>`
+    select a.credits, a.reserved,
+      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
+      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as holds
+    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
+  const a = r.rows[0]!;
+  // The books: the balance is the sum of the ledger, the reserved amount the sum of open leases.
+  assert.equal(a.ledger, a.credits, 'ledger sums to the balance');
+  assert.equal(a.holds, a.reserved, 'open leases sum to reserved');
+  return { credits: a.credits, reserved: a.reserved };
 }
 
 /** The books once the app's idle credit leases went back to the account (CREDIT_LEASE_IDLE_MS). */

