@@ -16,4 +16,6 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The dashboard's page scripts run in the browser.
+  { files: ['web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );

@@ -1,10 +1,16 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import { accountsAdminRoutes } from './accounts/admin/accounts-admin-routes.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
+import { createDashboardService } from './dashboard/dashboard.service.ts';
+import { dashboardApiRoutes } from './dashboard/routes/dashboard-api.routes.ts';
+import { dashboardPagesRoutes } from './dashboard/routes/dashboard-pages.routes.ts';
+import { readSession } from './dashboard/routes/session-cookies.ts';
+import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -71,6 +77,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await app.register(cookie);
   await app.register(opsRoutes, { ready: () => ping(deps.db), registry: metrics.registry });
   const accounts = createAccountsService(deps.db, deps.apiKeys);
   const { db, clock, chain } = deps;
@@ -80,15 +87,30 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   // The reconciler of sent withdrawals runs while the app does.
   app.addHook('onReady', async () => withdrawals.start());
   app.addHook('onClose', async () => withdrawals.stop());
+  const dashboard = createDashboardService({ db, clock, mailer: deps.mailer, accounts, publicUrl: config.dashboard.publicUrl });
   await app.register(adminPlugin, {
     prefix: '/admin',
     token: deps.adminToken,
+    operatorSession: async (request) => {
+      const s = await readSession(request, dashboard);
+      return s?.operator ? s : null;
+    },
     routes: [
       accountsAdminRoutes({ db: deps.db, accounts }),
       marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
       withdrawalsAdminRoutes({ db, withdrawals }),
     ],
   });
+  await app.register(dashboardApiRoutes, {
+    prefix: '/dashboard/api',
+    db,
+    service: dashboard,
+    accounts,
+    adminToken: deps.adminToken,
+    authLimiter: deps.limiters.auth,
+    stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
+  });
+  await app.register(dashboardPagesRoutes);
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
   });

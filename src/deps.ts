@@ -5,6 +5,7 @@ import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
 import { createBilling, type Billing } from './inference/billing/billing.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
+import { createMailer, type Mailer } from './dashboard/mailer.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
@@ -35,7 +36,11 @@ export interface AppDeps {
     readonly inference: RateLimiter;
     /** Per account: image generation. */
     readonly images: RateLimiter;
+    /** Dashboard sign-in, sign-up and password reset attempts, per client IP and per email. */
+    readonly auth: RateLimiter;
   };
+  /** Dashboard email: SMTP, or the outbox in DATA_DIR. */
+  readonly mailer: Mailer;
   /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
   readonly apiKeys: ApiKeyService;
   /** Inference credits: leases, holds, charges written behind. */
@@ -90,6 +95,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // An embedded database has one user: whatever it holds belongs to a process that is gone.
     releaseAllAtStart: database.kind === 'pglite' && overrides.database === undefined,
   });
+  const mailer = createMailer({ smtpUrl: config.dashboard.smtpUrl, from: config.dashboard.mailFrom, dataDir: config.dataDir, logger });
   return {
     config,
     db: database.db,
@@ -106,11 +112,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
       inference: createRateLimiter({ redis, name: `${config.redisPrefix}:inference`, points: config.rateLimits.inferencePerMinute, durationSeconds: 60 }),
       images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
+      auth: createRateLimiter({ redis, name: `${config.redisPrefix}:auth`, points: 10, durationSeconds: 600 }),
     },
+    mailer,
     apiKeys,
     billing,
     async close() {
       await billing.close();
+      mailer.close();
       await apiKeys.close();
       await upstreams.close();
       if (redis) redis.disconnect();

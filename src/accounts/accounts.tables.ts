@@ -17,6 +17,10 @@ export interface AccountsTable {
   email_verified: ColumnType<boolean, boolean | undefined, boolean>;
   credits: ColumnType<bigint, bigint | undefined, bigint>;
   reserved: ColumnType<bigint, bigint | undefined, bigint>;
+  /** scrypt hash of the dashboard password; null for accounts made by an operator. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** May use the operator console with a dashboard session. */
+  is_operator: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

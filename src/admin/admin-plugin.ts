@@ -1,19 +1,33 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { unauthorized } from '../shared/errors.ts';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { forbidden, unauthorized } from '../shared/errors.ts';
 import { secureEqual } from '../shared/secure-compare.ts';
 
 export interface AdminPluginOptions {
   readonly token: string;
+  /**
+   * The operator console's session, when the request carries one of an operator: the console
+   * calls these routes with its cookie instead of the token, sending its CSRF token on writes.
+   */
+  readonly operatorSession?: (request: FastifyRequest) => Promise<{ readonly csrfToken: string } | null>;
   /** Each domain's operator routes, mounted under /admin behind the token. */
   readonly routes: readonly FastifyPluginAsync[];
 }
 
-/** `Authorization: Bearer <ADMIN_TOKEN>` in front of every operator route. */
+/** `Authorization: Bearer <ADMIN_TOKEN>` (or an operator's console session) in front of every operator route. */
 export async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions): Promise<void> {
   app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization ?? '';
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m || !secureEqual(m[1]!, opts.token)) throw unauthorized('unauthorized');
+    const header = request.headers.authorization;
+    if (header !== undefined || !opts.operatorSession) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+      if (!m || !secureEqual(m[1]!, opts.token)) throw unauthorized('unauthorized');
+      return;
+    }
+    const session = await opts.operatorSession(request);
+    if (!session) throw unauthorized('unauthorized');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const sent = request.headers['x-csrf-token'];
+      if (typeof sent !== 'string' || !secureEqual(sent, session.csrfToken)) throw forbidden('missing or wrong CSRF token; reload the page');
+    }
   });
   app.get('/whoami', { schema: { hide: true } }, async () => ({ role: 'operator' }));
   for (const routes of opts.routes) await app.register(routes);

@@ -59,6 +59,18 @@ export interface Config {
   readonly chain: ChainConfig;
   /** Withdrawal minimum and the periodic check of sent withdrawals. */
   readonly custody: CustodyConfig;
+  readonly dashboard: DashboardConfig;
+}
+
+/** The account dashboard: links in emails, mail delivery, Stripe top-up (off without keys). */
+export interface DashboardConfig {
+  /** The address people reach the service at, for links in emails; default http://localhost:PORT. */
+  readonly publicUrl: string;
+  /** null: emails are written to DATA_DIR/outbox and their links logged. */
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  /** null when STRIPE_SECRET_KEY or STRIPE_WEBHOOK_SECRET is unset: top-up is hidden. */
+  readonly stripe: { readonly secretKey: string; readonly webhookSecret: string; readonly apiBase: string | null } | null;
 }
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -153,5 +165,21 @@ export function loadConfig(env: Env = process.env): Config {
     catalog: readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),
+    dashboard: loadDashboardConfig(env, int(env, 'PORT', 8080, 0, 65535)),
+  });
+}
+
+function loadDashboardConfig(env: Env, port: number): DashboardConfig {
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const secretKey = env.STRIPE_SECRET_KEY?.trim() || null;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim() || null;
+  if ((secretKey === null) !== (webhookSecret === null)) {
+    throw new ConfigError(secretKey ? 'STRIPE_WEBHOOK_SECRET' : 'STRIPE_SECRET_KEY', 'set both STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET, or neither');
+  }
+  return Object.freeze({
+    publicUrl,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str(env, 'MAIL_FROM', 'svc <no-reply@localhost>'),
+    stripe: secretKey && webhookSecret ? { secretKey, webhookSecret, apiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']) } : null,
   });
 }

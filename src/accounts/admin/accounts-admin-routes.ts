@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../../storage/database.ts';
 import { getAccountOrThrow } from '../account.repository.ts';
@@ -39,6 +40,32 @@ export function accountsAdminRoutes(opts: AccountsAdminOptions): FastifyPluginAs
       async (request, reply) => {
         const a = await accounts.createAccount({ email: request.body.email, emailVerified: request.body.email_verified });
         return reply.code(201).send(accountView(a));
+      },
+    );
+
+    app.get(
+      '/accounts',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Find accounts by email (a part of it, any case), newest first',
+          querystring: Type.Object(
+            {
+              email: Type.Optional(Type.String({ maxLength: 254 })),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+            },
+            strict,
+          ),
+          response: { 200: Type.Object({ data: Type.Array(AccountView) }) },
+        },
+      },
+      async (request) => {
+        const q = (request.query.email ?? '').trim().toLowerCase();
+        let query = db.selectFrom('accounts').selectAll().orderBy('id', 'desc').limit(request.query.limit ?? 20);
+        // The search text is matched literally: LIKE's wildcards are escaped.
+        if (q !== '') query = query.where(sql`lower(email)`, 'like', `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+        return { data: (await query.execute()).map(accountView) };
       },
     );
 

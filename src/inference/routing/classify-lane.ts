@@ -1,13 +1,19 @@
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import { textLaneInput } from './lanes/features.ts';
+import { TextLaneModel } from './lanes/text-lane-model.ts';
 
 /** The pipeline lanes, in the order their rules are tried (first match wins). */
 export const LANES = ['vision', 'agent', 'code', 'math', 'multilingual', 'general'] as const;
 export type Lane = (typeof LANES)[number];
 
+// Loaded once, when the gateway starts: the trained text model shipped in lanes/model.json.
+const textModel = TextLaneModel.load();
+
 /**
  * The lane of a chat request, whatever protocol it arrived in. Rules 1-2 are structural (an image
- * anywhere; tools declared or tool calls/results in the history); rules 3-5 read the latest user
- * message with the text classifier; everything else is `general`.
+ * anywhere; tools declared or tool calls/results in the history); rules 3-5 (code, math,
+ * multilingual) read the latest user message with the trained text classifier, which also sees the
+ * end of the previous user message; everything else is `general`.
  */
 export function classifyLane(request: CanonicalChatRequest): Lane {
   const hasImage = request.messages.some((m) => m.role === 'user' && m.content.some((p) => p.type === 'image'));
@@ -16,6 +22,6 @@ export function classifyLane(request: CanonicalChatRequest): Lane {
     request.tools.length > 0 ||
     request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0));
   if (agentic) return 'agent';
-  // The text lanes (code, math, multilingual) arrive with the trained classifier.
-  return 'general';
+  const input = textLaneInput(request);
+  return input ? textModel.classify(input) : 'general';
 }

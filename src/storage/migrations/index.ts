@@ -6,6 +6,7 @@ import * as accounts from './2026_11_25_20_accounts.ts';
 import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 import { custodyMigration } from './2026_11_25_40_custody.ts';
 import * as creditLeases from './2026_11_26_40_credit_leases.ts';
+import * as dashboard from './2026_11_26_60_dashboard.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_30_market_auth': marketAuthMigration,
   '2026_11_25_40_custody': custodyMigration,
   '2026_11_26_40_credit_leases': creditLeases,
+  '2026_11_26_60_dashboard': dashboard,
 };

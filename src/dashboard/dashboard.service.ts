@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import type { Account } from '../accounts/account.repository.ts';
+import type { AccountsService } from '../accounts/accounts.service.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Db } from '../storage/database.ts';
+import type { Mailer } from './mailer.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './password.ts';
+import { hashToken, newSecretToken } from './secret-token.ts';
+
+const SESSION_DAYS = 30;
+const VERIFY_HOURS = 48;
+const RESET_MINUTES = 60;
+
+/** Who a dashboard session belongs to. */
+export interface DashboardSession {
+  readonly accountId: number | null;
+  /** May use the operator console (admin-token sign-in, or an operator account). */
+  readonly operator: boolean;
+  readonly csrfToken: string;
+}
+
+export interface DashboardService {
+  /** Creates an unverified account with a password and emails its verification link. */
+  signUp(email: string, password: string): Promise<{ account: Account; session: string }>;
+  /** A session for the right email and password; 401 `wrong email or password` otherwise. */
+  signIn(email: string, password: string): Promise<{ account: Account; session: string }>;
+  /** A console session for the holder of the admin token. */
+  openOperatorSession(): Promise<string>;
+  session(cookie: string): Promise<DashboardSession | null>;
+  signOut(cookie: string): Promise<void>;
+  sendVerification(accountId: number): Promise<void>;
+  /** Follows an emailed link: single use, expiring. */
+  verifyEmail(token: string): Promise<Account>;
+  /** Emails a reset link when the address has an account; answers the same either way. */
+  requestPasswordReset(email: string): Promise<void>;
+  /** Sets a new password from an emailed link and ends every session of the account. */
+  resetPassword(token: string, password: string): Promise<void>;
+}
+
+export interface DashboardServiceOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly mailer: Mailer;
+  readonly accounts: AccountsService;
+  /** Where links in emails point, e.g. `https://svc.example.com`. */
+  readonly publicUrl: string;
+}
+
+const WRONG_LOGIN = 'wrong email or password';
+
+function checkPassword(password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw badRequest(`password: ${problem}`);
+}
+
+export function createDashboardService(opts: DashboardServiceOptions): DashboardService {
+  const { db, clock, mailer, accounts } = opts;
+  const later = (ms: number) => new Date(clock.now() + ms);
+
+  async function newSession(accountId: number | null, operator: boolean): Promise<string> {
+    const token = newSecretToken();
+    await db
+      .insertInto('dashboard_sessions')
+      .values({
+        id_hash: hashToken(token),
+        account_id: accountId,
+        operator,
+        csrf_token: newSecretToken(),
+        expires_at: later(SESSION_DAYS * 86_400_000),
+      })
+      .execute();
+    return token;
+  }
+
+  async function newEmailToken(accountId: number, purpose: 'verify' | 'reset', ttlMs: number): Promise<string> {
+    const token = newSecretToken();
+    await db.insertInto('email_tokens').values({ token_hash: hashToken(token), account_id: accountId, purpose, expires_at: later(ttlMs) }).execute();
+    return token;
+  }
+
+  /** Marks a link used, once: a second use, an expired or unknown link is 400. */
+  async function useEmailToken(token: string, purpose: 'verify' | 'reset'): Promise<number> {
+    const row = await db
+      .updateTable('email_tokens')
+      .set({ used_at: new Date(clock.now()) })
+      .where('token_hash', '=', hashToken(token))
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', new Date(clock.now()))
+      .returning('account_id')
+      .executeTakeFirst();
+    if (!row) throw badRequest('this link is invalid, expired or already used');
+    return row.account_id;
+  }
+
+  async function sendVerification(account: Account): Promise<void> {
+    const token = await newEmailToken(account.id, 'verify', VERIFY_HOURS * 3_600_000);
+    const link = `${opts.publicUrl}/account/verify?token=${token}`;
+    await mailer.send({
+      to: account.email,
+      subject: 'Verify your svc email',
+      text: `Welcome to svc.\n\nOpen this link to verify your email (valid ${VERIFY_HOURS} hours, once):\n${link}\n`,
+      link,
+    });
+  }
+
+  return {
+    async signUp(email, password) {
+      checkPassword(password);
+      const account = await accounts.createAccount({ email, emailVerified: false });
+      await db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
+      await sendVerification(account);
+      return { account, session: await newSession(account.id, account.is_operator) };
+    },
+
+    async signIn(email, password) {
+      const account = await db.selectFrom('accounts').selectAll().where(sql`lower(email)`, '=', email.trim().toLowerCase()).executeTakeFirst();
+      // Hash anyway when the account is missing, so timing does not tell which emails exist.
+      const stored = account?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+      const ok = await verifyPassword(password, stored);
+      if (!account || !account.password_hash || !ok) throw unauthorized(WRONG_LOGIN);
+      return { account, session: await newSession(account.id, account.is_operator) };
+    },
+
+    openOperatorSession: () => newSession(null, true),
+
+    async session(cookie) {
+      const row = await db
+        .selectFrom('dashboard_sessions')
+        .select(['account_id', 'operator', 'csrf_token'])
+        .where('id_hash', '=', hashToken(cookie))
+        .where('expires_at', '>', new Date(clock.now()))
+        .executeTakeFirst();
+      return row ? { accountId: row.account_id, operator: row.operator, csrfToken: row.csrf_token } : null;
+    },
+
+    async signOut(cookie) {
+      await db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashToken(cookie)).execute();
+    },
+
+    async sendVerification(accountId) {
+      const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+      if (!account) throw notFound('account not found');
+      if (account.email_verified) throw conflict('your email is already verified');
+      await sendVerification(account);
+    },
+
+    async verifyEmail(token) {
+      const accountId = await useEmailToken(token, 'verify');
+      return accounts.verifyEmail(accountId);
+    },
+
+    async requestPasswordReset(email) {
+      const account = await db.selectFrom('accounts').selectAll().where(sql`lower(email)`, '=', email.trim().toLowerCase()).executeTakeFirst();
+      if (!account) return;
+      const token = await newEmailToken(account.id, 'reset', RESET_MINUTES * 60_000);
+      const link = `${opts.publicUrl}/account/reset?token=${token}`;
+      await mailer.send({
+        to: account.email,
+        subject: 'Reset your svc password',
+        text: `Someone asked to reset the password of this svc account.\n\nOpen this link within ${RESET_MINUTES} minutes to choose a new one (it works once):\n${link}\n\nIf it was not you, ignore this email.\n`,
+        link,
+      });
+    },
+
+    async resetPassword(token, password) {
+      checkPassword(password);
+      const accountId = await useEmailToken(token, 'reset');
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', accountId).execute();
+        await trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute();
+      });
+    },
+  };
+}

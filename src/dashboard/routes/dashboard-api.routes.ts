@@ -1,0 +1,436 @@
+import '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { getAccountOrThrow, listLedger } from '../../accounts/account.repository.ts';
+import { listAccountKeys } from '../../accounts/api-key.repository.ts';
+import type { AccountsService } from '../../accounts/accounts.service.ts';
+import { creditsNumber } from '../../accounts/credits.amount.ts';
+import type { RateLimiter } from '../../ratelimit/limiter.ts';
+import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../../shared/errors.ts';
+import { secureEqual } from '../../shared/secure-compare.ts';
+import type { Db } from '../../storage/database.ts';
+import type { DashboardService, DashboardSession } from '../dashboard.service.ts';
+import type { StripeTopUp } from '../stripe-topup.ts';
+import { dailyUsage, usageRows, type UsageRange } from '../usage.queries.ts';
+import { csvLine } from './csv.ts';
+import { clearSessionCookie, CSRF_COOKIE, readSession, SESSION_COOKIE, setCsrfCookie, setSessionCookie } from './session-cookies.ts';
+
+export interface DashboardApiOptions {
+  readonly db: Db;
+  readonly service: DashboardService;
+  readonly accounts: AccountsService;
+  readonly adminToken: string;
+  readonly authLimiter: RateLimiter;
+  readonly stripe: StripeTopUp | null;
+}
+
+const strict = { additionalProperties: false } as const;
+const Email = Type.String({ minLength: 3, maxLength: 254 });
+const Password = Type.String({ minLength: 1, maxLength: 200 });
+const Token = Type.String({ minLength: 10, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' });
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (UTC)' });
+const Ok = Type.Object({ ok: Type.Boolean() });
+const ErrorBody = Type.Object({ error: Type.String() });
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
+
+const AccountSummary = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  email_verified: Type.Boolean(),
+  credits: Type.Number(),
+  available: Type.Number(),
+  credits_micro: Type.String(),
+  operator: Type.Boolean(),
+});
+
+const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+function rangeOf(query: { from?: string; to?: string }, now: number): UsageRange {
+  const parse = (s: string, field: string) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) throw badRequest(`${field}: not a date`);
+    return d;
+  };
+  const to = query.to ? new Date(parse(query.to, 'to').getTime() + DAY_MS) : new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
+  const from = query.from ? parse(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS);
+  if (from >= to) throw badRequest('from: must not be after to');
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw badRequest(`to: a range is at most ${MAX_RANGE_DAYS} days`);
+  return { from, to };
+}
+
+/**
+ * The JSON API behind the dashboard pages, under /dashboard/api. A session is a server-side row
+ * named by an httpOnly cookie; every state-changing request carries `x-csrf-token`: the
+ * session's token once signed in, before that the `svc_csrf` cookie's value (double submit).
+ */
+export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardApiOptions): Promise<void> {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, service, accounts } = opts;
+  const tags = ['dashboard'];
+
+  app.decorateRequest('dashboardSession', null);
+
+  app.addHook('onRequest', async (request) => {
+    const session = await readSession(request, service);
+    (request as SessionRequest).dashboardSession = session;
+    if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/dashboard/api/stripe/webhook')) return;
+    const sent = request.headers['x-csrf-token'];
+    const expected = session ? session.csrfToken : request.cookies[CSRF_COOKIE];
+    if (typeof sent !== 'string' || !expected || !secureEqual(sent, expected)) throw forbidden('missing or wrong CSRF token; reload the page');
+  });
+
+  const limit = async (request: FastifyRequest, reply: FastifyReply, ...keys: string[]) => {
+    for (const key of keys) {
+      const d = await opts.authLimiter.consume(key);
+      if (!d.allowed) {
+        const minutes = Math.max(1, Math.ceil(d.resetMs / 60_000));
+        void reply.header('retry-after', String(Math.ceil(d.resetMs / 1000)));
+        throw new HttpError(429, `too many attempts - try again in ${minutes} minute${minutes === 1 ? '' : 's'}`);
+      }
+    }
+    void request;
+  };
+
+  const requireAccount = (request: FastifyRequest): DashboardSession & { accountId: number } => {
+    const s = (request as SessionRequest).dashboardSession;
+    if (!s || s.accountId === null) throw unauthorized('sign in first');
+    return s as DashboardSession & { accountId: number };
+  };
+
+  const summary = async (accountId: number) => {
+    const a = await getAccountOrThrow(db, accountId);
+    return {
+      id: a.id,
+      email: a.email,
+      email_verified: a.email_verified,
+      credits: creditsNumber(a.credits),
+      available: creditsNumber(a.credits - a.reserved),
+      credits_micro: a.credits.toString(),
+      operator: a.is_operator,
+    };
+  };
+
+  app.get(
+    '/session',
+    {
+      schema: {
+        tags,
+        summary: 'Who is signed in, the CSRF token to send, and whether top-up is offered',
+        response: {
+          200: Type.Object({
+            signed_in: Type.Boolean(),
+            operator: Type.Boolean(),
+            account: Type.Union([AccountSummary, Type.Null()]),
+            csrf_token: Type.String(),
+            topup_enabled: Type.Boolean(),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const s = (request as SessionRequest).dashboardSession;
+      const csrf = s ? s.csrfToken : setCsrfCookie(request, reply);
+      return {
+        signed_in: s !== null,
+        operator: s?.operator ?? false,
+        account: s && s.accountId !== null ? await summary(s.accountId) : null,
+        csrf_token: csrf,
+        topup_enabled: opts.stripe !== null,
+      };
+    },
+  );
+
+  app.post(
+    '/sign-up',
+    { schema: { tags, summary: 'Create an account; a verification link is emailed', body: Type.Object({ email: Email, password: Password }, strict), response: { 201: AccountSummary, ...errors, 409: ErrorBody } } },
+    async (request, reply) => {
+      await limit(request, reply, `signup:ip:${request.ip}`);
+      const { account, session } = await service.signUp(request.body.email, request.body.password);
+      setSessionCookie(request, reply, session);
+      return reply.code(201).send(await summary(account.id));
+    },
+  );
+
+  app.post(
+    '/sign-in',
+    { schema: { tags, summary: 'Sign in with email and password', body: Type.Object({ email: Email, password: Password }, strict), response: { 200: AccountSummary, ...errors } } },
+    async (request, reply) => {
+      await limit(request, reply, `signin:ip:${request.ip}`, `signin:email:${request.body.email.trim().toLowerCase()}`);
+      const { account, session } = await service.signIn(request.body.email, request.body.password);
+      setSessionCookie(request, reply, session);
+      return summary(account.id);
+    },
+  );
+
+  app.post(
+    '/operator/sign-in',
+    { schema: { tags, summary: 'Open an operator console session with the admin token', body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 500 }) }, strict), response: { 200: Ok, ...errors } } },
+    async (request, reply) => {
+      await limit(request, reply, `operator:ip:${request.ip}`);
+      if (!secureEqual(request.body.token, opts.adminToken)) throw unauthorized('wrong admin token');
+      setSessionCookie(request, reply, await service.openOperatorSession());
+      return { ok: true };
+    },
+  );
+
+  app.post('/sign-out', { schema: { tags, summary: 'End this session', response: { 200: Ok, 403: ErrorBody } } }, async (request, reply) => {
+    const cookie = request.cookies[SESSION_COOKIE];
+    if (cookie) await service.signOut(cookie);
+    clearSessionCookie(reply);
+    return { ok: true };
+  });
+
+  app.post(
+    '/verify-email',
+    { schema: { tags, summary: 'Verify the email with the token from the emailed link', body: Type.Object({ token: Token }, strict), response: { 200: Ok, ...errors } } },
+    async (request) => {
+      await service.verifyEmail(request.body.token);
+      return { ok: true };
+    },
+  );
+
+  app.post(
+    '/verify-email/resend',
+    { schema: { tags, summary: 'Email a new verification link', response: { 200: Ok, ...errors, 409: ErrorBody } } },
+    async (request, reply) => {
+      const s = requireAccount(request);
+      await limit(request, reply, `resend:acct:${s.accountId}`);
+      await service.sendVerification(s.accountId);
+      return { ok: true };
+    },
+  );
+
+  app.post(
+    '/password-reset',
+    { schema: { tags, summary: 'Email a password reset link (answers the same whether the email has an account)', body: Type.Object({ email: Email }, strict), response: { 200: Ok, ...errors } } },
+    async (request, reply) => {
+      await limit(request, reply, `reset:ip:${request.ip}`, `reset:email:${request.body.email.trim().toLowerCase()}`);
+      await service.requestPasswordReset(request.body.email);
+      return { ok: true };
+    },
+  );
+
+  app.post(
+    '/password-reset/confirm',
+    { schema: { tags, summary: 'Set a new password with the token from the emailed link', body: Type.Object({ token: Token, password: Password }, strict), response: { 200: Ok, ...errors } } },
+    async (request, reply) => {
+      await limit(request, reply, `reset-confirm:ip:${request.ip}`);
+      await service.resetPassword(request.body.token, request.body.password);
+      return { ok: true };
+    },
+  );
+
+  const KeyView = Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    prefix: Type.String(),
+    created_at: Type.String(),
+    last_used_at: Type.Union([Type.String(), Type.Null()]),
+    revoked_at: Type.Union([Type.String(), Type.Null()]),
+  });
+  const keyView = (k: { id: number; name: string; prefix: string; created_at: Date; last_used_at: Date | null; revoked_at: Date | null }) => ({
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    created_at: k.created_at.toISOString(),
+    last_used_at: k.last_used_at?.toISOString() ?? null,
+    revoked_at: k.revoked_at?.toISOString() ?? null,
+  });
+
+  app.get('/keys', { schema: { tags, summary: 'Your svk_ keys', response: { 200: Type.Object({ keys: Type.Array(KeyView) }), 401: ErrorBody } } }, async (request) => {
+    const s = requireAccount(request);
+    return { keys: (await listAccountKeys(db, s.accountId)).map(keyView) };
+  });
+
+  app.post(
+    '/keys',
+    {
+      schema: {
+        tags,
+        summary: 'Create a key; the whole svk_ secret is in this answer only',
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) }, strict),
+        response: { 201: Type.Object({ ...KeyView.properties, key: Type.String() }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const s = requireAccount(request);
+      const k = await accounts.issueKey(s.accountId, request.body.name);
+      return reply.code(201).send({ ...keyView(k), key: k.key });
+    },
+  );
+
+  app.delete(
+    '/keys/:id',
+    { schema: { tags, summary: 'Revoke a key', params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }), response: { 200: KeyView, ...errors, 404: ErrorBody } } },
+    async (request) => {
+      const s = requireAccount(request);
+      const own = (await listAccountKeys(db, s.accountId)).find((k) => k.id === request.params.id);
+      if (!own) throw notFound('key not found');
+      return keyView(await accounts.revokeKey(own.id));
+    },
+  );
+
+  const RangeQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) }, strict);
+
+  const usageRow = (r: Awaited<ReturnType<typeof usageRows>>[number]) => ({
+    time: r.created_at.toISOString(),
+    model: r.model,
+    served_model: r.served_model,
+    endpoint: r.endpoint,
+    input_tokens: r.input_tokens,
+    cached_input_tokens: r.cached_input_tokens,
+    output_tokens: r.output_tokens,
+    credits: creditsNumber(r.cost),
+    cost_micro: r.cost.toString(),
+    status: r.status,
+    latency_ms: r.latency_ms,
+  });
+
+  app.get(
+    '/usage',
+    {
+      schema: {
+        tags,
+        summary: 'Credits and tokens per day and model, and the latest requests (never prompt or answer text)',
+        querystring: RangeQuery,
+        response: {
+          200: Type.Object({
+            from: Type.String(),
+            to: Type.String(),
+            total_credits: Type.Number(),
+            total_cost_micro: Type.String(),
+            daily: Type.Array(
+              Type.Object({
+                day: Type.String(),
+                model: Type.String(),
+                requests: Type.Integer(),
+                input_tokens: Type.Integer(),
+                cached_input_tokens: Type.Integer(),
+                output_tokens: Type.Integer(),
+                credits: Type.Number(),
+                cost_micro: Type.String(),
+              }),
+            ),
+            recent: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const s = requireAccount(request);
+      const range = rangeOf(request.query, Date.now());
+      const daily = await dailyUsage(db, s.accountId, range);
+      const total = daily.reduce((sum, d) => sum + d.cost, 0n);
+      return {
+        from: range.from.toISOString().slice(0, 10),
+        to: new Date(range.to.getTime() - DAY_MS).toISOString().slice(0, 10),
+        total_credits: creditsNumber(total),
+        total_cost_micro: total.toString(),
+        daily: daily.map((d) => ({
+          day: d.day,
+          model: d.model,
+          requests: d.requests,
+          input_tokens: d.inputTokens,
+          cached_input_tokens: d.cachedInputTokens,
+          output_tokens: d.outputTokens,
+          credits: creditsNumber(d.cost),
+          cost_micro: d.cost.toString(),
+        })),
+        recent: (await usageRows(db, s.accountId, range, 100)).map(usageRow),
+      };
+    },
+  );
+
+  app.get(
+    '/usage.csv',
+    { schema: { tags, summary: 'Every request in the range as CSV', querystring: RangeQuery, produces: ['text/csv'], response: { 200: Type.String(), ...errors } } },
+    async (request, reply) => {
+      const s = requireAccount(request);
+      const range = rangeOf(request.query, Date.now());
+      const rows = (await usageRows(db, s.accountId, range, 100_000)).map(usageRow);
+      const header = ['time', 'model', 'served_model', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'credits', 'status', 'latency_ms'] as const;
+      const lines = [csvLine([...header]), ...rows.map((r) => csvLine(header.map((h) => r[h])))];
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="svc-usage-${range.from.toISOString().slice(0, 10)}.csv"`)
+        .send(lines.join(''));
+    },
+  );
+
+  app.get(
+    '/credits',
+    {
+      schema: {
+        tags,
+        summary: 'Balance and the latest credit ledger rows',
+        response: {
+          200: Type.Object({
+            account: AccountSummary,
+            ledger: Type.Array(
+              Type.Object({ time: Type.String(), kind: Type.String(), credits: Type.Number(), amount_micro: Type.String(), balance_after: Type.Number(), note: Type.Union([Type.String(), Type.Null()]) }),
+            ),
+          }),
+          401: ErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const s = requireAccount(request);
+      const ledger = await listLedger(db, s.accountId, 100);
+      return {
+        account: await summary(s.accountId),
+        ledger: ledger.map((l) => ({
+          time: l.created_at.toISOString(),
+          kind: l.kind,
+          credits: creditsNumber(l.amount),
+          amount_micro: l.amount.toString(),
+          balance_after: creditsNumber(l.balance_after),
+          note: l.note,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/top-up',
+    {
+      schema: {
+        tags,
+        summary: 'Start a Stripe Checkout for credits (1 credit = 0.001 USD); 404 when Stripe is not configured',
+        body: Type.Object({ usd: Type.Integer({ minimum: 5, maximum: 1000 }) }, strict),
+        response: { 200: Type.Object({ url: Type.String() }), ...errors, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const s = requireAccount(request);
+      if (!opts.stripe) throw notFound('top-up is not available here');
+      const account = await getAccountOrThrow(db, s.accountId);
+      const origin = `${request.protocol}://${request.host}`;
+      return { url: await opts.stripe.createCheckout({ accountId: account.id, email: account.email, cents: request.body.usd * 100, returnUrl: `${origin}/account` }) };
+    },
+  );
+
+  // Stripe signs the exact bytes it sent, so this route reads its body raw.
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+    raw.post(
+      '/stripe/webhook',
+      { schema: { tags, summary: 'Stripe webhook (checkout.session.completed credits the account once per event)', response: { 200: Type.Object({ received: Type.Boolean(), credited: Type.Boolean() }), 400: ErrorBody, 404: ErrorBody } } },
+      async (request) => {
+        if (!opts.stripe) throw notFound('top-up is not available here');
+        const signature = request.headers['stripe-signature'];
+        if (typeof signature !== 'string' || !Buffer.isBuffer(request.body)) throw badRequest('invalid Stripe signature');
+        const { credited } = await opts.stripe.handleWebhook(request.body, signature);
+        return { received: true, credited };
+      },
+    );
+  });
+}
+
+interface SessionRequest extends FastifyRequest {
+  dashboardSession: DashboardSession | null;
+}

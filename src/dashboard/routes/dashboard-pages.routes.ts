@@ -1,0 +1,29 @@
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The page sources, served as they are (no build step): plain HTML, CSS and ES modules. */
+export const WEB_ROOT = fileURLToPath(new URL('../../../web/dashboard/', import.meta.url));
+
+/** Paths the single page answers; its script renders the view for each. */
+const PAGES = ['/', '/account', '/account/keys', '/account/usage', '/account/credits', '/account/verify', '/account/reset', '/account/forgot', '/console'];
+
+// Only the service's own files run on these pages; nothing loads from elsewhere.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+export async function dashboardPagesRoutes(app: FastifyInstance): Promise<void> {
+  const html = readFileSync(`${WEB_ROOT}index.html`, 'utf8');
+  await app.register(fastifyStatic, { root: WEB_ROOT, prefix: '/dashboard/assets/', index: false, wildcard: true, maxAge: 60_000 });
+  for (const path of PAGES) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', CSP)
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
+        .header('cache-control', 'no-store')
+        .send(html),
+    );
+  }
+}

@@ -1,0 +1,336 @@
+import { eld } from 'eld/extrasmall';
+import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
+import { LEXICON } from './lexicon.ts';
+
+/**
+ * The features of the text lane model, shared by the training script and the classifier so both
+ * see exactly the same thing. Every feature is hashed (FNV-1a, one seed per kind) into one of
+ * 2^BUCKET_BITS buckets; no string is built per feature, so the cost is a few hash steps per
+ * character of the (capped) text.
+ *
+ * Kinds: word unigrams and bigrams (Han and kana characters count as one-character words, since
+ * those scripts do not separate words with spaces), character trigrams (digits folded to 0,
+ * whitespace folded to one space), the shape of the text (symbol, digit and line statistics, code
+ * fences, script), the language that `eld` detects, and counts of the lexicon's words per lane.
+ */
+
+export const BUCKET_BITS = 18;
+const MASK = (1 << BUCKET_BITS) - 1;
+
+/** The classifier reads at most the first HEAD_CHARS and the last TAIL_CHARS of the message. */
+export const HEAD_CHARS = 1200;
+export const TAIL_CHARS = 400;
+/** Language identification reads the first LANG_CHARS characters. */
+const LANG_CHARS = 500;
+
+const SEED_WORD = 0x1b873593;
+const SEED_BIGRAM = 0x5bd1e995;
+const SEED_CHAR = 0x27d4eb2f;
+const SEED_TAG = 0x165667b1;
+
+/** What the classifier reads of a request. */
+export interface LaneText {
+  /** The latest user message, capped with capText. */
+  readonly text: string;
+  /** The previous user message, capped likewise ('' when there is none). */
+  readonly previous: string;
+}
+
+/** Occurrences (bucket, value), in a buffer reused from call to call. */
+export class FeatureBuffer {
+  index = new Int32Array(8192);
+  value = new Float32Array(8192);
+  length = 0;
+  /**
+   * Set by extractFeatures when the text is plainly not English: mostly in a non-Latin script, or
+   * a reliable detection of another language clearly ahead of English.
+   */
+  notEnglish = false;
+
+  reset(): void {
+    this.length = 0;
+    this.notEnglish = false;
+  }
+
+  push(bucket: number, value: number): void {
+    if (this.length === this.index.length) {
+      const index = new Int32Array(this.length * 2);
+      index.set(this.index);
+      const values = new Float32Array(this.length * 2);
+      values.set(this.value);
+      this.index = index;
+      this.value = values;
+    }
+    this.index[this.length] = bucket;
+    this.value[this.length] = value;
+    this.length++;
+  }
+
+  /** Sets the value of occurrences [from, length) to `value`. */
+  fill(from: number, value: number): void {
+    this.value.fill(value, from, this.length);
+  }
+}
+
+/**
+ * The text of a message's parts (joined by newlines), or, when longer than HEAD_CHARS + TAIL_CHARS,
+ * only its head and tail: the classifier never reads more, so its cost does not grow with the
+ * message.
+ */
+export function capText(parts: readonly string[]): string {
+  let total = parts.length - 1;
+  for (const p of parts) total += p.length;
+  if (total <= HEAD_CHARS + TAIL_CHARS) return parts.join('\n');
+  let head = '';
+  for (const p of parts) {
+    if (head.length >= HEAD_CHARS) break;
+    head += (head === '' ? '' : '\n') + p.slice(0, HEAD_CHARS - head.length);
+  }
+  let tail = '';
+  for (let i = parts.length - 1; i >= 0 && tail.length < TAIL_CHARS; i--) {
+    const p = parts[i] as string;
+    tail = p.slice(Math.max(0, p.length - (TAIL_CHARS - tail.length))) + (tail === '' ? '' : '\n' + tail);
+  }
+  return `${head}\n${tail}`;
+}
+
+function hashString(seed: number, s: string): number {
+  let h = seed ^ 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function isIdeograph(c: number): boolean {
+  return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff);
+}
+
+/** Letters, digits (already folded to '0'), '_' and non-ASCII characters outside punctuation blocks. */
+function isWordChar(c: number): boolean {
+  if (c < 128) return (c >= 97 && c <= 122) || c === 48 || c === 95;
+  if (c <= 0xbf) return c === 0xaa || c === 0xb5 || c === 0xba; // Latin-1 punctuation: ¿ ¡ « » ...
+  if (c >= 0x2000 && c <= 0x2bff) return false; // general punctuation, arrows, maths operators
+  if (c >= 0x3000 && c <= 0x303f) return false; // CJK punctuation
+  if (c >= 0xff00 && c <= 0xff0f) return false;
+  return !isIdeograph(c);
+}
+
+const SYMBOLS = new Set('{}[]()<>;=+-*/\\|&^%$#@`~:'.split('').map((c) => c.charCodeAt(0)));
+
+/** Hashes of the lexicon's words (as word unigrams or ideograph bigrams) -> lane index. */
+const LEXICON_KINDS = Object.keys(LEXICON) as (keyof typeof LEXICON)[];
+const lexiconOf = new Map<number, number>();
+for (const [kind, words] of Object.entries(LEXICON)) {
+  for (const word of words) lexiconOf.set(wordHash(word), LEXICON_KINDS.indexOf(kind as keyof typeof LEXICON));
+}
+
+function wordHash(word: string): number {
+  const c0 = word.charCodeAt(0);
+  if (isIdeograph(c0) && word.length === 2) {
+    const a = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c0, 0x01000193);
+    const b = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ word.charCodeAt(1), 0x01000193);
+    return bigramHash(a, b);
+  }
+  let h = SEED_WORD ^ 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    h = Math.imul(h ^ (c >= 48 && c <= 57 ? 48 : c), 0x01000193);
+  }
+  return h;
+}
+
+function bigramHash(prev: number, h: number): number {
+  return Math.imul(prev ^ Math.imul(h, 0x9e3779b1), 0x85ebca6b) ^ SEED_BIGRAM;
+}
+
+const lexiconCounts = new Int32Array(3);
+
+// Reused between calls: the normalised characters of the text.
+let norm = new Uint16Array(HEAD_CHARS + TAIL_CHARS + 16);
+
+function bucketOf(ratio: number, edges: readonly number[]): number {
+  let i = 0;
+  while (i < edges.length && ratio >= (edges[i] as number)) i++;
+  return i;
+}
+
+function tag(out: FeatureBuffer, name: string): void {
+  out.push(hashString(SEED_TAG, name) & MASK, 1);
+}
+
+/** Appends the features of a (capped) text to `out` (which the caller resets). */
+export function extractFeatures(raw: string, out: FeatureBuffer): void {
+  if (norm.length < raw.length + 2) norm = new Uint16Array(raw.length + 16);
+
+  // One pass: normalise characters and gather the shape statistics.
+  let n = 0;
+  let nonSpace = 0;
+  let symbols = 0;
+  let digits = 0;
+  let latin = 0;
+  let letters = 0;
+  let lines = 1;
+  let indented = 0;
+  let atLineStart = true;
+  let leading = 0;
+  const scripts = { cyrillic: 0, arabic: 0, indic: 0, cjk: 0, hangul: 0, greek: 0, hebrew: 0, thai: 0 };
+  norm[n++] = 32;
+  for (let i = 0; i < raw.length; i++) {
+    let c = raw.charCodeAt(i);
+    if (c === 10) {
+      lines++;
+      atLineStart = true;
+      leading = 0;
+    } else if (atLineStart) {
+      if (c === 32 || c === 9) {
+        leading++;
+        if (leading === 2 || c === 9) {
+          indented++;
+          atLineStart = false;
+        }
+      } else atLineStart = false;
+    }
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      if (norm[n - 1] !== 32) norm[n++] = 32;
+      continue;
+    }
+    nonSpace++;
+    if (c >= 48 && c <= 57) {
+      digits++;
+      c = 48;
+    } else if (c >= 65 && c <= 90) {
+      latin++;
+      letters++;
+      c += 32;
+    } else if (c >= 97 && c <= 122) {
+      latin++;
+      letters++;
+    } else if (c < 128) {
+      if (SYMBOLS.has(c)) symbols++;
+    } else {
+      if (c >= 0xc0 && c <= 0x24f) latin++;
+      else if (c >= 0x370 && c <= 0x3ff) scripts.greek++;
+      else if (c >= 0x400 && c <= 0x52f) scripts.cyrillic++;
+      else if (c >= 0x590 && c <= 0x5ff) scripts.hebrew++;
+      else if (c >= 0x600 && c <= 0x6ff) scripts.arabic++;
+      else if (c >= 0x900 && c <= 0xdff) scripts.indic++;
+      else if (c >= 0xe00 && c <= 0xe7f) scripts.thai++;
+      else if (isIdeograph(c)) scripts.cjk++;
+      else if (c >= 0xac00 && c <= 0xd7af) scripts.hangul++;
+      if (isWordChar(c) || isIdeograph(c)) letters++;
+      // Only Latin, Greek and Cyrillic letters below U+0530 have case.
+      if (c < 0x530) {
+        const lower = String.fromCharCode(c).toLowerCase();
+        if (lower.length === 1) c = lower.charCodeAt(0);
+      }
+    }
+    norm[n++] = c;
+  }
+  if (norm[n - 1] !== 32) norm[n++] = 32;
+
+  // Word unigrams and bigrams.
+  const wordsFrom = out.length;
+  lexiconCounts.fill(0);
+  let prev = 0;
+  let i = 0;
+  while (i < n) {
+    const c = norm[i] as number;
+    if (isIdeograph(c)) {
+      const h = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c, 0x01000193);
+      out.push(h & MASK, 1);
+      if (prev !== 0) {
+        const bigram = bigramHash(prev, h);
+        out.push(bigram & MASK, 1);
+        const kind = lexiconOf.get(bigram);
+        if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
+      }
+      prev = h;
+      i++;
+      continue;
+    }
+    if (!isWordChar(c)) {
+      // Punctuation other than spaces separates phrases: no bigram across it.
+      if (c !== 32) prev = 0;
+      i++;
+      continue;
+    }
+    let h = SEED_WORD ^ 0x811c9dc5;
+    while (i < n && isWordChar(norm[i] as number)) h = Math.imul(h ^ (norm[i++] as number), 0x01000193);
+    out.push(h & MASK, 1);
+    const kind = lexiconOf.get(h);
+    if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
+    if (prev !== 0) out.push(bigramHash(prev, h) & MASK, 1);
+    prev = h;
+  }
+  const words = out.length - wordsFrom;
+  if (words > 0) out.fill(wordsFrom, 1 / Math.sqrt(words));
+
+  // Character trigrams.
+  const charsFrom = out.length;
+  for (let j = 0; j + 2 < n; j++) {
+    let h = SEED_CHAR ^ 0x811c9dc5;
+    h = Math.imul(h ^ (norm[j] as number), 0x01000193);
+    h = Math.imul(h ^ (norm[j + 1] as number), 0x01000193);
+    h = Math.imul(h ^ (norm[j + 2] as number), 0x01000193);
+    out.push(h & MASK, 1);
+  }
+  const chars = out.length - charsFrom;
+  if (chars > 0) out.fill(charsFrom, 1 / Math.sqrt(chars));
+
+  for (let k = 0; k < LEXICON_KINDS.length; k++) {
+    const count = lexiconCounts[k] as number;
+    if (count > 0) tag(out, `lex:${LEXICON_KINDS[k]}:${Math.min(count, 3)}`);
+  }
+
+  // Shape.
+  const total = Math.max(1, nonSpace);
+  tag(out, `sym:${bucketOf(symbols / total, [0.01, 0.04, 0.08, 0.15])}`);
+  tag(out, `dig:${bucketOf(digits / total, [0.01, 0.05, 0.15])}`);
+  tag(out, `lines:${bucketOf(lines, [2, 5, 15])}`);
+  tag(out, `indent:${bucketOf(indented / lines, [0.01, 0.3])}`);
+  tag(out, `len:${bucketOf(raw.length, [20, 60, 200, 1000])}`);
+  if (raw.includes('```')) tag(out, 'fence');
+  const nonLatin = letters - latin;
+  if (letters >= 2 && nonLatin / letters >= 0.5) out.notEnglish = true;
+  if (letters > 0 && nonLatin / letters >= 0.3) {
+    let best = 'other';
+    let most = 0;
+    for (const [name, count] of Object.entries(scripts)) {
+      if (count > most) {
+        most = count;
+        best = name;
+      }
+    }
+    tag(out, `script:${best}`);
+    tag(out, 'script:non-latin');
+  }
+
+  // Language.
+  const detected = eld.detect(raw.length > LANG_CHARS ? raw.slice(0, LANG_CHARS) : raw);
+  if (detected.language === '') tag(out, 'lang:none');
+  else {
+    const english = detected.language === 'en';
+    const reliable = detected.isReliable();
+    tag(out, `lang:${english ? 'en' : 'other'}${reliable ? '' : ':unsure'}`);
+    if (!english) {
+      const scores = detected.getScores();
+      const gap = (scores[detected.language] ?? 0) - (scores.en ?? 0);
+      tag(out, `lang-gap:${bucketOf(gap, [0.05, 0.15, 0.3])}`);
+      if (reliable && gap >= 0.05) out.notEnglish = true;
+    }
+  }
+}
+
+/** What the text classifier reads of a request: the latest user message and the one before. */
+export function textLaneInput(request: CanonicalChatRequest): LaneText | undefined {
+  const users: Extract<CanonicalMessage, { role: 'user' }>[] = [];
+  for (let i = request.messages.length - 1; i >= 0 && users.length < 2; i--) {
+    const m = request.messages[i] as CanonicalMessage;
+    if (m.role === 'user') users.push(m);
+  }
+  const [latest, before] = users;
+  if (!latest) return undefined;
+  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) => capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  const text = textOf(latest);
+  if (text.trim() === '') return undefined;
+  return { text, previous: before ? textOf(before) : '' };
+}

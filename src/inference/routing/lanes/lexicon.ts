@@ -1,0 +1,52 @@
+/**
+ * Words that point to a lane in many languages. The model learns how much each count matters; the
+ * lists give it a prior that reaches beyond the wording of its training requests. Latin, Cyrillic,
+ * Arabic, Devanagari and Hangul entries match whole words (lower case); Han and kana entries match
+ * two-character sequences; an entry is one word (no spaces or punctuation).
+ */
+export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> = {
+  code: [
+    // English
+    'code', 'coding', 'program', 'programming', 'function', 'functions', 'method', 'class', 'variable', 'variables', 'script', 'bug',
+    'debug', 'compile', 'compiler', 'error', 'exception', 'stack', 'trace', 'traceback', 'api', 'endpoint', 'server', 'backend',
+    'frontend', 'database', 'query', 'queries', 'sql', 'regex', 'regexp', 'git', 'commit', 'branch', 'merge', 'rebase', 'docker',
+    'dockerfile', 'kubernetes', 'yaml', 'json', 'config', 'nginx', 'deploy', 'npm', 'pip', 'python', 'javascript', 'typescript',
+    'java', 'rust', 'golang', 'go', 'c', 'cpp', 'ruby', 'php', 'kotlin', 'swift', 'bash', 'shell', 'terminal', 'linux',
+    'react', 'node', 'nodejs', 'django', 'flask', 'fastapi', 'express', 'postgres', 'postgresql', 'mysql', 'mongodb', 'redis', 'html',
+    'css', 'thread', 'threads', 'async', 'await', 'loop', 'array', 'string', 'integer', 'boolean', 'null', 'undefined', 'refactor',
+    'unit', 'test', 'tests', 'jest', 'pytest', 'library', 'framework', 'package', 'dependency', 'install', 'cli', 'http', 'cors',
+    'index', 'schema', 'migration', 'repo', 'repository', 'pandas', 'numpy', 'segfault', 'runtime', 'syntax', 'lint', 'eslint',
+    // other languages
+    'código', 'codigo', 'función', 'funcion', 'programación', 'programa', 'consulta', 'servidor', 'base', 'datos', 'variable',
+    'script', 'error', 'hilo', 'proceso', 'fonction', 'requête', 'serveur', 'données', 'programme', 'erreur', 'processus',
+    'funktion', 'abfrage', 'fehler', 'skript', 'klasse', 'datenbank', 'programm', 'umgebungsvariablen', 'funzione', 'codice',
+    'errore', 'função', 'funcao', 'consulta', 'erro', 'código', 'код', 'функцию', 'функция', 'функции', 'ошибка', 'ошибку',
+    'запрос', 'сервер', 'скрипт', 'класс', 'коммит', 'код', 'поток', 'процесс', 'переменные', 'кода', 'коде',
+    '코드', '함수', '에러', '오류', '쿼리', '스크립트', '서버', '프로세스', '스레드', '변수',
+    'الكود', 'دالة', 'خطأ', 'استعلام', 'بايثون', 'البرمجة', 'कोड', 'फ़ंक्शन', 'एरर', 'प्रोग्राम',
+    '代码', '函数', '报错', '错误', '脚本', '查询', '数据', '线程', '进程', '变量', '提交', '部署', '服务',
+    'コー', 'ード', '関数', 'エラ', 'ラー', 'スク', 'クリ', 'リプ', 'プト', 'クエ', 'エリ', 'コミ', 'ミッ', 'ット', 'スレ', 'レッ', 'ッド', 'プロ', 'ロセ', 'セス',
+  ],
+  math: [
+    'solve', 'equation', 'equations', 'calculate', 'compute', 'prove', 'proof', 'derivative', 'integral', 'integrate', 'differentiate',
+    'limit', 'probability', 'chance', 'percent', 'percentage', 'average', 'mean', 'median', 'variance', 'deviation', 'sum', 'product',
+    'fraction', 'ratio', 'area', 'volume', 'perimeter', 'radius', 'triangle', 'circle', 'angle', 'angles', 'polygon', 'matrix',
+    'determinant', 'eigenvalues', 'vector', 'theorem', 'prime', 'primes', 'factor', 'factorial', 'roots', 'quadratic', 'algebra',
+    'calculus', 'geometry', 'statistics', 'math', 'maths', 'mathematical', 'formula', 'divisible', 'divide', 'multiply', 'square',
+    'cube', 'root', 'log', 'logarithm', 'exponent', 'interest', 'km', 'speed', 'sequence', 'series', 'convergence',
+    'resuelve', 'ecuación', 'calcula', 'calcular', 'demuestra', 'derivada', 'integral', 'probabilidad', 'área', 'triángulo',
+    'résous', 'équation', 'calcule', 'montre', 'dérivée', 'intégrale', 'probabilité', 'aire', 'löse', 'gleichung', 'berechne',
+    'beweise', 'ableitung', 'wahrscheinlichkeit', 'fläche', 'resolva', 'equação', 'calcule', 'prove', 'probabilidade',
+    'risolvi', 'equazione', 'calcola', 'dimostra', 'derivata', 'probabilità', 'реши', 'уравнение', 'найди', 'производную',
+    'докажи', 'вероятность', 'площадь', 'сколько', 'посчитай', '방정식', '확률', '넓이', '도함수', '풀어', 'المعادلة', 'احتمال',
+    'مساحة', 'احسب', 'समीकरण', 'क्षेत्रफल', 'हल', 'प्रतिशत', 'denklemini', 'vergelijking',
+    '方程', '概率', '面积', '导数', '积分', '证明', '计算', '多少', '求解', '解方', '微分', '確率', '面積', '証明', '方程', '計算', '何個',
+  ],
+  translate: [
+    'translate', 'translation', 'translated', 'say', 'mean', 'means', 'meaning', 'french', 'spanish', 'german', 'japanese',
+    'italian', 'portuguese', 'korean', 'mandarin', 'chinese', 'russian', 'arabic', 'hindi', 'dutch', 'english', 'pronounce',
+    'traduce', 'traducir', 'traduis', 'traduire', 'übersetze', 'übersetzen', 'traduza', 'traduci', 'переведи', 'перевод',
+    'inglés', 'anglais', 'englische', 'englisch', 'inglês', 'inglese', 'английски', 'dice', 'sagt', 'diz',
+    '翻译', '英语', '英文', '翻訳', '英語', '번역', '영어', 'ترجم', 'अनुवाद',
+  ],
+};

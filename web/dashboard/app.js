@@ -1,0 +1,340 @@
+// The account dashboard: one page whose views follow the path. It talks only to the JSON API
+// under /dashboard/api (and /admin for the console), sending the CSRF token on every write.
+import { h, field, formErrors, money, toast, tokens } from './ui.js';
+import { renderConsole } from './console.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false };
+
+export async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'GET' ? {} : { 'x-csrf-token': state.csrf_token }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const type = res.headers.get('content-type') || '';
+  const data = type.includes('json') ? await res.json() : await res.text();
+  if (!res.ok) {
+    const err = new Error((data && data.error) || `request failed (${res.status})`);
+    err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+async function refresh() {
+  state = await api('GET', '/dashboard/api/session');
+}
+
+export function go(path) {
+  history.pushState(null, '', path);
+  void route();
+}
+
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[data-nav]');
+  if (!a || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  e.preventDefault();
+  go(a.getAttribute('href'));
+});
+window.addEventListener('popstate', () => void route());
+
+function renderNav(path) {
+  const links = state.signed_in && state.account
+    ? [['/account', 'Overview'], ['/account/keys', 'Keys'], ['/account/usage', 'Usage'], ['/account/credits', 'Credits']]
+    : [['/', 'Sign in']];
+  if (state.operator) links.push(['/console', 'Console']);
+  nav.replaceChildren(
+    ...links.map(([href, text]) => h('a', { href, 'data-nav': '', 'aria-current': path === href ? 'page' : null }, text)),
+    ...(state.signed_in ? [h('button', { class: 'link', type: 'button', onclick: signOut }, 'Sign out')] : []),
+  );
+}
+
+async function signOut() {
+  await api('POST', '/dashboard/api/sign-out');
+  await refresh();
+  go('/');
+}
+
+function show(title, ...children) {
+  document.title = `${title} — svc`;
+  main.replaceChildren(h('h1', {}, title), ...children);
+  main.focus();
+}
+
+async function route() {
+  const path = location.pathname;
+  try {
+    await refresh();
+  } catch (e) {
+    show('Unavailable', h('p', { class: 'bad' }, e.message));
+    return;
+  }
+  renderNav(path);
+  const params = new URLSearchParams(location.search);
+  const views = {
+    '/': viewSignIn,
+    '/account/verify': () => viewVerify(params.get('token')),
+    '/account/reset': () => viewReset(params.get('token')),
+    '/account/forgot': viewForgot,
+    '/console': () => renderConsole({ main, show, api, state, refresh, go }),
+  };
+  const accountViews = { '/account': viewOverview, '/account/keys': viewKeys, '/account/usage': viewUsage, '/account/credits': viewCredits };
+  if (accountViews[path]) {
+    if (!state.account) return go('/');
+    return accountViews[path](params);
+  }
+  if (path === '/' && state.account) return go('/account');
+  return (views[path] || viewSignIn)();
+}
+
+/** Sends a form's fields as JSON, showing each field's error next to it. */
+function jsonForm({ fields, submit, onDone, label }) {
+  const form = h('form', { class: 'stack', novalidate: '' }, ...fields.map((f) => f.el), h('button', { type: 'submit' }, label));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const button = form.querySelector('button[type=submit]');
+    formErrors(fields, null);
+    button.disabled = true;
+    try {
+      const body = Object.fromEntries(fields.map((f) => [f.name, f.value()]));
+      const result = await submit(body);
+      await onDone(result);
+    } catch (err) {
+      formErrors(fields, err.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function viewSignIn() {
+  const tab = new URLSearchParams(location.search).get('tab') === 'sign-up' ? 'sign-up' : 'sign-in';
+  const email = field('email', 'Email', { type: 'email', autocomplete: 'email', required: '' });
+  const password = field('password', 'Password', { type: 'password', autocomplete: tab === 'sign-up' ? 'new-password' : 'current-password', required: '', minlength: tab === 'sign-up' ? '10' : null });
+  const form = jsonForm({
+    fields: [email, password],
+    label: tab === 'sign-up' ? 'Create account' : 'Sign in',
+    submit: (body) => api('POST', `/dashboard/api/${tab}`, body),
+    onDone: async () => {
+      await refresh();
+      go('/account');
+    },
+  });
+  show(
+    tab === 'sign-up' ? 'Create your account' : 'Sign in',
+    h('div', { class: 'card' },
+      h('div', { class: 'tabs', role: 'tablist' },
+        h('a', { href: '/', 'data-nav': '', role: 'tab', 'aria-selected': String(tab === 'sign-in') }, 'Sign in'),
+        h('span', { class: 'muted' }, '·'),
+        h('a', { href: '/?tab=sign-up', 'data-nav': '', role: 'tab', 'aria-selected': String(tab === 'sign-up') }, 'Create an account'),
+      ),
+      form,
+      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, 'We email you a link to verify your address. Passwords are at least 10 characters.'),
+    ),
+    h('p', { class: 'muted' }, 'Operators: ', h('a', { href: '/console', 'data-nav': '' }, 'open the console'), '.'),
+  );
+}
+
+async function viewVerify(token) {
+  if (!token) return show('Verify your email', h('p', { class: 'bad' }, 'This link has no token.'));
+  try {
+    await api('POST', '/dashboard/api/verify-email', { token });
+    await refresh();
+    show('Email verified', h('div', { class: 'card' }, h('p', { class: 'ok' }, 'Thank you — your email is verified. Your keys can call models now.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
+  } catch (e) {
+    show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), h('p', {}, 'Sign in and ask for a new link from your account page.')));
+  }
+}
+
+function viewForgot() {
+  const email = field('email', 'Email', { type: 'email', autocomplete: 'email', required: '' });
+  show('Reset your password', h('div', { class: 'card' }, jsonForm({
+    fields: [email],
+    label: 'Email me a link',
+    submit: (body) => api('POST', '/dashboard/api/password-reset', body),
+    onDone: async () => toast('If that email has an account, a reset link is on its way.'),
+  })));
+}
+
+function viewReset(token) {
+  if (!token) return show('Choose a new password', h('p', { class: 'bad' }, 'This link has no token.'));
+  const password = field('password', 'New password', { type: 'password', autocomplete: 'new-password', required: '', minlength: '10' });
+  show('Choose a new password', h('div', { class: 'card' }, jsonForm({
+    fields: [password],
+    label: 'Set password',
+    submit: (body) => api('POST', '/dashboard/api/password-reset/confirm', { token, ...body }),
+    onDone: async () => {
+      toast('Password changed. Sign in with it.');
+      go('/');
+    },
+  })));
+}
+
+function verifyBanner() {
+  if (state.account.email_verified) return null;
+  const button = h('button', { type: 'button', class: 'secondary', onclick: async () => {
+    button.disabled = true;
+    try {
+      await api('POST', '/dashboard/api/verify-email/resend');
+      toast('A new verification link was sent.');
+    } catch (e) {
+      toast(e.message);
+    } finally {
+      button.disabled = false;
+    }
+  } }, 'Resend the link');
+  return h('div', { class: 'banner', role: 'alert' }, h('span', {}, `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`), button);
+}
+
+function viewOverview() {
+  const a = state.account;
+  show('Overview',
+    verifyBanner() || '',
+    h('div', { class: 'grid' },
+      h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(a.credits)} credits`), h('p', { class: 'muted' }, `${money(a.available)} available · 1 credit = $0.001`), h('a', { href: '/account/credits', 'data-nav': '' }, 'Ledger and top-up')),
+      h('section', { class: 'card' }, h('h2', {}, 'Keys'), h('p', {}, 'Make an svk_ key and call any model with the OpenAI or Anthropic SDK.'), h('a', { href: '/account/keys', 'data-nav': '' }, 'Manage keys')),
+    ),
+    h('section', { class: 'card' }, h('h2', {}, 'First call'),
+      h('pre', { class: 'code' }, `curl ${location.origin}/v1/chat/completions \\\n  -H "Authorization: Bearer $SVK_KEY" -H 'content-type: application/json' \\\n  -d '{"model": "svc-fast", "messages": [{"role": "user", "content": "Say hi"}]}'`)),
+  );
+}
+
+async function viewKeys() {
+  const list = h('div', { class: 'table-wrap' });
+  const created = h('div', { 'aria-live': 'polite' });
+  const name = field('name', 'Key name', { required: '', maxlength: '100', placeholder: 'laptop' });
+  const form = jsonForm({
+    fields: [name],
+    label: 'Create key',
+    submit: (body) => api('POST', '/dashboard/api/keys', body),
+    onDone: async (k) => {
+      const secret = h('p', { class: 'secret', 'data-testid': 'new-key' }, k.key);
+      const copy = h('button', { type: 'button', class: 'secondary', onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(k.key);
+          toast('Copied.');
+        } catch {
+          toast('Select the key and copy it.');
+        }
+      } }, 'Copy');
+      created.replaceChildren(h('div', { class: 'card' }, h('h2', {}, `Key "${k.name}" created`), h('p', {}, 'Copy it now: it is shown only once.'), secret, copy));
+      name.input.value = '';
+      await load();
+    },
+  });
+  async function load() {
+    const { keys } = await api('GET', '/dashboard/api/keys');
+    if (keys.length === 0) return list.replaceChildren(h('p', { class: 'muted' }, 'No keys yet.'));
+    list.replaceChildren(h('table', {},
+      h('thead', {}, h('tr', {}, ...['Name', 'Key', 'Created', 'Last used', 'Status', ''].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...keys.map((k) => h('tr', {},
+        h('td', {}, k.name), h('td', {}, `${k.prefix}…`), h('td', {}, new Date(k.created_at).toLocaleString()),
+        h('td', {}, k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'),
+        h('td', { class: k.revoked_at ? 'bad' : 'ok' }, k.revoked_at ? 'revoked' : 'active'),
+        h('td', {}, k.revoked_at ? '' : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
+          if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
+          await api('DELETE', `/dashboard/api/keys/${k.id}`);
+          toast(`Key "${k.name}" revoked.`);
+          await load();
+        } }, 'Revoke')),
+      ))),
+    ));
+  }
+  show('Keys', verifyBanner() || '', h('section', { class: 'card' }, h('h2', {}, 'New key'), form), created, h('section', { class: 'card' }, h('h2', {}, 'Your keys'), list));
+  await load();
+}
+
+const PALETTE = ['#2456d6', '#e07b00', '#067647', '#9e2db3', '#b42318', '#0e7490', '#6b7280'];
+
+/** A stacked bar chart of a value per day and model, as SVG. */
+function chart(title, daily, value, unit) {
+  const days = [...new Set(daily.map((d) => d.day))].sort();
+  const models = [...new Set(daily.map((d) => d.model))].sort();
+  const W = 720, H = 220, pad = 36;
+  const totals = days.map((day) => daily.filter((d) => d.day === day).reduce((s, d) => s + value(d), 0));
+  const max = Math.max(1e-9, ...totals);
+  const bw = days.length ? Math.min(48, (W - pad * 2) / days.length) : 0;
+  const bars = [];
+  days.forEach((day, i) => {
+    let y = H - pad;
+    models.forEach((m, j) => {
+      const d = daily.find((x) => x.day === day && x.model === m);
+      if (!d) return;
+      const bh = ((H - pad * 2) * value(d)) / max;
+      y -= bh;
+      bars.push(`<rect x="${pad + i * bw + 2}" y="${y}" width="${Math.max(1, bw - 4)}" height="${bh}" fill="${PALETTE[j % PALETTE.length]}"><title>${day} ${m}: ${value(d)} ${unit}</title></rect>`);
+    });
+  });
+  const label = (t) => String(t).replace(/[<&>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${label(title)}" xmlns="http://www.w3.org/2000/svg">
+    <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#999"/>
+    <text x="${pad}" y="${pad - 10}" font-size="12" fill="#5b6570">max ${label(max.toLocaleString())} ${label(unit)}</text>
+    ${bars.join('')}
+    ${days.length ? `<text x="${pad}" y="${H - 12}" font-size="12" fill="#5b6570">${label(days[0])}</text><text x="${W - pad}" y="${H - 12}" font-size="12" text-anchor="end" fill="#5b6570">${label(days[days.length - 1])}</text>` : ''}
+  </svg>`;
+  const box = h('div', { class: 'chart' });
+  box.innerHTML = svg;
+  return h('section', { class: 'card' }, h('h2', {}, title), days.length ? box : h('p', { class: 'muted' }, 'Nothing in this range.'),
+    h('div', { class: 'legend' }, ...models.map((m, j) => h('span', { style: `--c:${PALETTE[j % PALETTE.length]}` }, m))));
+}
+
+async function viewUsage(params) {
+  const today = new Date().toISOString().slice(0, 10);
+  const monthAgo = new Date(Date.now() - 29 * 86400000).toISOString().slice(0, 10);
+  const from = field('from', 'From', { type: 'date', value: params.get('from') || monthAgo });
+  const to = field('to', 'To', { type: 'date', value: params.get('to') || today });
+  const body = h('div', {});
+  const form = h('form', { class: 'row' }, from.el, to.el, h('button', { type: 'submit' }, 'Show'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(`/account/usage?from=${from.value()}&to=${to.value()}`);
+  });
+  show('Usage', h('section', { class: 'card' }, form), body);
+  let data;
+  try {
+    data = await api('GET', `/dashboard/api/usage?from=${encodeURIComponent(from.value())}&to=${encodeURIComponent(to.value())}`);
+  } catch (e) {
+    formErrors([from, to], e.message);
+    return;
+  }
+  const csv = `/dashboard/api/usage.csv?from=${data.from}&to=${data.to}`;
+  body.replaceChildren(
+    h('section', { class: 'card' }, h('h2', {}, 'Total'), h('p', { class: 'big', 'data-testid': 'usage-total' }, `${money(data.total_credits)} credits`), h('a', { href: csv, download: '' }, 'Download CSV')),
+    chart('Credits per day', data.daily, (d) => d.credits, 'credits'),
+    chart('Tokens per day', data.daily, (d) => d.input_tokens + d.output_tokens, 'tokens'),
+    h('section', { class: 'card' }, h('h2', {}, 'Recent requests'), data.recent.length === 0 ? h('p', { class: 'muted' }, 'No requests in this range.') : h('div', { class: 'table-wrap' }, h('table', { 'data-testid': 'usage-table' },
+      h('thead', {}, h('tr', {}, ...['Time', 'Model', 'Served by', 'Tokens in', 'Cached', 'Out', 'Credits', 'Status', 'Latency'].map((t, i) => h('th', { scope: 'col', class: i >= 3 ? 'num' : null }, t)))),
+      h('tbody', {}, ...data.recent.map((r) => h('tr', {},
+        h('td', {}, new Date(r.time).toLocaleString()), h('td', {}, r.model), h('td', {}, r.served_model || ''),
+        h('td', { class: 'num' }, tokens(r.input_tokens)), h('td', { class: 'num' }, tokens(r.cached_input_tokens)), h('td', { class: 'num' }, tokens(r.output_tokens)),
+        h('td', { class: 'num' }, money(r.credits)), h('td', { class: r.status < 400 ? 'ok num' : 'bad num' }, String(r.status)), h('td', { class: 'num' }, `${r.latency_ms} ms`),
+      ))),
+    ))),
+  );
+}
+
+async function viewCredits(params) {
+  const { account, ledger } = await api('GET', '/dashboard/api/credits');
+  const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
+  if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
+  if (state.topup_enabled) {
+    const usd = field('usd', 'Amount (USD, 5 to 1000)', { type: 'number', min: '5', max: '1000', step: '1', value: '20', required: '' });
+    parts.push(h('section', { class: 'card' }, h('h2', {}, 'Top up'), jsonForm({
+      fields: [usd],
+      label: 'Pay with Stripe',
+      submit: (body) => api('POST', '/dashboard/api/top-up', { usd: Number(body.usd) }),
+      onDone: async ({ url }) => { location.href = url; },
+    })));
+  }
+  parts.push(h('section', { class: 'card' }, h('h2', {}, 'Ledger'), h('div', { class: 'table-wrap' }, h('table', {},
+    h('thead', {}, h('tr', {}, ...['Time', 'Kind', 'Credits', 'Balance after', 'Note'].map((t, i) => h('th', { scope: 'col', class: i === 2 || i === 3 ? 'num' : null }, t)))),
+    h('tbody', {}, ...ledger.map((l) => h('tr', {}, h('td', {}, new Date(l.time).toLocaleString()), h('td', {}, l.kind), h('td', { class: 'num' }, money(l.credits)), h('td', { class: 'num' }, money(l.balance_after)), h('td', {}, l.note || '')))),
+  ))));
+  show('Credits', ...parts);
+}
+
+void route();
