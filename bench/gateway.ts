@@ -13,8 +13,13 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *   (b) a bare pass-through proxy (node:http + undici, no logic),
  *   (c) the gateway on svc-fast (key check, rate limit, parsing, reserve/settle billing, usage
  *       record, re-encoding), on PGlite or DATABASE_URL,
+<<<<<<< HEAD
  *   (d) Portkey's open-source gateway (@portkey-ai/gateway, Node build) on the same upstream,
  *       installed on demand into BENCH_PORTKEY_DIR so that `npm install` stays lean,
+=======
+ *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
+ *       transaction of two inserts per request),
+>>>>>>> main
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
  * held open on a slow-streaming upstream, and whether releasing them billed exactly what their
@@ -108,13 +113,15 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
   const modes = [
-    { name: 'non-streaming', body: JSON.stringify(message) },
-    { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }) },
+    { name: 'non-streaming', body: JSON.stringify(message), stream: false },
+    { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }), stream: true },
   ];
-  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child }[] = [
+  const responsesBody = (stream: boolean) => JSON.stringify({ model: 'svc-fast', input: 'Say hello.', max_output_tokens: 256, stream });
+  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
+    { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
   ];
   if (portkey) {
     targets.push({
@@ -134,7 +141,7 @@ async function main(): Promise<void> {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
-        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: mode.body, concurrency, durationMs: DURATION });
+        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
         let cpu = '';
         if (target.server && s0) {
@@ -160,6 +167,7 @@ async function main(): Promise<void> {
     );
   }
 
+<<<<<<< HEAD
   if (portkey) {
     console.log('\nratios (c)/(d): svc against Portkey on the same upstream');
     for (const mode of modes) {
@@ -180,6 +188,16 @@ async function main(): Promise<void> {
       );
     }
     portkey.process.kill();
+=======
+  console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
+  for (const mode of modes) {
+    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
+    const [c1, d1, cN, dN] = [at(1, '(c) gateway svc-fast'), at(1, '(d) gateway responses'), at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(d) gateway responses')];
+    console.log(
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((dN.rps / cN.rps) * 100).toFixed(0)}%   ` +
+        `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
+    );
+>>>>>>> main
   }
 
   // Memory with STREAMS streams held open through the gateway.

@@ -22,6 +22,9 @@ import { completionsRoutes } from './inference/routes/completions-routes.ts';
 import { embeddingsRoutes } from './inference/routes/embeddings-routes.ts';
 import { imagesRoutes } from './inference/routes/images-routes.ts';
 import { rerankRoutes } from './inference/routes/rerank-routes.ts';
+import { responsesRoutes } from './inference/routes/responses-routes.ts';
+import { createMcpClient } from './inference/mcp/mcp-client.ts';
+import { startResponsePruning } from './inference/responses/prune-responses.job.ts';
 import { marketAdminRoutes } from './market/admin/market-admin-routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin-routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -114,7 +117,13 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
   });
-  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes];
+  const responses = responsesRoutes({ db, config: config.responses, mcp: createMcpClient(config.responses.mcp) });
+  let stopPruning = (): void => {};
+  app.addHook('onReady', async () => {
+    stopPruning = startResponsePruning({ db, clock, logger: deps.logger, everyMs: config.responses.pruneIntervalMs });
+  });
+  app.addHook('onClose', async () => stopPruning());
+  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes, hideFromDocs: true });

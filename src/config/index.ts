@@ -5,12 +5,14 @@ import { buildCatalog, type Catalog } from './catalog.ts';
 import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
 import { loadCustodyConfig, type CustodyConfig } from './custody.ts';
+import { loadResponsesConfig, type ResponsesConfig } from './responses.ts';
 import { checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
 export type * from './chain.ts';
 export type * from './custody.ts';
+export type * from './responses.ts';
 
 export interface Config {
   readonly port: number;
@@ -59,6 +61,8 @@ export interface Config {
   readonly chain: ChainConfig;
   /** Withdrawal minimum and the periodic check of sent withdrawals. */
   readonly custody: CustodyConfig;
+  /** /v1/responses storage retention and MCP tool bounds. */
+  readonly responses: ResponsesConfig;
   readonly dashboard: DashboardConfig;
 }
 
@@ -165,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     catalog: readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),
+    responses: loadResponsesConfig(env),
     dashboard: loadDashboardConfig(env, int(env, 'PORT', 8080, 0, 65535)),
   });
 }

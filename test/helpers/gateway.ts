@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake-rerank.ts';
+import type { Clock } from '../../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 /** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
@@ -105,13 +106,13 @@ export interface Gateway {
 }
 
 /** A listening app whose catalog (a CONFIG_FILE in a temp dir) points at fake upstreams on loopback. */
-export async function startGateway(opts: { env?: Record<string, string> } = {}): Promise<Gateway> {
+export async function startGateway(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<Gateway> {
   const [openai, anthropic, rerank] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeRerank()]);
   const dir = mkdtempSync(join(tmpdir(), 'svc-gateway-'));
   const configFile = join(dir, 'catalog.yaml');
   writeFileSync(configFile, catalogYaml({ openai, anthropic, rerank }));
   // Idle credit leases go back at once, so tests can check that nothing stays reserved.
-  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env } });
+  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
   await t.listen();
   return {
     t,

@@ -72,6 +72,7 @@ export interface CanonicalChatRequest {
   readonly stream: boolean;
   /** The client's end-user id, forwarded to upstreams for abuse tracking. */
   readonly user?: string;
+  readonly reasoning?: { readonly effort?: 'minimal' | 'low' | 'medium' | 'high'; readonly budgetTokens?: number };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';

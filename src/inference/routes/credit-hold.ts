@@ -27,6 +27,8 @@ export interface Served<T> {
 export interface CreditHold {
   /** Aborted (ClientClosedError) when the client's connection closes before its answer is complete. */
   readonly signal: AbortSignal;
+  /** Micro-credits actually held (a partial hold when the balance covered less than the estimate). */
+  readonly held: bigint;
   /**
    * The most output tokens the hold pays for, when the upstream must be told (a request whose
    * worst case the balance does not cover, or that gave max_tokens): send it as max_tokens.
@@ -118,7 +120,11 @@ export async function withCreditHold<T>(
 
   const hold: CreditHold = {
     signal: abort.signal,
+<<<<<<< HEAD
     maxOutputTokens: reservation.maxOutputTokens,
+=======
+    held: reservation.amount,
+>>>>>>> main
     async attempt(call) {
       return tryDeployments(terms.route.upstreamModel, (target) => {
         lastTarget = target;

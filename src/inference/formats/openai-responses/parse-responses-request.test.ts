@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HttpError } from '../../../shared/errors.ts';
+import { parseResponsesRequest } from './parse-responses-request.ts';
+
+function refused(body: unknown, message: string): void {
+  assert.throws(
+    () => parseResponsesRequest(body),
+    (e: unknown) => e instanceof HttpError && e.status === 400 && e.message === message,
+  );
+}
+
+describe('parseResponsesRequest', () => {
+  it('takes a string input as one user message, with the defaults', () => {
+    const p = parseResponsesRequest({ model: 'svc-fast', input: 'hi' });
+    assert.deepEqual(p.input, [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }]);
+    assert.equal(p.store, true);
+    assert.equal(p.stream, false);
+    assert.deepEqual(p.toolChoice, { type: 'auto' });
+    assert.equal(p.parallelToolCalls, true);
+    assert.deepEqual(p.textEcho, { format: { type: 'text' } });
+  });
+
+  it('reads items, flat function tools, mcp tools, tool_choice, text.format and reasoning', () => {
+    const p = parseResponsesRequest({
+      model: 'm',
+      instructions: 'Be brief.',
+      previous_response_id: 'resp_1',
+      store: false,
+      stream: true,
+      max_output_tokens: 100,
+      temperature: 0.5,
+      top_p: 0.9,
+      input: [
+        { role: 'developer', content: 'dev' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x.test/a.png', detail: 'low' }] },
+        { role: 'assistant', content: 'earlier' },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{"a":1}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'done' },
+        { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: false, reason: 'no' },
+        { type: 'item_reference', id: 'msg_1' },
+      ],
+      tools: [
+        { type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: true },
+        { type: 'mcp', server_label: 'math', server_url: 'https://mcp.test/mcp', headers: { authorization: 'Bearer t' }, allowed_tools: { tool_names: ['add'] }, require_approval: { never: { tool_names: ['add'] } } },
+      ],
+      tool_choice: { type: 'mcp', server_label: 'math', name: 'add' },
+      parallel_tool_calls: false,
+      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true } },
+      reasoning: { effort: 'low' },
+      metadata: { k: 'v' },
+    });
+    assert.equal(p.instructions, 'Be brief.');
+    assert.equal(p.previousResponseId, 'resp_1');
+    assert.equal(p.input.length, 7);
+    assert.deepEqual(p.input[2], { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'earlier', annotations: [] }] });
+    assert.deepEqual(p.functionTools, [{ name: 'f', parameters: { type: 'object', properties: {} } }]);
+    assert.deepEqual(p.mcpServers[0]!.allowed_tools, ['add']);
+    assert.deepEqual(p.mcpServers[0]!.require_approval, { default: 'always', always: [], never: ['add'] });
+    assert.equal(JSON.stringify(p.toolsEcho).includes('Bearer'), false, 'headers are not echoed');
+    assert.deepEqual(p.toolChoice, { type: 'mcp', serverLabel: 'math', name: 'add' });
+    assert.deepEqual(p.responseFormat, { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true });
+    assert.equal(p.reasoningEffort, 'low');
+    assert.deepEqual(p.metadata, { k: 'v' });
+  });
+
+  it('refuses bad fields with a 400 naming them', () => {
+    refused(null, 'body: must be a JSON object');
+    refused({ input: 'x' }, 'model: is required');
+    refused({ model: 'm' }, 'input: is required');
+    refused({ model: 'm', input: 3 }, 'input: must be a string or an array of items');
+    refused({ model: 'm', input: [{ type: 'web_search_call' }] }, 'input[0].type: unsupported item type "web_search_call"; expected message, function_call, function_call_output, mcp_approval_response or item_reference');
+    refused({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x' }] }] }, 'input[0].content[0].image_url: must be an http(s) URL or a data:image/...;base64 URI');
+    refused({ model: 'm', input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'https://x' }] }] }, 'input[0].content[0].type: images are only allowed in user messages');
+    refused({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'bad name' }] }, 'tools[0].name: must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+    refused({ model: 'm', input: 'x', tools: [{ type: 'mcp', server_label: 'a', server_url: 'file:///etc' }] }, 'tools[0].server_url: must be an http(s) URL');
+    refused({ model: 'm', input: 'x', tool_choice: { type: 'function', name: 'nope' } }, 'tool_choice.name: no function named "nope" in tools');
+    refused({ model: 'm', input: 'x', text: { format: { type: 'xml' } } }, 'text.format.type: must be one of text, json_object, json_schema');
+    refused({ model: 'm', input: 'x', reasoning: { effort: 'max' } }, 'reasoning.effort: must be one of minimal, low, medium, high');
+    refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 1');
+    refused({ model: 'm', input: 'x', metadata: { a: 1 } }, 'metadata.a: must be a string');
+    refused({ model: 'm', input: 'x', background: true }, 'background: is not supported');
+  });
+});

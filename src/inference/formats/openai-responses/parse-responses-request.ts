@@ -1,0 +1,384 @@
+import type { JsonObject, ResponseFormat, ToolDefinition } from '../../canonical/chat.ts';
+import {
+  at,
+  expectFields,
+  invalid,
+  isFields,
+  readBoolean,
+  readBody,
+  readEnum,
+  readInteger,
+  readNumber,
+  readString,
+  type Fields,
+} from '../read-fields.ts';
+import type {
+  ConversationItem,
+  InputImagePart,
+  InputTextPart,
+  McpApprovalPolicy,
+  McpServerSpec,
+  MessageItem,
+  MessageRole,
+  OutputTextPart,
+} from './response-items.ts';
+
+/** An input item that names an output item of a stored response by its id (the AI SDK sends these). */
+export interface ItemReference {
+  readonly type: 'item_reference';
+  readonly id: string;
+}
+
+export type InputItem = ConversationItem | ItemReference;
+
+export type ResponsesToolChoice =
+  | { readonly type: 'auto' }
+  | { readonly type: 'none' }
+  | { readonly type: 'required' }
+  | { readonly type: 'function'; readonly name: string }
+  | { readonly type: 'mcp'; readonly serverLabel: string; readonly name: string | null };
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+export interface ParsedResponsesRequest {
+  readonly model: string;
+  readonly input: readonly InputItem[];
+  readonly instructions: string | null;
+  readonly previousResponseId: string | null;
+  readonly store: boolean;
+  readonly stream: boolean;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly functionTools: readonly ToolDefinition[];
+  readonly mcpServers: readonly McpServerSpec[];
+  /** Every tool as the client sent it, in order, for the response's `tools`. */
+  readonly toolsEcho: readonly JsonObject[];
+  readonly toolChoice: ResponsesToolChoice;
+  readonly parallelToolCalls: boolean;
+  readonly responseFormat?: ResponseFormat;
+  /** The response's `text` field. */
+  readonly textEcho: JsonObject;
+  readonly reasoningEffort?: ReasoningEffort;
+  readonly metadata: Readonly<Record<string, string>> | null;
+  readonly truncation: 'auto' | 'disabled';
+  readonly user?: string;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const LABEL = /^[a-zA-Z0-9_-]{1,64}$/;
+const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/;
+const MAX_TOOLS = 128;
+const MAX_ITEMS = 10_000;
+const ROLES: readonly MessageRole[] = ['user', 'assistant', 'system', 'developer'];
+
+function readContent(value: unknown, path: string, role: MessageRole): MessageItem['content'] {
+  if (typeof value === 'string') {
+    return [role === 'assistant' ? { type: 'output_text', text: value, annotations: [] } : { type: 'input_text', text: value }];
+  }
+  if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content parts');
+  return value.map((part, i): InputTextPart | InputImagePart | OutputTextPart => {
+    const p = at(path, i);
+    const f = expectFields(part, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    switch (type) {
+      case 'input_text':
+        if (role === 'assistant') return { type: 'output_text', text: readString(f, 'text', p, { required: true })!, annotations: [] };
+        return { type: 'input_text', text: readString(f, 'text', p, { required: true })! };
+      case 'output_text':
+      case 'refusal':
+        if (role !== 'assistant') invalid(at(p, 'type'), `"${type}" is only allowed in assistant messages`);
+        return { type: 'output_text', text: readString(f, type === 'refusal' ? 'refusal' : 'text', p, { required: true })!, annotations: [] };
+      case 'input_image': {
+        if (role !== 'user') invalid(at(p, 'type'), 'images are only allowed in user messages');
+        if (f.file_id !== undefined && f.file_id !== null) invalid(at(p, 'file_id'), 'file ids are not supported; send image_url');
+        const url = readString(f, 'image_url', p, { required: true })!;
+        if (!IMAGE_URL.test(url)) invalid(at(p, 'image_url'), 'must be an http(s) URL or a data:image/...;base64 URI');
+        const detail = readEnum(f, 'detail', p, ['auto', 'low', 'high'] as const) ?? 'auto';
+        return { type: 'input_image', image_url: url, detail };
+      }
+      default:
+        return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected input_text or input_image`);
+    }
+  });
+}
+
+function readJsonText(f: Fields, key: string, path: string): string {
+  const v = f[key];
+  if (typeof v === 'string') return v;
+  // Some clients send the arguments or an output as JSON rather than as JSON text.
+  if (v !== undefined && v !== null && (isFields(v) || Array.isArray(v))) return JSON.stringify(v);
+  return invalid(at(path, key), 'must be a string');
+}
+
+function readItem(value: unknown, path: string): InputItem {
+  const f = expectFields(value, path);
+  const type = readString(f, 'type', path) ?? (f.role !== undefined ? 'message' : undefined);
+  const id = readString(f, 'id', path);
+  const withId = id === undefined ? {} : { id };
+  switch (type) {
+    case 'message': {
+      const role = readEnum(f, 'role', path, ROLES, { required: true })!;
+      return { type: 'message', role, content: readContent(f.content, at(path, 'content'), role), ...withId };
+    }
+    case 'function_call':
+      return {
+        type: 'function_call',
+        call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!,
+        name: readString(f, 'name', path, { required: true, nonEmpty: true })!,
+        arguments: readJsonText(f, 'arguments', path),
+        ...withId,
+      };
+    case 'function_call_output': {
+      const output = f.output;
+      let text: string;
+      if (typeof output === 'string') text = output;
+      else if (Array.isArray(output)) {
+        text = output
+          .map((part, i) => {
+            const pf = expectFields(part, at(at(path, 'output'), i));
+            return readString(pf, 'text', at(at(path, 'output'), i), { required: true })!;
+          })
+          .join('');
+      } else return invalid(at(path, 'output'), 'must be a string or an array of text parts');
+      return { type: 'function_call_output', call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: text, ...withId };
+    }
+    case 'mcp_approval_response':
+      return {
+        type: 'mcp_approval_response',
+        approval_request_id: readString(f, 'approval_request_id', path, { required: true, nonEmpty: true })!,
+        approve: readBoolean(f, 'approve', path) ?? invalid(at(path, 'approve'), 'is required'),
+        reason: readString(f, 'reason', path) ?? null,
+        ...withId,
+      };
+    case 'item_reference':
+      return { type: 'item_reference', id: readString(f, 'id', path, { required: true, nonEmpty: true })! };
+    case 'reasoning':
+      return {
+        type: 'reasoning',
+        id: id ?? '',
+        summary: [],
+        ...(Array.isArray(f.content) ? { content: f.content.filter(isFields).map((c) => ({ type: 'reasoning_text' as const, text: String(c.text ?? '') })) } : {}),
+      };
+    case 'mcp_list_tools':
+    case 'mcp_call':
+    case 'mcp_approval_request':
+      // Output items sent back as they came; kept as given (the conversation reads their fields).
+      readString(f, 'server_label', path, { required: true });
+      return { ...(f as object), type } as ConversationItem;
+    case undefined:
+      return invalid(at(path, 'type'), 'is required');
+    default:
+      return invalid(
+        at(path, 'type'),
+        `unsupported item type "${type}"; expected message, function_call, function_call_output, mcp_approval_response or item_reference`,
+      );
+  }
+}
+
+function readInput(body: Fields): InputItem[] {
+  const v = body.input;
+  if (v === undefined || v === null) invalid('input', 'is required');
+  if (typeof v === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: v }] }];
+  if (!Array.isArray(v)) invalid('input', 'must be a string or an array of items');
+  if (v.length > MAX_ITEMS) invalid('input', `must have at most ${MAX_ITEMS} items`);
+  return v.map((item, i) => readItem(item, at('input', i)));
+}
+
+function readNames(value: unknown, path: string): string[] {
+  if (!Array.isArray(value) || !value.every((s): s is string => typeof s === 'string')) invalid(path, 'must be an array of tool names');
+  return value;
+}
+
+/** `allowed_tools`: an array of names or `{tool_names}`. */
+function readAllowed(f: Fields, path: string): string[] | null {
+  const v = f.allowed_tools;
+  const p = at(path, 'allowed_tools');
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return readNames(v, p);
+  const o = expectFields(v, p);
+  return o.tool_names === undefined ? null : readNames(o.tool_names, at(p, 'tool_names'));
+}
+
+/** `require_approval`: `always`, `never`, or `{always: {tool_names}, never: {tool_names}}` (OpenAI's default is always). */
+function readApproval(f: Fields, path: string): McpApprovalPolicy {
+  const v = f.require_approval;
+  const p = at(path, 'require_approval');
+  if (v === undefined || v === null) return { default: 'always', always: [], never: [] };
+  if (v === 'always' || v === 'never') return { default: v, always: [], never: [] };
+  if (typeof v === 'string') invalid(p, 'must be always, never or an object');
+  const o = expectFields(v, p);
+  const names = (k: 'always' | 'never') => {
+    if (o[k] === undefined || o[k] === null) return [];
+    const g = expectFields(o[k], at(p, k));
+    return g.tool_names === undefined ? [] : readNames(g.tool_names, at(at(p, k), 'tool_names'));
+  };
+  return { default: 'always', always: names('always'), never: names('never') };
+}
+
+function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerSpec[]; echo: JsonObject[] } {
+  const functions: ToolDefinition[] = [];
+  const mcp: McpServerSpec[] = [];
+  const echo: JsonObject[] = [];
+  const v = body.tools;
+  if (v === undefined || v === null) return { functions, mcp, echo };
+  if (!Array.isArray(v)) invalid('tools', 'must be an array');
+  if (v.length > MAX_TOOLS) invalid('tools', `must have at most ${MAX_TOOLS} tools`);
+  v.forEach((tool, i) => {
+    const p = at('tools', i);
+    const f = expectFields(tool, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    if (type === 'function') {
+      const name = readString(f, 'name', p, { required: true })!;
+      if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+      if (functions.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate function name "${name}"`);
+      const parameters = f.parameters === undefined || f.parameters === null ? { type: 'object', properties: {} } : expectFields(f.parameters, at(p, 'parameters'));
+      const description = readString(f, 'description', p);
+      const strict = readBoolean(f, 'strict', p);
+      functions.push({ name, parameters, ...(description === undefined ? {} : { description }) });
+      echo.push({ type: 'function', name, description: description ?? null, parameters, strict: strict ?? true });
+      return;
+    }
+    if (type === 'mcp') {
+      const label = readString(f, 'server_label', p, { required: true })!;
+      if (!LABEL.test(label)) invalid(at(p, 'server_label'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+      if (mcp.some((s) => s.server_label === label)) invalid(at(p, 'server_label'), `duplicate server_label "${label}"`);
+      if (f.connector_id !== undefined && f.connector_id !== null) invalid(at(p, 'connector_id'), 'connectors are not supported; give server_url');
+      const url = readString(f, 'server_url', p, { required: true })!;
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        return invalid(at(p, 'server_url'), 'must be an http(s) URL');
+      }
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') invalid(at(p, 'server_url'), 'must be an http(s) URL');
+      const headers: Record<string, string> = {};
+      if (f.headers !== undefined && f.headers !== null) {
+        for (const [k, hv] of Object.entries(expectFields(f.headers, at(p, 'headers')))) {
+          if (typeof hv !== 'string') invalid(at(at(p, 'headers'), k), 'must be a string');
+          headers[k] = hv;
+        }
+      }
+      const allowed = readAllowed(f, p);
+      const approval = readApproval(f, p);
+      const description = readString(f, 'server_description', p);
+      mcp.push({ server_label: label, server_url: url, headers, allowed_tools: allowed, require_approval: approval });
+      // The echo leaves the headers out: they usually carry the caller's credentials for the server.
+      echo.push({
+        type: 'mcp',
+        server_label: label,
+        server_url: url,
+        allowed_tools: allowed,
+        require_approval: f.require_approval ?? 'always',
+        ...(description === undefined ? {} : { server_description: description }),
+      });
+      return;
+    }
+    invalid(at(p, 'type'), `unsupported tool type "${type}"; expected function or mcp`);
+  });
+  return { functions, mcp, echo };
+}
+
+function readToolChoice(body: Fields, functions: readonly ToolDefinition[], mcp: readonly McpServerSpec[]): ResponsesToolChoice {
+  const v = body.tool_choice;
+  if (v === undefined || v === null) return { type: 'auto' };
+  if (v === 'auto' || v === 'none' || v === 'required') return { type: v };
+  if (typeof v === 'string') invalid('tool_choice', 'must be none, auto, required or an object');
+  const f = expectFields(v, 'tool_choice');
+  const type = readString(f, 'type', 'tool_choice', { required: true });
+  if (type === 'function') {
+    const name = readString(f, 'name', 'tool_choice', { required: true })!;
+    if (!functions.some((t) => t.name === name)) invalid('tool_choice.name', `no function named "${name}" in tools`);
+    return { type: 'function', name };
+  }
+  if (type === 'mcp') {
+    const label = readString(f, 'server_label', 'tool_choice', { required: true })!;
+    if (!mcp.some((s) => s.server_label === label)) invalid('tool_choice.server_label', `no mcp tool with server_label "${label}" in tools`);
+    return { type: 'mcp', serverLabel: label, name: readString(f, 'name', 'tool_choice') ?? null };
+  }
+  return invalid('tool_choice.type', 'must be function or mcp');
+}
+
+function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObject } {
+  if (body.text === undefined || body.text === null) return { echo: { format: { type: 'text' } } };
+  const text = expectFields(body.text, 'text');
+  if (text.format === undefined || text.format === null) return { echo: { format: { type: 'text' } } };
+  const f = expectFields(text.format, 'text.format');
+  const type = readEnum(f, 'type', 'text.format', ['text', 'json_object', 'json_schema'] as const, { required: true });
+  if (type === 'text') return { echo: { format: { type: 'text' } } };
+  if (type === 'json_object') return { format: { type: 'json_object' }, echo: { format: { type: 'json_object' } } };
+  const name = readString(f, 'name', 'text.format', { required: true })!;
+  if (!NAME.test(name)) invalid('text.format.name', 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+  const schema = expectFields(f.schema, 'text.format.schema');
+  const description = readString(f, 'description', 'text.format');
+  const strict = readBoolean(f, 'strict', 'text.format');
+  return {
+    format: { type: 'json_schema', name, schema, ...(description === undefined ? {} : { description }), ...(strict === undefined ? {} : { strict }) },
+    echo: { format: { type: 'json_schema', name, schema, description: description ?? null, strict: strict ?? null } },
+  };
+}
+
+function readMetadata(body: Fields): Record<string, string> | null {
+  if (body.metadata === undefined || body.metadata === null) return null;
+  const f = expectFields(body.metadata, 'metadata');
+  const entries = Object.entries(f);
+  if (entries.length > 16) invalid('metadata', 'must have at most 16 keys');
+  for (const [k, v] of entries) {
+    if (k.length > 64) invalid('metadata', `key "${k.slice(0, 20)}..." is longer than 64 characters`);
+    if (typeof v !== 'string') invalid(at('metadata', k), 'must be a string');
+    if (v.length > 512) invalid(at('metadata', k), 'must be at most 512 characters');
+  }
+  return f as Record<string, string>;
+}
+
+/**
+ * Parses a `POST /v1/responses` body. Every refusal is a 400 naming the field. Fields OpenAI
+ * defines that change nothing here (`include`, `service_tier`, `prompt_cache_key`, ...) are
+ * accepted and ignored; `background`, `conversation` and `prompt` are refused (not supported).
+ */
+export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
+  const body = readBody(raw);
+  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  for (const unsupported of ['background', 'conversation', 'prompt'] as const) {
+    const v = body[unsupported];
+    if (v !== undefined && v !== null && v !== false) invalid(unsupported, 'is not supported');
+  }
+  const input = readInput(body);
+  const instructions = readString(body, 'instructions', '') ?? null;
+  const previousResponseId = readString(body, 'previous_response_id', '', { nonEmpty: true }) ?? null;
+  const { functions, mcp, echo } = readTools(body);
+  const toolChoice = readToolChoice(body, functions, mcp);
+  const text = readTextFormat(body);
+  let reasoningEffort: ReasoningEffort | undefined;
+  if (body.reasoning !== undefined && body.reasoning !== null) {
+    const r = expectFields(body.reasoning, 'reasoning');
+    reasoningEffort = readEnum(r, 'effort', 'reasoning', ['minimal', 'low', 'medium', 'high'] as const);
+  }
+  if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
+  const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: 1 });
+  const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
+  const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  const user = readString(body, 'user', '') ?? readString(body, 'safety_identifier', '');
+  return {
+    model,
+    input,
+    instructions,
+    previousResponseId,
+    store: readBoolean(body, 'store', '') ?? true,
+    stream: readBoolean(body, 'stream', '') ?? false,
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { topP }),
+    functionTools: functions,
+    mcpServers: mcp,
+    toolsEcho: echo,
+    toolChoice,
+    parallelToolCalls: readBoolean(body, 'parallel_tool_calls', '') ?? true,
+    ...(text.format === undefined ? {} : { responseFormat: text.format }),
+    textEcho: text.echo,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    metadata: readMetadata(body),
+    truncation: readEnum(body, 'truncation', '', ['auto', 'disabled'] as const) ?? 'disabled',
+    ...(user === undefined ? {} : { user }),
+  };
+}

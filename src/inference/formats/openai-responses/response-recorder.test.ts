@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ResponseRecorder, type ResponseShell } from './response-recorder.ts';
+
+const shell: ResponseShell = {
+  id: 'resp_test', createdAt: 1, model: 'svc-fast', instructions: null, previousResponseId: null, store: true, tools: [], toolChoice: 'auto',
+  parallelToolCalls: true, temperature: null, topP: null, maxOutputTokens: null, text: { format: { type: 'text' } }, reasoningEffort: null,
+  metadata: null, truncation: 'disabled', user: null,
+};
+const usage = { inputTokens: 10, cachedInputTokens: 2, outputTokens: 5, reasoningTokens: 0 };
+
+function events(sse: string): { event: string; data: Record<string, unknown> }[] {
+  return sse.trim().split('\n\n').map((block) => {
+    const [e, d] = block.split('\n');
+    return { event: e!.slice('event: '.length), data: JSON.parse(d!.slice('data: '.length)) };
+  });
+}
+
+describe('ResponseRecorder', () => {
+  it('streams text and a function call with added events before deltas, sequence numbers and one id', () => {
+    const r = new ResponseRecorder(shell, true);
+    r.start();
+    r.beginRound(() => ({ kind: 'function' }));
+    r.part({ type: 'reasoning-delta', text: 'think' });
+    r.part({ type: 'text-delta', text: 'Hel' });
+    r.part({ type: 'text-delta', text: 'lo' });
+    r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'f' });
+    r.part({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"a"' });
+    r.part({ type: 'tool-call-delta', index: 0, argumentsDelta: ':1}' });
+    r.part({ type: 'finish', reason: 'tool_calls' });
+    assert.deepEqual(r.endRound(), { functionCalls: 1, mcpCalls: [] });
+    const final = r.finish('completed', usage) as { id: string; output: { type: string }[]; usage: unknown };
+    const list = events(r.drain());
+    assert.deepEqual(list.map((e) => e.event), [
+      'response.created', 'response.in_progress',
+      'response.output_item.added', 'response.content_part.added', 'response.reasoning_text.delta', 'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
+      'response.completed',
+    ]);
+    list.forEach((e, i) => {
+      assert.equal(e.data.type, e.event);
+      assert.equal(e.data.sequence_number, i);
+    });
+    assert.equal((list[0]!.data.response as { id: string }).id, 'resp_test');
+    assert.equal((list.at(-1)!.data.response as { id: string }).id, 'resp_test');
+    assert.deepEqual(final.output.map((o) => o.type), ['reasoning', 'message', 'function_call']);
+    assert.deepEqual(final.usage, { input_tokens: 10, input_tokens_details: { cached_tokens: 2 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
+    assert.equal(list.some((e) => 'error' in e.data), false, 'no event has a top-level error key (the SDK would throw)');
+  });
+
+  it('keeps MCP calls for the gateway, and records their outcome as mcp_call items', () => {
+    const r = new ResponseRecorder(shell, false);
+    r.start();
+    r.beginRound((name) => (name === 'add' ? { kind: 'mcp', serverLabel: 'math', tool: 'add' } : { kind: 'function' }));
+    r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'add' });
+    r.part({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":1,"b":2}' });
+    const round = r.endRound();
+    assert.deepEqual(round, { functionCalls: 0, mcpCalls: [{ serverLabel: 'math', tool: 'add', arguments: '{"a":1,"b":2}' }] });
+    const at = r.mcpCallStarted(round.mcpCalls[0]!, null);
+    r.mcpCallEnded(at, { error: 'timed out' });
+    assert.equal(r.drain(), '', 'a non-streamed response has no events');
+    const out = (r.finish('completed', usage) as { output: Record<string, unknown>[] }).output;
+    assert.equal(out[0]!.type, 'mcp_call');
+    assert.equal(out[0]!.status, 'failed');
+    assert.equal(out[0]!.error, 'timed out');
+  });
+});

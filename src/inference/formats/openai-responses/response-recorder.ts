@@ -1,0 +1,351 @@
+import type { JsonObject, StreamPart } from '../../canonical/chat.ts';
+import { createId } from '../../canonical/create-id.ts';
+import type {
+  FunctionCallItem,
+  McpApprovalRequestItem,
+  McpCallItem,
+  McpListToolsItem,
+  MessageItem,
+  OutputItem,
+  OutputTextPart,
+  ReasoningItem,
+} from './response-items.ts';
+
+/** The request's settings a response echoes, and its identity. */
+export interface ResponseShell {
+  readonly id: string;
+  /** Unix seconds. */
+  readonly createdAt: number;
+  /** The brand id the client asked for. */
+  readonly model: string;
+  readonly instructions: string | null;
+  readonly previousResponseId: string | null;
+  readonly store: boolean;
+  readonly tools: readonly JsonObject[];
+  readonly toolChoice: unknown;
+  readonly parallelToolCalls: boolean;
+  readonly temperature: number | null;
+  readonly topP: number | null;
+  readonly maxOutputTokens: number | null;
+  readonly text: JsonObject;
+  readonly reasoningEffort: string | null;
+  readonly metadata: Readonly<Record<string, string>> | null;
+  readonly truncation: 'auto' | 'disabled';
+  readonly user: string | null;
+}
+
+export interface ResponseUsageCounts {
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly reasoningTokens: number;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+/** How the model's tool call by this name is answered. */
+export type ToolKind = { readonly kind: 'function' } | { readonly kind: 'mcp'; readonly serverLabel: string; readonly tool: string };
+
+/** A call the model made to an MCP server's tool in one round; the gateway answers it. */
+export interface McpCallRequest {
+  readonly serverLabel: string;
+  readonly tool: string;
+  readonly arguments: string;
+}
+
+export interface RoundResult {
+  readonly functionCalls: number;
+  readonly mcpCalls: readonly McpCallRequest[];
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+interface OpenCall {
+  readonly kind: ToolKind;
+  readonly name: string;
+  args: string;
+  /** The function_call item and its output index, for function calls. */
+  item?: Mutable<FunctionCallItem>;
+  outputIndex?: number;
+}
+
+/**
+ * Builds one response: its output items as the rounds of model calls and MCP calls produce them,
+ * and, when streaming, the OpenAI event sequence for them: every event with an `event:` line
+ * and a `sequence_number` counting from 0; `response.created` first, with the same id as
+ * `response.completed`; every item and content part opened by its `added` event before any
+ * delta names its index. Non-streamed responses use the same recorder without events, so both
+ * answers are the same items.
+ */
+export class ResponseRecorder {
+  readonly output: OutputItem[] = [];
+  private seq = 0;
+  private pending = '';
+  private text: { item: Mutable<MessageItem>; part: Mutable<OutputTextPart>; index: number } | null = null;
+  private reasoning: { item: Mutable<ReasoningItem>; text: { type: 'reasoning_text'; text: string }; index: number } | null = null;
+  private calls: OpenCall[] = [];
+  private classify: (name: string) => ToolKind = () => ({ kind: 'function' });
+
+  constructor(
+    private readonly shell: ResponseShell,
+    private readonly streaming: boolean,
+  ) {}
+
+  /** The SSE text produced since the last call. */
+  drain(): string {
+    const t = this.pending;
+    this.pending = '';
+    return t;
+  }
+
+  private emit(type: string, fields: object): void {
+    if (!this.streaming) return;
+    const data = { type, sequence_number: this.seq++, ...fields };
+    this.pending += `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  private add(item: OutputItem): number {
+    const index = this.output.length;
+    this.output.push(item);
+    this.emit('response.output_item.added', { output_index: index, item: clone(item) });
+    return index;
+  }
+
+  private done(index: number): void {
+    this.emit('response.output_item.done', { output_index: index, item: clone(this.output[index]!) });
+  }
+
+  /** `response.created` and `response.in_progress`. */
+  start(): void {
+    const r = this.snapshot('in_progress', null);
+    this.emit('response.created', { response: r });
+    this.emit('response.in_progress', { response: r });
+  }
+
+  /** Starts a model round; `classify` says which tool names belong to MCP servers. */
+  beginRound(classify: (name: string) => ToolKind): void {
+    this.classify = classify;
+    this.calls = [];
+  }
+
+  /** One streamed part of the model's answer. */
+  part(p: StreamPart): void {
+    switch (p.type) {
+      case 'text-delta': {
+        if (p.text === '') return;
+        this.closeReasoning();
+        if (!this.text) {
+          const part: Mutable<OutputTextPart> = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+          const item: Mutable<MessageItem> = { id: createId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+          const index = this.add(item);
+          item.content = [part];
+          this.text = { item, part, index };
+          this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part, text: '' } });
+        }
+        this.text.part.text += p.text;
+        this.emit('response.output_text.delta', { item_id: this.text.item.id, output_index: this.text.index, content_index: 0, delta: p.text, logprobs: [] });
+        return;
+      }
+      case 'reasoning-delta': {
+        if (p.text === '') return;
+        this.closeText();
+        if (!this.reasoning) {
+          const text = { type: 'reasoning_text' as const, text: '' };
+          const item: Mutable<ReasoningItem> = { id: createId('rs_'), type: 'reasoning', summary: [], content: [] };
+          const index = this.add(item);
+          item.content = [text];
+          this.reasoning = { item, text, index };
+          this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+        }
+        this.reasoning.text.text += p.text;
+        this.emit('response.reasoning_text.delta', { item_id: this.reasoning.item.id, output_index: this.reasoning.index, content_index: 0, delta: p.text });
+        return;
+      }
+      case 'tool-call-start': {
+        this.closeText();
+        this.closeReasoning();
+        const kind = this.classify(p.name);
+        const call: OpenCall = { kind, name: p.name, args: '' };
+        if (kind.kind === 'function') {
+          const item: Mutable<FunctionCallItem> = { id: createId('fc_'), type: 'function_call', status: 'in_progress', call_id: p.id, name: p.name, arguments: '' };
+          call.item = item;
+          call.outputIndex = this.add(item);
+        }
+        this.calls[p.index] = call;
+        return;
+      }
+      case 'tool-call-delta': {
+        const call = this.calls[p.index];
+        if (!call || p.argumentsDelta === '') return;
+        call.args += p.argumentsDelta;
+        if (call.item) {
+          call.item.arguments = call.args;
+          this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.outputIndex, delta: p.argumentsDelta });
+        }
+        return;
+      }
+      case 'finish':
+      case 'usage':
+        return;
+    }
+  }
+
+  private closeText(): void {
+    if (!this.text) return;
+    const { item, part, index } = this.text;
+    this.text = null;
+    item.status = 'completed';
+    this.emit('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
+    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
+    this.done(index);
+  }
+
+  private closeReasoning(): void {
+    if (!this.reasoning) return;
+    const { item, text, index } = this.reasoning;
+    this.reasoning = null;
+    this.emit('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text: text.text });
+    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...text } });
+    this.done(index);
+  }
+
+  /** Closes the round's open items (done events) and says which tool calls the model made. */
+  endRound(): RoundResult {
+    this.closeText();
+    this.closeReasoning();
+    let functionCalls = 0;
+    const mcpCalls: McpCallRequest[] = [];
+    for (const call of this.calls) {
+      if (!call) continue;
+      if (call.item && call.outputIndex !== undefined) {
+        functionCalls++;
+        call.item.status = 'completed';
+        this.emit('response.function_call_arguments.done', { item_id: call.item.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
+        this.done(call.outputIndex);
+      } else if (call.kind.kind === 'mcp') {
+        mcpCalls.push({ serverLabel: call.kind.serverLabel, tool: call.kind.tool, arguments: call.args === '' ? '{}' : call.args });
+      }
+    }
+    this.calls = [];
+    return { functionCalls, mcpCalls };
+  }
+
+  /** Announces a listing of an MCP server's tools; call listedTools with its result. */
+  listingTools(serverLabel: string): { id: string; index: number } {
+    const item: McpListToolsItem = { id: createId('mcpl_'), type: 'mcp_list_tools', server_label: serverLabel, tools: [], error: null };
+    const index = this.add(item);
+    this.emit('response.mcp_list_tools.in_progress', { item_id: item.id, output_index: index });
+    return { id: item.id, index };
+  }
+
+  listedTools(at: { id: string; index: number }, result: Pick<McpListToolsItem, 'tools' | 'error'>): McpListToolsItem {
+    const item = { ...(this.output[at.index] as McpListToolsItem), ...result };
+    this.output[at.index] = item;
+    this.emit(result.error === null ? 'response.mcp_list_tools.completed' : 'response.mcp_list_tools.failed', { item_id: at.id, output_index: at.index });
+    this.done(at.index);
+    return item;
+  }
+
+  /** Announces an MCP call the gateway is about to make; call mcpCallEnded with its outcome. */
+  mcpCallStarted(call: McpCallRequest, approvalRequestId: string | null): { id: string; index: number } {
+    const item: McpCallItem = {
+      id: createId('mcp_'),
+      type: 'mcp_call',
+      status: 'in_progress',
+      server_label: call.serverLabel,
+      name: call.tool,
+      arguments: call.arguments,
+      output: null,
+      error: null,
+      approval_request_id: approvalRequestId,
+    };
+    const index = this.add(item);
+    this.emit('response.mcp_call_arguments.delta', { item_id: item.id, output_index: index, delta: call.arguments });
+    this.emit('response.mcp_call_arguments.done', { item_id: item.id, output_index: index, arguments: call.arguments });
+    this.emit('response.mcp_call.in_progress', { item_id: item.id, output_index: index });
+    return { id: item.id, index };
+  }
+
+  mcpCallEnded(at: { id: string; index: number }, outcome: { output: string } | { error: string }): void {
+    const failed = 'error' in outcome;
+    const item: McpCallItem = {
+      ...(this.output[at.index] as McpCallItem),
+      status: failed ? 'failed' : 'completed',
+      output: failed ? null : outcome.output,
+      error: failed ? outcome.error : null,
+    };
+    this.output[at.index] = item;
+    this.emit(failed ? 'response.mcp_call.failed' : 'response.mcp_call.completed', { item_id: at.id, output_index: at.index });
+    this.done(at.index);
+  }
+
+  /** The model's MCP call stops here until the client approves it. */
+  approvalRequest(call: McpCallRequest): McpApprovalRequestItem {
+    const item: McpApprovalRequestItem = { id: createId('mcpr_'), type: 'mcp_approval_request', server_label: call.serverLabel, name: call.tool, arguments: call.arguments };
+    const index = this.add(item);
+    this.done(index);
+    return item;
+  }
+
+  /**
+   * Ends the response: `response.completed`, `response.incomplete` or `response.failed` with the
+   * final object, which is returned (the non-streamed answer).
+   */
+  finish(status: Exclude<ResponseStatus, 'in_progress'>, usage: ResponseUsageCounts, extra: { error?: { code: string; message: string }; incompleteReason?: string } = {}): object {
+    this.closeText();
+    this.closeReasoning();
+    for (const call of this.calls) if (call?.item && call.outputIndex !== undefined) this.done(call.outputIndex);
+    this.calls = [];
+    const r = {
+      ...this.snapshot(status, usage),
+      error: extra.error ?? null,
+      incomplete_details: extra.incompleteReason ? { reason: extra.incompleteReason } : null,
+    };
+    this.emit(status === 'completed' ? 'response.completed' : status === 'failed' ? 'response.failed' : 'response.incomplete', { response: r });
+    return r;
+  }
+
+  private snapshot(status: ResponseStatus, usage: ResponseUsageCounts | null) {
+    const s = this.shell;
+    return {
+      id: s.id,
+      object: 'response',
+      created_at: s.createdAt,
+      status,
+      ...(status === 'in_progress' ? {} : { completed_at: s.createdAt }),
+      error: null,
+      incomplete_details: null,
+      instructions: s.instructions,
+      max_output_tokens: s.maxOutputTokens,
+      model: s.model,
+      output: status === 'in_progress' ? [] : this.output.map(clone),
+      parallel_tool_calls: s.parallelToolCalls,
+      previous_response_id: s.previousResponseId,
+      reasoning: { effort: s.reasoningEffort, summary: null },
+      store: s.store,
+      temperature: s.temperature,
+      text: s.text,
+      tool_choice: s.toolChoice,
+      tools: s.tools,
+      top_p: s.topP,
+      truncation: s.truncation,
+      usage: usage === null ? null : toUsage(usage),
+      user: s.user,
+      metadata: s.metadata ?? {},
+    };
+  }
+}
+
+export function toUsage(u: ResponseUsageCounts) {
+  return {
+    input_tokens: u.inputTokens,
+    input_tokens_details: { cached_tokens: u.cachedInputTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
+}
+
+function clone<T>(item: T): T {
+  return structuredClone(item);
+}

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ConversationItem } from './response-items.ts';
+import { toCanonicalMessages } from './to-canonical-messages.ts';
+
+const plain = (_label: string, tool: string) => tool;
+
+describe('toCanonicalMessages', () => {
+  it('puts instructions first and joins a turn’s text and tool calls into one assistant message', () => {
+    const items: ConversationItem[] = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q' }, { type: 'input_image', image_url: 'https://x/a.png', detail: 'auto' }] },
+      { type: 'message', role: 'assistant', id: 'msg_1', status: 'completed', content: [{ type: 'output_text', text: 'let me see', annotations: [] }] },
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'mcp_call', id: 'mcp_1', status: 'completed', server_label: 's', name: 'add', arguments: '{"a":1}', output: '2', error: null, approval_request_id: null },
+      { type: 'function_call_output', call_id: 'c1', output: 'F' },
+    ];
+    assert.deepEqual(toCanonicalMessages('Be brief.', items, plain), [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'image', url: 'https://x/a.png', detail: 'auto' }] },
+      { role: 'assistant', content: 'let me see', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }, { id: 'mcp_1', name: 'add', arguments: '{"a":1}' }] },
+      { role: 'tool', toolCallId: 'mcp_1', content: '2' },
+      { role: 'tool', toolCallId: 'c1', content: 'F' },
+    ]);
+  });
+
+  it('skips listings and pending approvals; a refused approval is a call answered by the refusal; errors are results', () => {
+    const items: ConversationItem[] = [
+      { type: 'mcp_list_tools', id: 'mcpl_1', server_label: 's', tools: [], error: null },
+      { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 's', name: 'add', arguments: '{}' },
+      { type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: false, reason: 'too risky' },
+      { type: 'mcp_call', id: 'mcp_2', status: 'failed', server_label: 's', name: 'mul', arguments: '{}', output: null, error: 'timed out', approval_request_id: null },
+    ];
+    assert.deepEqual(toCanonicalMessages(null, items, (l, t) => `${l}__${t}`), [
+      { role: 'assistant', content: '', toolCalls: [{ id: 'mcpr_1', name: 's__add', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'mcpr_1', content: 'The user did not approve this tool call: too risky' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'mcp_2', name: 's__mul', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'mcp_2', content: 'Error: timed out' },
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+import type { CanonicalMessage, ToolCall, UserContentPart } from '../../canonical/chat.ts';
+import type { ConversationItem, McpApprovalRequestItem } from './response-items.ts';
+
+/** The name the model knows an MCP server's tool by (see exposeMcpTools). */
+export type McpToolNamer = (serverLabel: string, tool: string) => string;
+
+type Assistant = { role: 'assistant'; content: string; toolCalls: ToolCall[] };
+
+/** What the model is told about an approval request the user refused. */
+export function deniedResult(reason: string | null): string {
+  return reason ? `The user did not approve this tool call: ${reason}` : 'The user did not approve this tool call.';
+}
+
+/**
+ * A conversation (the stored chain's items, then this request's) as canonical messages.
+ * `instructions` come first as the system message; they belong to the request, never to the
+ * stored chain. Tool calls of one turn (function calls, MCP calls) join the assistant message
+ * before them; the results the gateway produced itself (MCP calls, refused approvals) follow
+ * that message before anything else, so every upstream kind sees each call answered in order.
+ * Listings, pending approval requests and reasoning are not sent to the model.
+ */
+export function toCanonicalMessages(instructions: string | null, items: readonly ConversationItem[], mcpName: McpToolNamer): CanonicalMessage[] {
+  const out: CanonicalMessage[] = [];
+  if (instructions) out.push({ role: 'system', content: instructions });
+  const approvals = new Map<string, McpApprovalRequestItem>();
+  for (const item of items) if (item.type === 'mcp_approval_request') approvals.set(item.id, item);
+  let pendingResults: CanonicalMessage[] = [];
+  let open: Assistant | null = null;
+
+  const flush = () => {
+    out.push(...pendingResults);
+    pendingResults = [];
+    open = null;
+  };
+  const assistant = (): Assistant => {
+    if (open && pendingResults.length === 0) return open;
+    flush();
+    const m: Assistant = { role: 'assistant', content: '', toolCalls: [] };
+    out.push(m);
+    open = m;
+    return m;
+  };
+
+  for (const item of items) {
+    switch (item.type) {
+      case 'message': {
+        if (item.role === 'assistant') {
+          const text = item.content.map((p) => ('text' in p ? p.text : '')).join('');
+          const a = assistant();
+          // Text after tool calls in one turn starts a new assistant message.
+          if (a.toolCalls.length > 0) {
+            flush();
+            const m: Assistant = { role: 'assistant', content: text, toolCalls: [] };
+            out.push(m);
+            open = m;
+          } else a.content += text;
+          break;
+        }
+        flush();
+        if (item.role === 'user') {
+          const parts: UserContentPart[] = item.content.map((p) =>
+            p.type === 'input_image' ? { type: 'image', url: p.image_url, detail: p.detail } : { type: 'text', text: p.text },
+          );
+          out.push({ role: 'user', content: parts });
+        } else {
+          out.push({ role: 'system', content: item.content.map((p) => ('text' in p ? p.text : '')).join('') });
+        }
+        break;
+      }
+      case 'function_call':
+        assistant().toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+        break;
+      case 'function_call_output':
+        flush();
+        out.push({ role: 'tool', toolCallId: item.call_id, content: item.output });
+        break;
+      case 'mcp_call':
+        assistant().toolCalls.push({ id: item.id, name: mcpName(item.server_label, item.name), arguments: item.arguments });
+        pendingResults.push({ role: 'tool', toolCallId: item.id, content: item.error !== null && item.error !== undefined ? `Error: ${item.error}` : (item.output ?? '') });
+        break;
+      case 'mcp_approval_response': {
+        if (item.approve) break; // the mcp_call it led to carries the call and its result
+        const req = approvals.get(item.approval_request_id);
+        if (!req) break;
+        assistant().toolCalls.push({ id: req.id, name: mcpName(req.server_label, req.name), arguments: req.arguments });
+        pendingResults.push({ role: 'tool', toolCallId: req.id, content: deniedResult(item.reason) });
+        break;
+      }
+      case 'reasoning':
+      case 'mcp_list_tools':
+      case 'mcp_approval_request':
+        break;
+    }
+  }
+  flush();
+  return out;
+}

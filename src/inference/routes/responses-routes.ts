@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { HttpError, notFound } from '../../shared/errors.ts';
+import { parseResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
+import { principalOf } from '../http/principal.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import type { InferenceRoutes } from '../inference-plugin.ts';
+import { loadResponse } from '../responses/responses.repository.ts';
+import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
+import { serveResponse, type ResponsesDeps } from './serve-response.ts';
+
+const UNSUPPORTED = 'listing, deleting and cancelling stored responses is not supported; stored responses expire on their own';
+
+/**
+ * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), GET
+ * /responses/:id for the owner of a stored response, and 405 for what is not supported (listing,
+ * deleting, cancelling, input item listing).
+ */
+export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
+  return async (app: FastifyInstance, ctx: InferenceContext) => {
+    app.post(
+      '/responses',
+      {
+        onRequest: ctx.guard('inference'),
+        schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Create a response (OpenAI Responses: stored conversations, function tools, MCP tools)' },
+      },
+      async (request, reply) => serveResponse(ctx, deps, request, reply, parseResponsesRequest(request.body)),
+    );
+    app.get<{ Params: { id: string } }>(
+      '/responses/:id',
+      { onRequest: ctx.guard('inference'), schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'A stored response, for the account that created it' } },
+      async (request) => {
+        const r = await loadResponse(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
+        if (!r) throw notFound('response not found');
+        return r.body;
+      },
+    );
+    const refuse = async () => {
+      throw new HttpError(405, UNSUPPORTED);
+    };
+    const hidden = { onRequest: ctx.guard('inference'), schema: { hide: true } };
+    app.get('/responses', hidden, refuse);
+    app.delete('/responses/:id', hidden, refuse);
+    app.post('/responses/:id/cancel', hidden, refuse);
+    app.get('/responses/:id/input_items', hidden, refuse);
+  };
+}

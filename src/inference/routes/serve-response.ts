@@ -1,0 +1,476 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ModelConfig } from '../../config/catalog.ts';
+import type { ResponsesConfig } from '../../config/responses.ts';
+import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
+import type { Db } from '../../storage/database.ts';
+import { computeCost } from '../billing/cost.ts';
+import { estimateCharge, type ChargeEstimate } from '../billing/estimate.ts';
+import { estimateChatInput } from '../billing/estimate-input.ts';
+import type { CanonicalChatRequest, CanonicalChatResponse, StreamPart, ToolChoice, ToolDefinition } from '../canonical/chat.ts';
+import { createId } from '../canonical/create-id.ts';
+import type { Usage } from '../canonical/usage.ts';
+import type { InputItem, ParsedResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
+import {
+  needsApproval,
+  type ConversationItem,
+  type McpApprovalRequestItem,
+  type McpListToolsItem,
+  type McpServerSpec,
+  type McpToolListing,
+} from '../formats/openai-responses/response-items.ts';
+import { ResponseRecorder, type McpCallRequest, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
+import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-messages.ts';
+import { principalOf } from '../http/principal.ts';
+import type { InferenceContext } from '../inference-context.ts';
+import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
+import { findItems, loadChain, saveResponse } from '../responses/responses.repository.ts';
+import { routeModel, type ModelRoute } from '../routing/route-model.ts';
+import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
+import { announceRoute, failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
+import { startSse, type SseResponse } from './sse-response.ts';
+
+export interface ResponsesDeps {
+  readonly db: Db;
+  readonly config: ResponsesConfig;
+  readonly mcp: McpClient;
+}
+
+/** The tools an MCP server offers the model in this response, and the names the model knows them by. */
+interface ServerTools {
+  readonly spec: McpServerSpec;
+  readonly tools: readonly McpToolListing[];
+}
+
+/** A model answer as parts, whether it streamed or not, and what it consumed. */
+interface ModelCall {
+  readonly parts: AsyncIterable<StreamPart>;
+  usage(): { readonly usage: Usage; readonly estimated: boolean };
+}
+
+function partsOf(r: CanonicalChatResponse): ModelCall {
+  async function* parts(): AsyncGenerator<StreamPart> {
+    if (r.reasoning) yield { type: 'reasoning-delta', text: r.reasoning };
+    if (r.text) yield { type: 'text-delta', text: r.text };
+    for (const [index, c] of r.toolCalls.entries()) {
+      yield { type: 'tool-call-start', index, id: c.id, name: c.name };
+      yield { type: 'tool-call-delta', index, argumentsDelta: c.arguments };
+    }
+    yield { type: 'finish', reason: r.finishReason };
+  }
+  return { parts: parts(), usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
+}
+
+function hasImages(items: readonly ConversationItem[]): number {
+  return items.findIndex((i) => i.type === 'message' && i.content.some((p) => p.type === 'input_image'));
+}
+
+/** The model-dependent checks, each a 400 naming the field of this protocol. */
+function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input: readonly ConversationItem[], history: readonly ConversationItem[]): void {
+  if (!model.capabilities.vision) {
+    const i = hasImages(input);
+    if (i >= 0) throw badRequest(`input[${i}]: model ${model.id} does not accept images`);
+    if (hasImages(history) >= 0) throw badRequest(`previous_response_id: the conversation has images and model ${model.id} does not accept images`);
+  }
+  if (parsed.maxOutputTokens !== undefined && model.maxOutput !== null && parsed.maxOutputTokens > model.maxOutput) {
+    throw badRequest(`max_output_tokens: must be <= ${model.maxOutput} for model ${model.id}`);
+  }
+  if ((parsed.functionTools.length > 0 || parsed.mcpServers.length > 0) && !model.capabilities.tools) {
+    throw badRequest(`tools: model ${model.id} does not support tools`);
+  }
+  if (parsed.responseFormat && !model.capabilities.jsonOutput) throw badRequest(`text.format: model ${model.id} does not support structured output`);
+  if (parsed.stream && !model.capabilities.streaming) throw badRequest(`stream: model ${model.id} does not support streaming`);
+}
+
+/** Items the client referred to by id (`item_reference`), from the account's stored responses. */
+async function resolveReferences(deps: ResponsesDeps, accountId: number, input: readonly InputItem[], now: Date): Promise<ConversationItem[]> {
+  const ids = input.flatMap((i) => (i.type === 'item_reference' ? [i.id] : []));
+  const found = await findItems(deps.db, accountId, ids, now);
+  return input.map((item, i) => {
+    if (item.type !== 'item_reference') return item;
+    const stored = found.get(item.id);
+    if (!stored) throw badRequest(`input[${i}].id: no stored item ${item.id}`);
+    return stored;
+  });
+}
+
+/** The name the model sees for each MCP tool: its own, or `<server_label>__<name>` when another tool has that name. */
+function exposeMcpTools(functions: readonly ToolDefinition[], servers: readonly ServerTools[]) {
+  const count = new Map<string, number>();
+  for (const f of functions) count.set(f.name, (count.get(f.name) ?? 0) + 1);
+  for (const s of servers) for (const t of s.tools) count.set(t.name, (count.get(t.name) ?? 0) + 1);
+  const byExposed = new Map<string, { spec: McpServerSpec; tool: McpToolListing }>();
+  const exposedOf = (label: string, tool: string) => ((count.get(tool) ?? 0) > 1 ? `${label}__${tool}`.slice(0, 64) : tool);
+  const definitions: ToolDefinition[] = [];
+  for (const s of servers) {
+    for (const t of s.tools) {
+      const name = exposedOf(s.spec.server_label, t.name);
+      byExposed.set(name, { spec: s.spec, tool: t });
+      definitions.push({ name, parameters: t.input_schema, ...(t.description ? { description: t.description } : {}) });
+    }
+  }
+  return { byExposed, exposedOf, definitions };
+}
+
+function filterAllowed(spec: McpServerSpec, tools: readonly McpToolListing[]): McpToolListing[] {
+  return spec.allowed_tools === null ? [...tools] : tools.filter((t) => spec.allowed_tools!.includes(t.name));
+}
+
+/**
+ * The reservation of a response: one model call without MCP tools; with them, up to maxRounds
+ * calls, each worst-cased at its output cap, with the conversation growing by one output and one
+ * capped tool result per round. Between rounds the loop also checks that the next round's worst
+ * case still fits in what is held (see runRounds), so a partial hold cannot overdraw a balance.
+ */
+function holdEstimate(model: ModelConfig, baseInput: number, maxOutput: number | null, rounds: number, resultTokens: number): ChargeEstimate {
+  const first = estimateCharge(model, { inputTokens: baseInput, maxOutputTokens: maxOutput });
+  if (rounds <= 1) return first;
+  const perRoundOutput = maxOutput ?? 4096;
+  let estimate = 0n;
+  for (let k = 0; k < rounds; k++) {
+    estimate += estimateCharge(model, { inputTokens: baseInput + k * (perRoundOutput + resultTokens), maxOutputTokens: maxOutput }).estimate;
+  }
+  return { estimate, minimum: first.minimum };
+}
+
+/**
+ * POST /v1/responses after parsing: rebuilds the conversation from the stored chain, lists MCP
+ * tools (or reuses a listing from the chain), holds credits for the worst case of the tool rounds,
+ * then runs model calls until the model answers, calls a client function, or waits for an
+ * approval; MCP calls that need no approval are made here between rounds. Every model call is
+ * billed from its usage; the response's usage is their sum.
+ */
+export async function serveResponse(
+  ctx: InferenceContext,
+  deps: ResponsesDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  parsed: ParsedResponsesRequest,
+): Promise<object | undefined> {
+  const accountId = principalOf(request).accountId;
+  const model = ctx.resolveModel(parsed.model, 'responses');
+  const now = new Date(ctx.clock.now());
+  let history: readonly ConversationItem[] = [];
+  if (parsed.previousResponseId !== null) {
+    const chain = await loadChain(deps.db, accountId, parsed.previousResponseId, now);
+    if (chain.kind === 'missing') throw notFound('response not found');
+    if (chain.kind === 'broken') {
+      throw notFound(`response ${parsed.previousResponseId} continues a conversation whose earlier responses have expired; start a new conversation`);
+    }
+    history = chain.items;
+  }
+  const input = await resolveReferences(deps, accountId, parsed.input, now);
+  checkFeatures(model, parsed, input, history);
+
+  for (const [i, s] of parsed.mcpServers.entries()) {
+    try {
+      await deps.mcp.checkUrl(s.server_url);
+    } catch (e) {
+      if (e instanceof PrivateAddressError) {
+        const index = parsed.toolsEcho.findIndex((t) => t.type === 'mcp' && t.server_label === s.server_label);
+        throw badRequest(`tools[${index < 0 ? i : index}].server_url: not allowed: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+  const known = [...history, ...input];
+  const approvalRequests = new Map<string, McpApprovalRequestItem>();
+  for (const item of known) if (item.type === 'mcp_approval_request') approvalRequests.set(item.id, item);
+  input.forEach((item, i) => {
+    if (item.type !== 'mcp_approval_response') return;
+    const req = approvalRequests.get(item.approval_request_id);
+    if (!req) throw badRequest(`input[${i}].approval_request_id: no approval request ${item.approval_request_id} in this conversation`);
+    if (item.approve && !parsed.mcpServers.some((s) => s.server_label === req.server_label)) {
+      throw badRequest(`input[${i}]: the approved call is to server_label ${req.server_label}, which is not in tools`);
+    }
+  });
+
+  const images = hasImages(known) >= 0;
+  const route = routeModel(ctx.catalog, model, { images });
+  announceRoute(reply, route);
+  const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
+  const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t), parsed.functionTools, { type: 'auto' });
+  const terms = {
+    route,
+    endpoint: 'responses' as const,
+    charge: holdEstimate(route.requested, estimateChatInput(probe) + mcpListingAllowance(parsed), parsed.maxOutputTokens ?? null, mcpRounds, Math.ceil(deps.config.mcp.maxResultBytes / 3)),
+  };
+
+  return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now }));
+}
+
+/** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */
+function mcpListingAllowance(parsed: ParsedResponsesRequest): number {
+  return parsed.mcpServers.length * 2000;
+}
+
+function baseRequest(parsed: ParsedResponsesRequest, messages: CanonicalChatRequest['messages'], tools: readonly ToolDefinition[], toolChoice: ToolChoice): CanonicalChatRequest {
+  return {
+    messages,
+    tools,
+    ...(tools.length > 0 ? { toolChoice, parallelToolCalls: parsed.parallelToolCalls } : {}),
+    ...(parsed.responseFormat ? { responseFormat: parsed.responseFormat } : {}),
+    ...(parsed.maxOutputTokens === undefined ? {} : { maxTokens: parsed.maxOutputTokens }),
+    ...(parsed.temperature === undefined ? {} : { temperature: parsed.temperature }),
+    ...(parsed.topP === undefined ? {} : { topP: parsed.topP }),
+    ...(parsed.user === undefined ? {} : { user: parsed.user }),
+    ...(parsed.reasoningEffort === undefined ? {} : { reasoning: { effort: parsed.reasoningEffort } }),
+    stop: [],
+    stream: parsed.stream,
+  };
+}
+
+interface ResponseRun {
+  readonly parsed: ParsedResponsesRequest;
+  readonly route: ModelRoute;
+  readonly history: readonly ConversationItem[];
+  readonly input: readonly ConversationItem[];
+  readonly hold: CreditHold;
+  readonly accountId: number;
+  readonly now: Date;
+}
+
+async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: FastifyRequest, reply: FastifyReply, run: ResponseRun): Promise<object | undefined> {
+  const { parsed, route, history, input, hold } = run;
+  const id = createId('resp_');
+  const recorder = new ResponseRecorder(
+    {
+      id,
+      createdAt: Math.floor(run.now.getTime() / 1000),
+      model: route.requested.id,
+      instructions: parsed.instructions,
+      previousResponseId: parsed.previousResponseId,
+      store: parsed.store,
+      tools: parsed.toolsEcho,
+      toolChoice: toolChoiceEcho(parsed),
+      parallelToolCalls: parsed.parallelToolCalls,
+      temperature: parsed.temperature ?? null,
+      topP: parsed.topP ?? null,
+      maxOutputTokens: parsed.maxOutputTokens ?? null,
+      text: parsed.textEcho,
+      reasoningEffort: parsed.reasoningEffort ?? null,
+      metadata: parsed.metadata,
+      truncation: parsed.truncation,
+      user: parsed.user ?? null,
+    },
+    parsed.stream,
+  );
+  recorder.start();
+  let sse: SseResponse | null = null;
+  const flush = async () => {
+    if (!sse) return;
+    sse.send(recorder.drain());
+    if (sse.full) await sse.drained();
+  };
+
+  const sessions = new Map<string, Promise<McpSession>>();
+  const session = (spec: McpServerSpec) => {
+    let s = sessions.get(spec.server_label);
+    if (!s) {
+      s = deps.mcp.connect({ url: spec.server_url, headers: spec.headers }, hold.signal);
+      s.catch(() => {});
+      sessions.set(spec.server_label, s);
+    }
+    return s;
+  };
+  const callMcp = async (spec: McpServerSpec, call: McpCallRequest, approvalRequestId: string | null) => {
+    const at = recorder.mcpCallStarted(call, approvalRequestId);
+    await flush();
+    let outcome: { output: string } | { error: string };
+    try {
+      outcome = await (await session(spec)).callTool(call.tool, call.arguments, hold.signal);
+    } catch (e) {
+      outcome = { error: `could not reach the MCP server: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    recorder.mcpCallEnded(at, outcome);
+    await flush();
+  };
+
+  const totals = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+  let status: 'completed' | 'incomplete' = 'completed';
+  let incompleteReason: string | undefined;
+  let httpStatus = 200;
+  try {
+    // Tool listings: reused from the conversation when a listing of the same server is in it.
+    const servers: ServerTools[] = [];
+    for (const spec of parsed.mcpServers) {
+      const listed = [...history, ...input].filter((i): i is McpListToolsItem => i.type === 'mcp_list_tools' && i.server_label === spec.server_label && !i.error).at(-1);
+      if (listed) {
+        servers.push({ spec, tools: filterAllowed(spec, listed.tools) });
+        continue;
+      }
+      const at = recorder.listingTools(spec.server_label);
+      try {
+        const listed = await (await session(spec)).listTools(hold.signal);
+        const items = filterAllowed(
+          spec,
+          listed.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, annotations: t.annotations })),
+        );
+        recorder.listedTools(at, { tools: items, error: null });
+        servers.push({ spec, tools: items });
+      } catch (e) {
+        if (hold.signal.aborted) throw e;
+        recorder.listedTools(at, { tools: [], error: `could not list the tools of the MCP server: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    }
+    const exposed = exposeMcpTools(parsed.functionTools, servers);
+    const classify = (name: string): ToolKind => {
+      if (parsed.functionTools.some((f) => f.name === name)) return { kind: 'function' };
+      const m = exposed.byExposed.get(name);
+      return m ? { kind: 'mcp', serverLabel: m.spec.server_label, tool: m.tool.name } : { kind: 'function' };
+    };
+    const specOf = (label: string) => parsed.mcpServers.find((s) => s.server_label === label)!;
+
+    // Calls the client approved in this request run before the model is asked again.
+    for (const item of input) {
+      if (item.type !== 'mcp_approval_response' || !item.approve) continue;
+      const req = [...history, ...input].find((i): i is McpApprovalRequestItem => i.type === 'mcp_approval_request' && i.id === item.approval_request_id)!;
+      await callMcp(specOf(req.server_label), { serverLabel: req.server_label, tool: req.name, arguments: req.arguments }, req.id);
+    }
+
+    const tools = [...parsed.functionTools, ...exposed.definitions];
+    const maxRounds = servers.length > 0 ? deps.config.mcp.maxRounds : 1;
+    for (let round = 1; ; round++) {
+      const last = servers.length > 0 && round >= maxRounds;
+      const choice: ToolChoice = last ? { type: 'none' } : round === 1 ? mapToolChoice(parsed, exposed.exposedOf) : { type: 'auto' };
+      const messages = toCanonicalMessages(parsed.instructions, [...history, ...input, ...recorder.output], exposed.exposedOf);
+      const req = baseRequest(parsed, messages, tools, choice);
+      if (round > 1) {
+        const spent = computeCost(route.requested.pricing, hold.usage());
+        const worst = estimateCharge(route.requested, { inputTokens: estimateChatInput(req), maxOutputTokens: parsed.maxOutputTokens ?? null }).estimate;
+        if (spent + worst > hold.held) {
+          status = 'incomplete';
+          incompleteReason = 'max_tool_calls';
+          break;
+        }
+      }
+      const { result: call, target } = await hold.attempt(async (t, signal): Promise<ModelCall> => {
+        if (parsed.stream) {
+          const s = await ctx.upstreams.chatStream(t, req, signal);
+          return { parts: s, usage: () => s.usage() };
+        }
+        return partsOf(await ctx.upstreams.chat(t, req, signal));
+      });
+      if (parsed.stream && !sse) sse = startSse(reply);
+      recorder.beginRound(classify);
+      let finish: string = 'stop';
+      let failure: unknown = null;
+      try {
+        for await (const part of call.parts) {
+          if (part.type === 'finish') finish = part.reason;
+          recorder.part(part);
+          await flush();
+          if (hold.signal.aborted) break;
+        }
+      } catch (e) {
+        failure = e;
+      }
+      record(hold, call, target, totals);
+      if (hold.signal.aborted) throw hold.signal.reason ?? new Error('client closed');
+      if (failure !== null) throw failure;
+      const r = recorder.endRound();
+      await flush();
+      if (finish === 'length') {
+        status = 'incomplete';
+        incompleteReason = 'max_output_tokens';
+        break;
+      }
+      if (finish === 'content_filter') {
+        status = 'incomplete';
+        incompleteReason = 'content_filter';
+        break;
+      }
+      let executed = 0;
+      for (const c of r.mcpCalls) {
+        const spec = specOf(c.serverLabel);
+        if (needsApproval(spec, c.tool)) recorder.approvalRequest(c);
+        else {
+          await callMcp(spec, c, null);
+          executed++;
+        }
+      }
+      await flush();
+      if (executed === 0 || executed < r.mcpCalls.length || r.functionCalls > 0) break;
+    }
+  } catch (e) {
+    await closeAll(sessions);
+    if (!sse) throw e;
+    // The stream already started: the failure is the response's end, not a status.
+    httpStatus = hold.signal.aborted ? 499 : failureStatus(e);
+    if (httpStatus >= 500 && httpStatus !== 499) request.log.warn({ err: e }, 'response stream failed after it started');
+    const usage = totals;
+    await settle(request, hold, httpStatus);
+    if (!hold.signal.aborted) {
+      recorder.finish('failed', usage, { error: { code: httpStatus === 429 ? 'rate_limit_exceeded' : 'server_error', message: e instanceof HttpError ? e.message : 'internal error' } });
+      sse.send(recorder.drain());
+    }
+    sse.end();
+    return undefined;
+  }
+  await closeAll(sessions);
+
+  const body = recorder.finish(status, totals, incompleteReason ? { incompleteReason } : {});
+  if (parsed.store) {
+    try {
+      await saveResponse(deps.db, {
+        id,
+        accountId: run.accountId,
+        previousResponseId: parsed.previousResponseId,
+        model: route.requested.id,
+        inputItems: input,
+        outputItems: recorder.output,
+        body: body as Record<string, unknown>,
+        createdAt: run.now,
+        expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
+      });
+    } catch (e) {
+      if (!sse) throw e;
+      request.log.error({ err: e }, 'storing a streamed response failed');
+    }
+  }
+  if (!sse) return body;
+  await settle(request, hold, httpStatus);
+  sse.send(recorder.drain());
+  sse.end();
+  return undefined;
+}
+
+function record(hold: CreditHold, call: ModelCall, target: UpstreamTarget, totals: { inputTokens: number; cachedInputTokens: number; outputTokens: number }): void {
+  const { usage, estimated } = call.usage();
+  hold.record(usage, estimated, target);
+  totals.inputTokens += usage.inputTokens;
+  totals.cachedInputTokens += usage.cachedInputTokens;
+  totals.outputTokens += usage.outputTokens;
+}
+
+async function settle(request: FastifyRequest, hold: CreditHold, status: number): Promise<void> {
+  try {
+    await hold.finish(status);
+  } catch (e) {
+    request.log.error({ err: e }, 'settling a response stream failed; its hold stays until the stale-hold sweep');
+  }
+}
+
+async function closeAll(sessions: Map<string, Promise<McpSession>>): Promise<void> {
+  await Promise.all([...sessions.values()].map((s) => s.then((x) => x.close(), () => {})));
+}
+
+function mapToolChoice(parsed: ParsedResponsesRequest, exposedOf: (label: string, tool: string) => string): ToolChoice {
+  const c = parsed.toolChoice;
+  switch (c.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return { type: c.type };
+    case 'function':
+      return { type: 'tool', name: c.name };
+    case 'mcp':
+      return c.name === null ? { type: 'required' } : { type: 'tool', name: exposedOf(c.serverLabel, c.name) };
+  }
+}
+
+function toolChoiceEcho(parsed: ParsedResponsesRequest): unknown {
+  const c = parsed.toolChoice;
+  if (c.type === 'auto' || c.type === 'none' || c.type === 'required') return c.type;
+  if (c.type === 'function') return { type: 'function', name: c.name };
+  return { type: 'mcp', server_label: c.serverLabel, name: c.name };
+}
