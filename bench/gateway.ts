@@ -1,8 +1,5 @@
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
 import { Pool } from 'undici';
 import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
 
@@ -13,20 +10,14 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *   (b) a bare pass-through proxy (node:http + undici, no logic),
  *   (c) the gateway on svc-fast (key check, rate limit, parsing, reserve/settle billing, usage
  *       record, re-encoding), on PGlite or DATABASE_URL,
-<<<<<<< HEAD
- *   (d) Portkey's open-source gateway (@portkey-ai/gateway, Node build) on the same upstream,
- *       installed on demand into BENCH_PORTKEY_DIR so that `npm install` stays lean,
-=======
  *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
  *       transaction of two inserts per request),
->>>>>>> main
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
- * held open on a slow-streaming upstream, and whether releasing them billed exactly what their
- * usage records say. Each server is a process of its own; this one only generates load.
+ * held open on a slow-streaming upstream. Each server is a process of its own; this one only
+ * generates load.
  *
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
- * BENCH_PORTKEY (1; 0 leaves (d) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a --cpu-prof profile to bench/profiles/), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
  */
@@ -35,29 +26,6 @@ const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
-const PORTKEY = process.env.BENCH_PORTKEY !== '0';
-const PORTKEY_VERSION = '1.15.2';
-const PORTKEY_DIR = process.env.BENCH_PORTKEY_DIR ?? join(tmpdir(), `svc-bench-portkey-${PORTKEY_VERSION}`);
-
-/** Portkey's start script, installed into PORTKEY_DIR on first use (npm registry, no binaries). */
-function portkeyServer(): string {
-  const script = join(PORTKEY_DIR, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
-  if (!existsSync(script)) {
-    console.log(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${PORTKEY_DIR} ...`);
-    mkdirSync(PORTKEY_DIR, { recursive: true });
-    writeFileSync(join(PORTKEY_DIR, 'package.json'), '{"private":true}\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', `@portkey-ai/gateway@${PORTKEY_VERSION}`], { cwd: PORTKEY_DIR, stdio: 'inherit' });
-  }
-  return script;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Child {
   readonly process: ChildProcess;
@@ -105,7 +73,6 @@ async function main(): Promise<void> {
   const gateway = await start('gateway', [instantUrl, slowUrl], gatewayArgv);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
-  const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())]) : null;
 
   console.log(`gateway bench: ${cpus().length} CPUs (shared), node ${process.version}, gateway database ${String(gateway.ready.database)}, ` +
     `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
@@ -123,14 +90,6 @@ async function main(): Promise<void> {
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
   ];
-  if (portkey) {
-    targets.push({
-      name: '(d) portkey',
-      url: `${portkey.ready.url as string}/v1/chat/completions`,
-      headers: { ...json, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${instantUrl}/v1` },
-      server: portkey,
-    });
-  }
   const results = new Map<string, LoadResult>();
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
@@ -167,28 +126,6 @@ async function main(): Promise<void> {
     );
   }
 
-<<<<<<< HEAD
-  if (portkey) {
-    console.log('\nratios (c)/(d): svc against Portkey on the same upstream');
-    for (const mode of modes) {
-      const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
-      const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
-      const [cN, dN, c1, d1] = [at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(d) portkey'), at(1, '(c) gateway svc-fast'), at(1, '(d) portkey')];
-      const failed = [dN, d1].some((r) => r.errors > 0 || Object.keys(r.statuses).some((code) => code !== '200'));
-      if (failed) {
-        // Seen with 1.15.2 on Node 20: its streamed answers fail with 500 (it appends headers to
-        // fetch's immutable response headers); a ratio to errors would mean nothing.
-        console.log(`  ${mode.name.padEnd(24)} n/a: Portkey did not answer 200 (statuses ${JSON.stringify(dN.statuses)})`);
-        continue;
-      }
-      console.log(
-        `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${(cN.rps / dN.rps).toFixed(2)}x (aim >= 8x)   ` +
-          `median at 1: ${c1.p50Ms.toFixed(2)} vs ${d1.p50Ms.toFixed(2)} ms   ` +
-          `cpu per request at ${CONCURRENCY}: ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} vs ${(cpu('(d) portkey') * 1000).toFixed(0)} µs`,
-      );
-    }
-    portkey.process.kill();
-=======
   console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
@@ -197,16 +134,13 @@ async function main(): Promise<void> {
       `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((dN.rps / cN.rps) * 100).toFixed(0)}%   ` +
         `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
     );
->>>>>>> main
   }
 
   // Memory with STREAMS streams held open through the gateway.
   const memory = async (gc: boolean) => (await gateway.ask<{ usage: NodeJS.MemoryUsage }>({ type: 'memory', gc }, 'memory')).usage;
-  const books = () => gateway.ask<{ count: number; cost: string; credits: string }>({ type: 'usage-count' }, 'usage-count');
-  const usageCount = async () => (await books()).count;
+  const usageCount = async () => (await gateway.ask<{ count: number }>({ type: 'usage-count' }, 'usage-count')).count;
   const before = await memory(true);
-  const booksBefore = await books();
-  const recordsBefore = booksBefore.count;
+  const recordsBefore = await usageCount();
   const pool = new Pool(gatewayUrl, { connections: STREAMS, pipelining: 1 });
   const body = JSON.stringify({ model: 'svc-slow', messages: [{ role: 'user', content: 'Keep talking.' }], stream: true });
   const t0 = performance.now();
@@ -229,9 +163,6 @@ async function main(): Promise<void> {
   while ((await usageCount()) < recordsBefore + STREAMS) await new Promise((r) => setTimeout(r, 20));
   const releasedMs = performance.now() - t1;
   await pool.close();
-  const booksAfter = await books();
-  const billed = BigInt(booksBefore.credits) - BigInt(booksAfter.credits);
-  const recorded = BigInt(booksAfter.cost) - BigInt(booksBefore.cost);
   const afterRelease = await memory(true);
 
   console.log(`\n${STREAMS} concurrent streams (svc-slow, one chunk per second), opened in ${openedMs.toFixed(0)} ms, ${upstreamOpen} open upstream`);
@@ -239,7 +170,6 @@ async function main(): Promise<void> {
   console.log(`  gateway with streams open: rss ${mb(held.rss)}  heapUsed ${mb(held.heapUsed)}  heapTotal ${mb(held.heapTotal)}  external ${mb(held.external)}`);
   console.log(`  same, after a full GC:     rss ${mb(heldGc.rss)}  heapUsed ${mb(heldGc.heapUsed)}  (${((heldGc.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB live heap per stream)`);
   console.log(`  released (finished, settled and recorded) in ${releasedMs.toFixed(0)} ms; after: rss ${mb(afterRelease.rss)}  heapUsed ${mb(afterRelease.heapUsed)}`);
-  console.log(`  billed exactly: ${billed === recorded ? 'yes' : 'NO'} (${STREAMS} usage records cost ${recorded} micro-credits, the balance moved by ${billed})`);
   console.log(
     `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
       `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,

@@ -120,11 +120,8 @@ export async function withCreditHold<T>(
 
   const hold: CreditHold = {
     signal: abort.signal,
-<<<<<<< HEAD
     maxOutputTokens: reservation.maxOutputTokens,
-=======
     held: reservation.amount,
->>>>>>> main
     async attempt(call) {
       return tryDeployments(terms.route.upstreamModel, (target) => {
         lastTarget = target;

@@ -5,11 +5,8 @@ import * as marketReads from './2026_11_25_12_market_reads.ts';
 import * as accounts from './2026_11_25_20_accounts.ts';
 import { marketAuthMigration } from './2026_11_25_30_market_auth.ts';
 import { custodyMigration } from './2026_11_25_40_custody.ts';
-<<<<<<< HEAD
-import * as creditLeases from './2026_11_26_40_credit_leases.ts';
-=======
 import { responsesMigration } from './2026_11_26_20_responses.ts';
->>>>>>> main
+import * as creditLeases from './2026_11_26_40_credit_leases.ts';
 import * as dashboard from './2026_11_26_60_dashboard.ts';
 
 /**
@@ -23,10 +20,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_20_accounts': accounts,
   '2026_11_25_30_market_auth': marketAuthMigration,
   '2026_11_25_40_custody': custodyMigration,
-<<<<<<< HEAD
-  '2026_11_26_40_credit_leases': creditLeases,
-=======
   '2026_11_26_20_responses': responsesMigration,
->>>>>>> main
+  '2026_11_26_40_credit_leases': creditLeases,
   '2026_11_26_60_dashboard': dashboard,
 };
