@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   await app.register(dashboardPagesRoutes);
   const inference = createInferenceContext({
-    catalog: config.catalog, db, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
+    catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
   });
   const responses = responsesRoutes({ db, config: config.responses, mcp: createMcpClient(config.responses.mcp) });
   let stopPruning = (): void => {};

@@ -3,7 +3,7 @@ import { createApiKeyService, type ApiKeyService } from './accounts/api-key.serv
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
 import { resolveSecretsKey } from './config/secrets.ts';
-import { startStaleHoldSweeper } from './inference/billing/stale-holds.sweeper.ts';
+import { createBilling, type Billing } from './inference/billing/billing.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
 import { withDemoProvider } from './inference/upstream/demo-upstreams.ts';
@@ -52,6 +52,8 @@ export interface AppDeps {
   readonly mailer: Mailer;
   /** Inference key checks: cached lookups, revocation, last-used bookkeeping. */
   readonly apiKeys: ApiKeyService;
+  /** Inference credits: leases, holds, charges written behind. */
+  readonly billing: Billing;
   close(): Promise<void>;
 }
 
@@ -126,9 +128,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
-  const stopSweeper = startStaleHoldSweeper({ db: database.db, logger });
   const marketFeed = await startMarketFeed(database.db, database.listen);
   const marketStream = new MarketStream(marketFeed, config.marketStream);
+  const billing = createBilling(database.db, clock, {
+    logger,
+    flushMs: config.billing.flushMs,
+    leaseIdleMs: config.billing.leaseIdleMs,
+    staleAfterMs: config.billing.leaseStaleMs,
+    renewEveryMs: Math.floor(config.billing.leaseStaleMs / 6),
+    // An embedded database has one user: whatever it holds belongs to a process that is gone.
+    releaseAllAtStart: database.kind === 'pglite' && overrides.database === undefined,
+  });
   const mailer = createMailer({ smtpUrl: config.dashboard.smtpUrl, from: config.dashboard.mailFrom, dataDir: config.dataDir, logger });
   return {
     config,
@@ -152,8 +162,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     },
     mailer,
     apiKeys,
+    billing,
     async close() {
-      stopSweeper();
+      await billing.close();
       marketStream.close();
       await marketFeed.stop();
       mailer.close();

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import {
-  holdCredits,
-  holdCreditsMany,
-  settleCharge,
-  settleChargesMany,
-  type HoldInput,
-  type UsageRecordInput,
-} from '../src/inference/billing/credits.repository.ts';
+import { releaseStaleHolds, returnLease, settleCharges, takeLease, type SettleItem, type UsageRecordInput } from '../src/inference/billing/credits.repository.ts';
 import { migrateToLatest, type DatabaseHandle, type Db } from '../src/storage/database.ts';
 import { freshDatabase } from './helpers/database.ts';
 
@@ -24,10 +17,10 @@ async function account(db: Db, credits: bigint): Promise<number> {
   return id;
 }
 
-/** What an account's rows say, in a form two runs can be compared on. */
+/** What an account's rows say, in a form two runs can be compared on; checks the books. */
 async function books(db: Db, id: number) {
   const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', id).executeTakeFirstOrThrow();
-  const holds = await db.selectFrom('credit_reservations').select(['amount', 'request_id']).where('account_id', '=', id).orderBy('id').execute();
+  const leases = await db.selectFrom('credit_reservations').select(['amount']).where('account_id', '=', id).orderBy('id').execute();
   const ledger = await db.selectFrom('credit_ledger').select(['amount', 'kind', 'balance_after']).where('account_id', '=', id).orderBy('id').execute();
   const usage = await db
     .selectFrom('usage_records')
@@ -35,10 +28,12 @@ async function books(db: Db, id: number) {
     .where('account_id', '=', id)
     .orderBy('id')
     .execute();
-  // Every charge names its usage record, with the same cost.
+  assert.equal(ledger.reduce((s, l) => s + l.amount, 0n), a.credits, 'the ledger sums to the balance');
+  assert.equal(leases.reduce((s, l) => s + l.amount, 0n), a.reserved, 'the leases sum to reserved');
+  // Every charge row is its usage record's cost.
   const charges = await sql<{ ok: boolean }>`
-    select bool_and(l.amount = -u.cost) as ok from credit_ledger l join usage_records u on u.id = l.usage_id where l.account_id = ${id}`.execute(db);
-  return { ...a, holds, ledger, usage, chargesMatch: charges.rows[0]?.ok ?? null };
+    select bool_and(l.amount = -u.cost) as ok from credit_ledger l join usage_records u on u.id = l.usage_id where l.account_id = ${id} and l.kind = 'charge'`.execute(db);
+  return { ...a, leases, ledger, usage, chargesMatch: charges.rows[0]?.ok ?? null };
 }
 
 const usage = (accountId: number, requestId: string, cost: bigint, extra: Partial<UsageRecordInput> = {}): UsageRecordInput => ({
@@ -61,7 +56,7 @@ const usage = (accountId: number, requestId: string, cost: bigint, extra: Partia
   ...extra,
 });
 
-describe('batched holds and settlements write what one-by-one writes would', () => {
+describe('credit leases and batched charges', () => {
   let h: DatabaseHandle;
   before(async () => {
     h = await freshDatabase();
@@ -69,68 +64,76 @@ describe('batched holds and settlements write what one-by-one writes would', () 
   });
   after(() => h.close());
 
-  it('holds in input order per account, with partial holds and refusals, in one transaction', async () => {
-    const run = async (batched: boolean) => {
-      const a = await account(h.db, 10n);
-      const b = await account(h.db, 5n);
-      const empty = await account(h.db, 0n);
-      const inputs: HoldInput[] = [
-        { accountId: a, estimate: 4n, minimum: 1n, requestId: 'r1' },
-        { accountId: b, estimate: 7n, minimum: 2n, requestId: 'r2' },
-        { accountId: a, estimate: 4n, minimum: 1n, requestId: 'r3' },
-        { accountId: a, estimate: 4n, minimum: 3n, requestId: 'r4' },
-        { accountId: a, estimate: 4n, minimum: 1n, requestId: 'r5' },
-        { accountId: a, estimate: 4n, minimum: 1n, requestId: 'r6' },
-        { accountId: empty, estimate: 1n, minimum: 1n, requestId: 'r7' },
-        { accountId: 999_999, estimate: 1n, minimum: 1n, requestId: 'r8' },
-      ];
-      const held = [];
-      if (batched) held.push(...(await holdCreditsMany(h.db, inputs)));
-      else for (const i of inputs) held.push(await holdCredits(h.db, i));
-      return { amounts: held.map((x) => x?.amount ?? null), ids: held.map((x) => x?.id ?? null), books: [await books(h.db, a), await books(h.db, b), await books(h.db, empty)] };
-    };
-    const one = await run(false);
-    const many = await run(true);
-    assert.deepEqual(many.amounts, [4n, 5n, 4n, null, 2n, null, null, null]);
-    assert.deepEqual(many.amounts, one.amounts);
-    assert.deepEqual(many.books, one.books);
-    assert.equal(new Set(many.ids.filter(Boolean).map(String)).size, 4, 'each hold has its own row');
-    assert.equal(many.books[0]!.reserved, 10n);
+  it('leases never hold more than the balance between them, and grow one row per instance', async () => {
+    const a = await account(h.db, 10n);
+    const first = await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: null, want: 4n, minimum: 1n });
+    assert.deepEqual({ granted: first?.granted, grown: first?.grown, availableAfter: first?.availableAfter }, { granted: 4n, grown: false, availableAfter: 6n });
+    const second = await takeLease(h.db, { accountId: a, instanceId: 'i2', leaseId: null, want: 100n, minimum: 1n });
+    assert.equal(second?.granted, 6n, 'the rest of the balance, not more');
+    assert.equal(await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 1n, minimum: 1n }), null, 'nothing left');
+    assert.equal(await takeLease(h.db, { accountId: 999_999, instanceId: 'i1', leaseId: null, want: 1n, minimum: 1n }), null);
+    assert.equal((await books(h.db, a)).reserved, 10n);
+    assert.equal(await returnLease(h.db, second!.leaseId, 5n), 5n);
+    const grown = await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 3n, minimum: 2n });
+    assert.deepEqual([grown?.leaseId, grown?.granted, grown?.grown], [first!.leaseId, 3n, true]);
+    assert.deepEqual((await books(h.db, a)).leases.map((l) => l.amount), [7n, 1n]);
+    assert.equal(await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 5n, minimum: 3n }), null, 'below the minimum');
+    // A lease given back entirely is deleted; returning more than it holds returns what it holds.
+    assert.equal(await returnLease(h.db, second!.leaseId, 9n), 1n);
+    assert.equal(await returnLease(h.db, second!.leaseId, 1n), 0n);
+    assert.deepEqual((await books(h.db, a)).leases.map((l) => l.amount), [7n]);
   });
 
-  it('settles with releases, charges, usage records and ledger balances in input order', async () => {
+  it('a swept lease is replaced by a new row, not grown', async () => {
+    const a = await account(h.db, 10n);
+    const l = await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: null, want: 4n, minimum: 1n });
+    await sql`update credit_reservations set renewed_at = now() - interval '10 minutes' where id = ${l!.leaseId}::bigint`.execute(h.db);
+    assert.ok((await releaseStaleHolds(h.db, 60_000)) >= 1);
+    assert.equal((await books(h.db, a)).reserved, 0n);
+    const again = await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: l!.leaseId, want: 4n, minimum: 1n });
+    assert.equal(again?.grown, false);
+    assert.notEqual(again?.leaseId, l!.leaseId);
+    assert.equal((await books(h.db, a)).reserved, 4n);
+  });
+
+  it('settles in one transaction what one-by-one writes would, with the shortfall as the operator cost', async () => {
     const run = async (batched: boolean) => {
       const a = await account(h.db, 100n);
       const b = await account(h.db, 50n);
-      const h1 = await holdCredits(h.db, { accountId: a, estimate: 30n, minimum: 1n, requestId: 's1' });
-      const h2 = await holdCredits(h.db, { accountId: a, estimate: 30n, minimum: 1n, requestId: 's2' });
-      const h3 = await holdCredits(h.db, { accountId: b, estimate: 20n, minimum: 1n, requestId: 's3' });
-      const h4 = await holdCredits(h.db, { accountId: b, estimate: 20n, minimum: 1n, requestId: 's4' });
-      // s4's hold was released meanwhile (the stale sweep): settling it still charges.
-      await sql`delete from credit_reservations where id = ${h4!.id}::bigint`.execute(h.db);
-      await sql`update accounts set reserved = reserved - 20 where id = ${b}`.execute(h.db);
-      const items = [
-        { reservationId: h1!.id, usage: usage(a, 's1', 25n) },
-        { reservationId: h3!.id, usage: usage(b, 's3', 0n, { status: 502, usageSource: null, providerId: null, upstreamModel: null }) },
-        { reservationId: h2!.id, usage: usage(a, 's2', 41n, { servedModel: 'svc-fast', model: 'svc-shiplow', usageSource: 'estimated' }) },
-        { reservationId: h4!.id, usage: usage(b, 's4', 12n) },
-        { reservationId: null, usage: usage(a, 's5', 3n, { endpoint: 'images.generations', imageCount: 1 }) },
+      const la = await takeLease(h.db, { accountId: a, instanceId: 'x', leaseId: null, want: 80n, minimum: 1n });
+      const lb = await takeLease(h.db, { accountId: b, instanceId: 'x', leaseId: null, want: 40n, minimum: 1n });
+      const items: SettleItem[] = [
+        { leaseId: la!.leaseId, charged: 25n, usage: usage(a, 's1', 25n) },
+        { leaseId: lb!.leaseId, charged: 0n, usage: usage(b, 's3', 0n, { status: 502, usageSource: null, providerId: null, upstreamModel: null }) },
+        // Cost 41, held 30: the account pays 30, the operator 11.
+        { leaseId: la!.leaseId, charged: 30n, usage: usage(a, 's2', 41n, { servedModel: 'svc-fast', model: 'svc-shiplow', usageSource: 'estimated' }) },
+        { leaseId: lb!.leaseId, charged: 12n, usage: usage(b, 's4', 12n) },
+        { leaseId: null, charged: 3n, usage: usage(a, 's5', 3n, { endpoint: 'images.generations', imageCount: 1 }) },
       ];
-      const settled = [];
-      if (batched) settled.push(...(await settleChargesMany(h.db, items)));
-      else for (const i of items) settled.push(await settleCharge(h.db, i.reservationId, i.usage));
-      return { results: settled.map((s) => [s.cost, s.credits]), usageIds: settled.map((s) => s.usageId), requestIds: items.map((i) => i.usage.requestId), books: [await books(h.db, a), await books(h.db, b)] };
+      const settled = batched ? await settleCharges(h.db, items) : [];
+      if (!batched) for (const i of items) settled.push(...(await settleCharges(h.db, [i])));
+      return {
+        results: settled.map((s) => [s.cost, s.charged, s.credits]),
+        usageIds: settled.map((s) => s.usageId),
+        requestIds: items.map((i) => i.usage.requestId),
+        books: [await books(h.db, a), await books(h.db, b)],
+      };
     };
     const one = await run(false);
     const many = await run(true);
-    assert.deepEqual(many.results, [[25n, 75n], [0n, 50n], [41n, 34n], [12n, 38n], [3n, 31n]]);
+    assert.deepEqual(many.results, [[25n, 25n, 75n], [0n, 0n, 50n], [41n, 30n, 45n], [12n, 12n, 38n], [3n, 3n, 42n]]);
     assert.deepEqual(many.results, one.results);
     assert.deepEqual(many.books, one.books);
-    assert.equal(many.books[0]!.reserved, 0n);
-    assert.equal(many.books[1]!.reserved, 0n);
+    assert.deepEqual(many.books[0]!.leases.map((l) => l.amount), [25n], 'charges come out of the lease');
+    assert.equal(many.books[0]!.reserved, 25n);
     assert.equal(many.books[0]!.chargesMatch, true);
-    assert.deepEqual(many.books[0]!.ledger.map((l) => [l.kind, l.amount, l.balance_after]), [['grant', 100n, 100n], ['charge', -25n, 75n], ['charge', -41n, 34n], ['charge', -3n, 31n]]);
-    // Every usage id belongs to its own request.
+    assert.deepEqual(many.books[0]!.ledger.map((l) => [l.kind, l.amount, l.balance_after]), [
+      ['grant', 100n, 100n],
+      ['charge', -25n, 75n],
+      ['operator_cost', 11n, 86n],
+      ['charge', -41n, 45n],
+      ['charge', -3n, 42n],
+    ]);
     const rows = await h.db.selectFrom('usage_records').select(['id', 'request_id']).where('id', 'in', many.usageIds).execute();
     assert.deepEqual(new Map(rows.map((r) => [r.id, r.request_id])), new Map(many.usageIds.map((id, k) => [id, many.requestIds[k]])));
   });

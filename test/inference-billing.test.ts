@@ -11,21 +11,38 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createTestAccount, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
 
 async function balances(t: TestApp, accountId: number) {
-  const a = await t.deps.db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const l = await t.deps.db
+  // One statement, one snapshot: leases go back (idle) and charges land concurrently.
+  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; holds: bigint }>`
+    select a.credits, a.reserved,
+      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
+      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as holds
+    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
+  const a = r.rows[0]!;
+  // The books: the balance is the sum of the ledger, the reserved amount the sum of open leases.
+  assert.equal(a.ledger, a.credits, 'ledger sums to the balance');
+  assert.equal(a.holds, a.reserved, 'open leases sum to reserved');
+  return { credits: a.credits, reserved: a.reserved };
+}
+
+/** The books once the app's idle credit leases went back to the account (CREDIT_LEASE_IDLE_MS). */
+async function returnedBooks(t: TestApp, accountId: number) {
+  for (let i = 0; i < 500; i++) {
+    const a = await balances(t, accountId);
+    if (a.reserved === 0n) return a;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`the lease of account ${accountId} was never returned`);
+}
+
+/** The operator's cost written for an account: what its requests cost beyond their holds. */
+async function operatorCost(t: TestApp, accountId: number): Promise<bigint> {
+  const r = await t.deps.db
     .selectFrom('credit_ledger')
     .select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'))
     .where('account_id', '=', accountId)
+    .where('kind', '=', 'operator_cost')
     .executeTakeFirstOrThrow();
-  const holds = await t.deps.db
-    .selectFrom('credit_reservations')
-    .select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  // The books: the balance is the sum of the ledger, the reserved amount the sum of open holds.
-  assert.equal(l.sum, a.credits, 'ledger sums to the balance');
-  assert.equal(holds.sum, a.reserved, 'open holds sum to reserved');
-  return a;
+  return r.sum;
 }
 
 describe('model checks and reserve-then-settle through a probe route', () => {
@@ -33,7 +50,7 @@ describe('model checks and reserve-then-settle through a probe route', () => {
   let openai: (key: string) => OpenAI;
   before(async () => {
     // Only the anthropic upstream is configured: svc-fast (openai only) is not available.
-    t = await startTestApp({ env: { ANTHROPIC_API_KEY: 'sk-ant-test' }, beforeReady: mountInferenceProbes });
+    t = await startTestApp({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', CREDIT_LEASE_IDLE_MS: '100' }, beforeReady: mountInferenceProbes });
     await t.listen();
     openai = (key) => new OpenAI({ apiKey: key, baseURL: t.url + '/v1', maxRetries: 0 });
   });
@@ -84,8 +101,8 @@ describe('model checks and reserve-then-settle through a probe route', () => {
     assert.equal(r.statusCode, 200, r.body);
     // held: ceil((4 * 3,200,000 + 1000 * 9,800,000) / 1000); cost: (1000*3.2M + 200*0.8M + 300*9.8M)/1000
     assert.deepEqual(r.json(), { held: '9812800', cost: '6300000', credits: '3700000' });
-    const a = await balances(t, acct.id);
-    assert.equal(a.reserved, 0n);
+    const a = await returnedBooks(t, acct.id);
+    assert.equal(a.credits, 3_700_000n);
 
     const usage = await t.app.inject({ url: `/admin/accounts/${acct.id}/usage`, headers: t.admin });
     assert.equal(usage.statusCode, 200);
@@ -106,16 +123,21 @@ describe('model checks and reserve-then-settle through a probe route', () => {
     assert.ok(row.latency_ms >= 0);
   });
 
-  it('holds only what is available when it covers the input, and charges the rest anyway', async () => {
+  it('holds only what is available when it covers the input, charges at most that, and books the rest as the operator cost', async () => {
     const acct = await createTestAccount(t, { credits: 1 });
     const r = await chat(acct, { model: 'svc-pro', prompt: 'hello', max_tokens: 100_000, usage: { input_tokens: 10, output_tokens: 200 } });
     assert.equal(r.statusCode, 200);
-    // held everything (1 credit); cost (10 * 3.2M + 200 * 9.8M) / 1000 = 1.992 credits: overdrawn by the excess.
-    assert.deepEqual(r.json(), { held: '1000000', cost: '1992000', credits: '-992000' });
+    // held everything (1 credit); cost (10 * 3.2M + 200 * 9.8M) / 1000 = 1.992 credits: the
+    // account pays the 1 it held and the operator the 0.992 beyond it.
+    assert.deepEqual(r.json(), { held: '1000000', cost: '1992000', credits: '0' });
+    assert.equal(await operatorCost(t, acct.id), 992_000n);
     const next = await chat(acct, { model: 'svc-pro', prompt: 'hello' });
     assert.equal(next.statusCode, 402);
     assert.deepEqual(next.json(), { error: OUT_OF_CREDITS });
-    await balances(t, acct.id);
+    const a = await returnedBooks(t, acct.id);
+    assert.equal(a.credits, 0n);
+    const [row] = (await t.app.inject({ url: `/admin/accounts/${acct.id}/usage`, headers: t.admin })).json().data;
+    assert.equal(row.cost_micro, '1992000', 'the usage record keeps the exact cost');
   });
 
   it('refuses with 402 a prompt whose input alone the balance cannot cover', async () => {
@@ -131,9 +153,8 @@ describe('model checks and reserve-then-settle through a probe route', () => {
     const acct = await createTestAccount(t, { credits: 5 });
     const r = await chat(acct, { model: 'svc-pro', prompt: 'hello', max_tokens: 10, fail: 502 });
     assert.equal(r.statusCode, 502);
-    const a = await balances(t, acct.id);
+    const a = await returnedBooks(t, acct.id);
     assert.equal(a.credits, 5_000_000n);
-    assert.equal(a.reserved, 0n);
     const [row] = (await t.app.inject({ url: `/admin/accounts/${acct.id}/usage`, headers: t.admin })).json().data;
     assert.equal(row.status, 502);
     assert.equal(row.cost, 0);
@@ -204,27 +225,28 @@ describe('concurrent reservations (PostgreSQL when DATABASE_URL is set)', () => 
     assert.equal(usage.n, 10);
   });
 
-  it('overdraws by at most the sum of what admitted requests cost beyond their holds', async () => {
+  it('never goes below zero when costs exceed holds: the account pays its holds, the operator the rest', async () => {
     const acct = await createTestAccount(t, { credits: 10.5 });
-    // Each holds up to 1 credit and costs 1.2: the extra 0.2 of each admitted request is the overdraft.
+    // Each holds up to 1 credit and costs 1.2: the extra 0.2 of each admitted request is the operator's.
     const admitted = await race(acct, 50, 1_000_000n, 1200);
     const a = await balances(t, acct.id);
-    assert.equal(a.reserved, 0n);
     const cost = 1_200_000n;
-    const excess = admitted.reduce((s, r) => s + (cost - r.amount), 0n);
     const held = admitted.reduce((s, r) => s + r.amount, 0n);
-    assert.equal(a.credits, 10_500_000n - cost * BigInt(admitted.length));
     assert.ok(held <= 10_500_000n, 'holds never exceed the balance');
-    assert.ok(a.credits >= -excess, `overdraft ${a.credits} within the bound -${excess}`);
-    assert.ok(a.credits < 0n && admitted.length <= 11);
+    assert.equal(a.credits, 10_500_000n - held, 'each request paid exactly what it held');
+    assert.ok(a.credits >= 0n);
+    assert.equal(await operatorCost(t, acct.id), cost * BigInt(admitted.length) - held);
+    assert.ok(admitted.length <= 11);
   });
 
-  it('gives back holds of requests that never settled, and a late settle still charges', async () => {
+  it('gives back the leases of an instance that stopped, and a late settle still charges', async () => {
     const acct = await createTestAccount(t, { credits: 3 });
     const billing = createBilling(t.deps.db, systemClock);
     const principal = { accountId: acct.id, keyId: acct.keyId, emailVerified: true, keyPrefix: 'svk_x' };
     const r = await billing.reserve({ principal, model: model(), endpoint: 'chat.completions', requestId: 'lost', charge: { estimate: 2_000_000n, minimum: 1n } });
-    assert.equal((await balances(t, acct.id)).reserved, 2_000_000n);
+    assert.equal(r.amount, 2_000_000n);
+    const leased = (await balances(t, acct.id)).reserved;
+    assert.ok(leased >= 2_000_000n && leased <= 3_000_000n, 'the lease holds the request and at most the balance');
     assert.ok((await releaseStaleHolds(t.deps.db, 0)) >= 1);
     assert.equal((await balances(t, acct.id)).reserved, 0n);
     await billing.settle(r, { usage: { inputTokens: 500 }, usageSource: 'estimated' });
@@ -232,5 +254,6 @@ describe('concurrent reservations (PostgreSQL when DATABASE_URL is set)', () => 
     assert.equal(a.credits, 2_500_000n);
     assert.equal(a.reserved, 0n);
     await assert.rejects(billing.settle(r, { usage: { inputTokens: 1 }, usageSource: 'upstream' }), /already settled/);
+    await billing.close();
   });
 });

@@ -12,6 +12,12 @@ import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 /** The books of an account: its balance is the sum of its ledger, and nothing stays held. */
 async function assertBooks(g: Gateway, accountId: number): Promise<void> {
   const db = g.t.deps.db;
+  // The instance's credit lease on the account goes back once idle (CREDIT_LEASE_IDLE_MS).
+  for (let i = 0; i < 500; i++) {
+    const { reserved } = await db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow();
+    if (reserved === 0n) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const l = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
   const holds = await db.selectFrom('credit_reservations').select(sql<bigint>`count(*)::bigint`.as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();

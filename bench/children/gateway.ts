@@ -77,12 +77,17 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
     process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
   }
   if (m.type === 'usage-count') {
+    // Records, what they cost, and the balance: streams must bill exactly what they recorded.
     void deps.db
-      .selectFrom('usage_records')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('account_id', '=', id)
+      .selectFrom('accounts')
+      .select((eb) => [
+        'credits',
+        eb.selectFrom('usage_records').select((u) => u.fn.countAll<string>().as('n')).where('account_id', '=', id).as('n'),
+        eb.selectFrom('usage_records').select((u) => u.fn.sum<string>('cost').as('cost')).where('account_id', '=', id).as('cost'),
+      ])
+      .where('id', '=', id)
       .executeTakeFirstOrThrow()
-      .then((r) => process.send!({ type: 'usage-count', count: Number(r.n) }));
+      .then((r) => process.send!({ type: 'usage-count', count: Number(r.n), cost: String(r.cost ?? 0), credits: String(r.credits) }));
   }
   if (m.type === 'close') {
     // Exiting writes the --cpu-prof profile.

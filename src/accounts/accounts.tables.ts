@@ -5,11 +5,11 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 
 /** Where a usage record's token counts came from; null when the request produced none. */
 export type UsageSource = 'upstream' | 'estimated';
-export type CreditLedgerKind = 'grant' | 'charge' | 'adjustment';
+export type CreditLedgerKind = 'grant' | 'charge' | 'adjustment' | 'operator_cost';
 
 /**
  * An inference account. `credits` is the balance in micro-credits and may go below zero (see
- * docs/decisions-accounts.md for the bound); `reserved` is what requests in flight hold.
+ * docs/decisions-accounts.md for the bound); `reserved` is what the instances' credit leases hold.
  */
 export interface AccountsTable {
   id: Generated<number>;
@@ -53,13 +53,18 @@ export interface CreditLedgerTable {
   created_at: CreatedAt;
 }
 
-/** Credits held by one request in flight, released when it settles (or by the stale sweep). */
+/**
+ * An instance's lease on an account's balance: the requests it serves hold credits out of it in
+ * memory. Renewed while its instance lives; the stale sweep releases the leases of dead ones.
+ */
 export interface CreditReservationsTable {
   id: Generated<bigint>;
   account_id: number;
   amount: bigint;
   request_id: string;
+  instance_id: string | null;
   created_at: CreatedAt;
+  renewed_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /**

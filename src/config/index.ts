@@ -38,6 +38,15 @@ export interface Config {
    * keeps accepting a revoked key (the instance that revokes forgets it at once).
    */
   readonly apiKeyCacheTtlMs: number;
+  /** Inference billing: credit leases and charges written behind (docs/decisions-accounts.md). */
+  readonly billing: {
+    /** Delay of the group commit of charges and usage records: the crash window. */
+    readonly flushMs: number;
+    /** A credit lease with no request for this long goes back to the account. */
+    readonly leaseIdleMs: number;
+    /** A lease its instance stopped renewing for this long is released by any instance's sweep. */
+    readonly leaseStaleMs: number;
+  };
   readonly trustProxy: boolean;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -159,6 +168,11 @@ export function loadConfig(env: Env = process.env): Config {
       marketPerMinute: int(env, 'RATE_LIMIT_MARKET_PER_MINUTE', 200, 1, 1_000_000),
     }),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 5000, 0, 60_000),
+    billing: Object.freeze({
+      flushMs: int(env, 'BILLING_FLUSH_MS', 50, 0, 1000),
+      leaseIdleMs: int(env, 'CREDIT_LEASE_IDLE_MS', 5000, 100, 600_000),
+      leaseStaleMs: int(env, 'CREDIT_LEASE_STALE_MS', 60_000, 5000, 3_600_000),
+    }),
     trustProxy: bool(env, 'TRUST_PROXY'),
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -1,8 +1,7 @@
 import type { ApiKeyService } from '../accounts/api-key.service.ts';
 import type { Catalog, Endpoint, ModelConfig } from '../config/catalog.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { Db } from '../storage/database.ts';
-import { createBilling, type Billing } from './billing/billing.ts';
+import type { Billing } from './billing/billing.ts';
 import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
 import { createLimitRate, createShowRate, type InferenceLimiters, type RateKind } from './http/limit-rate.ts';
 import { resolveModel } from './http/resolve-model.ts';
@@ -36,7 +35,8 @@ export interface InferenceContext {
 /** What the gateway is built from; the composition root passes it in. */
 export interface InferenceContextDeps {
   readonly catalog: Catalog;
-  readonly db: Db;
+  /** One per process: it owns the credit leases (deps.billing). */
+  readonly billing: Billing;
   readonly clock: Clock;
   readonly apiKeys: ApiKeyService;
   readonly limiters: InferenceLimiters;
@@ -49,7 +49,7 @@ export function createInferenceContext(deps: InferenceContextDeps): InferenceCon
   const catalog = deps.catalog;
   return {
     catalog,
-    billing: createBilling(deps.db, deps.clock),
+    billing: deps.billing,
     clock: deps.clock,
     upstreams: deps.upstreams,
     authenticate,

@@ -138,7 +138,8 @@ export async function startGateway(
   const dir = mkdtempSync(join(tmpdir(), 'svc-gateway-'));
   const configFile = join(dir, 'catalog.yaml');
   writeFileSync(configFile, (opts.catalog ?? catalogYaml)({ openai, anthropic, rerank }));
-  const t = await startTestApp({ env: { CONFIG_FILE: configFile, ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
+  // Idle credit leases go back at once, so tests can check that nothing stays reserved.
+  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
   await t.listen();
   return {
     t,

@@ -11,6 +11,8 @@
  */
 export interface BatchWriter<I, O> {
   (item: I): Promise<O>;
+  /** Resolves once everything queued so far is written (or failed): shutdown waits on it. */
+  idle(): Promise<void>;
 }
 
 export interface BatchWriterOptions<I, O> {
@@ -18,6 +20,12 @@ export interface BatchWriterOptions<I, O> {
   readonly many: (items: readonly I[]) => Promise<O[]>;
   /** Largest batch (statement size stays bounded). */
   readonly maxBatch?: number;
+  /**
+   * Wait this long after the first item of a batch before writing it (0: the next event-loop
+   * turn). Writes that nobody waits for (charges written behind the answer) gather into fewer,
+   * larger transactions this way.
+   */
+  readonly delayMs?: number;
 }
 
 interface Pending<I, O> {
@@ -28,18 +36,22 @@ interface Pending<I, O> {
 
 export function createBatchWriter<I, O>(opts: BatchWriterOptions<I, O>): BatchWriter<I, O> {
   const maxBatch = opts.maxBatch ?? 256;
+  const delayMs = opts.delayMs ?? 0;
   let queue: Pending<I, O>[] = [];
   let scheduled = false;
   let writing = false;
+  let waiters: (() => void)[] = [];
 
   const schedule = () => {
     if (scheduled || writing || queue.length === 0) return;
     scheduled = true;
-    // After the current I/O callbacks: requests that arrived together are written together.
-    setImmediate(() => {
+    const run = () => {
       scheduled = false;
       void flush();
-    });
+    };
+    // After the current I/O callbacks: requests that arrived together are written together.
+    if (delayMs > 0) setTimeout(run, delayMs);
+    else setImmediate(run);
   };
 
   const flush = async () => {
@@ -62,12 +74,20 @@ export function createBatchWriter<I, O>(opts: BatchWriterOptions<I, O>): BatchWr
     } finally {
       writing = false;
       schedule();
+      if (queue.length === 0) {
+        const w = waiters;
+        waiters = [];
+        for (const done of w) done();
+      }
     }
   };
 
-  return (item) =>
+  const write = (item: I) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
       schedule();
     });
+  return Object.assign(write, {
+    idle: () => (queue.length === 0 && !writing ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+  });
 }

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../accounts/principal.ts';
 import type { Endpoint, ModelConfig, ModelPricing } from '../../config/catalog.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { HttpError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/logger.ts';
 import type { Db } from '../../storage/database.ts';
-import { computeCost, type BillableUsage } from './cost.ts';
 import { createBatchWriter } from './batch-writes.ts';
-import { holdCredits, holdCreditsMany, settleCharge, settleChargesMany, type HoldInput, type SettledCharge, type SettleInput as SettleWrite } from './credits.repository.ts';
-import type { ChargeEstimate } from './estimate.ts';
+import { computeCost, type BillableUsage } from './cost.ts';
+import { releaseStaleHolds, renewLeases, returnLease, settleCharges, takeLease, type SettledCharge, type SettleItem } from './credits.repository.ts';
+import { holdAmount, outputTokensCovered, type ChargeEstimate } from './estimate.ts';
 
 export const OUT_OF_CREDITS = 'out of credits - please top up at the dashboard';
 
@@ -32,8 +34,14 @@ export interface Reservation {
   readonly model: ModelConfig;
   readonly endpoint: Endpoint;
   readonly requestId: string;
-  /** Micro-credits held (may be less than the estimate, see estimateCharge). */
+  /** Micro-credits held: the most the request will be charged (see holdAmount). */
   readonly amount: bigint;
+  /**
+   * Chat: the most output tokens the hold pays for, which the upstream must be asked for no more
+   * than (max_tokens). Null when there is no cap to send: no output part, or a request without
+   * max_tokens whose hold covers the model's whole max output.
+   */
+  readonly maxOutputTokens: number | null;
   readonly startedAt: number;
 }
 
@@ -63,33 +71,184 @@ export interface ReleaseInput {
 export type Settlement = SettledCharge;
 
 export interface Billing {
-  /** Holds credits for a request, or throws 402 `out of credits - please top up at the dashboard`. */
+  /**
+   * Holds credits for a request, or throws 402 `out of credits - please top up at the dashboard`.
+   * In the steady state no database work: the hold comes out of this instance's lease.
+   */
   reserve(input: ReserveInput): Promise<Reservation>;
-  /** Charges the real cost and records usage, releasing the hold, in one transaction. */
+  /**
+   * Charges the real cost, capped at the hold (the rest is the operator's cost), and records
+   * usage. The hold is given back at once; the write is batched behind: the promise resolves
+   * when it committed, and nobody on a request's path needs to wait for it.
+   */
   settle(reservation: Reservation, input: SettleInput): Promise<Settlement>;
-  /** A failed request: releases the hold, charges nothing, records the status. */
+  /** A failed request: gives the hold back, charges nothing, records the status (written behind). */
   release(reservation: Reservation, input: ReleaseInput): Promise<Settlement>;
+  /** Writes every queued charge and returns every lease's unheld credits (shutdown). */
+  close(): Promise<void>;
+}
+
+export interface BillingOptions {
+  readonly logger?: Logger;
+  /** Delay of the group commit of charges (the crash window of usage records). */
+  readonly flushMs?: number;
+  /** A lease with no request for this long goes back to the account. */
+  readonly leaseIdleMs?: number;
+  /** How often an instance marks its leases alive. */
+  readonly renewEveryMs?: number;
+  /** A lease not renewed for this long belongs to a dead instance: the sweep releases it. */
+  readonly staleAfterMs?: number;
+  /** Release every lease at start: this process is the database's only user (embedded). */
+  readonly releaseAllAtStart?: boolean;
+}
+
+export const BILLING_DEFAULTS = {
+  flushMs: 50,
+  leaseIdleMs: 5_000,
+  renewEveryMs: 10_000,
+  staleAfterMs: 60_000,
+} as const;
+
+/**
+ * This instance's lease on one account. Local available = `db - pending - held`: what the
+ * lease row holds, less the charges queued for writing (still in the row) and the holds of the
+ * requests in flight.
+ */
+interface Lease {
+  readonly accountId: number;
+  id: bigint | null;
+  db: bigint;
+  pending: bigint;
+  held: bigint;
+  /** How much to keep free locally: grows with the holds in flight, so renewals stay rare. */
+  target: bigint;
+  /** The account's available balance outside all leases, at the last lease write. */
+  outside: bigint;
+  lastUsed: number;
+  /** Trusted until then: a lease not renewed in time may be swept by another instance. */
+  validUntil: number;
+  taking: Promise<boolean> | null;
 }
 
 interface Held extends Reservation {
-  readonly holdId: bigint | null;
+  readonly lease: Lease;
+  readonly leaseId: bigint | null;
 }
 
 // Reservations not yet settled or released, whichever Billing made them: a second settle of
 // the same reservation would charge twice.
 const open = new WeakSet<Reservation>();
 
-export function createBilling(db: Db, clock: Clock): Billing {
-  // Concurrent requests' holds and settlements are written in batches (group commit); each
-  // request still waits for its own write, so the semantics are those of one write per request.
-  const hold = createBatchWriter<HoldInput, Awaited<ReturnType<typeof holdCredits>>>({
-    single: (i) => holdCredits(db, i),
-    many: (is) => holdCreditsMany(db, is),
+const LEASE_AHEAD = 4n;
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** The max_tokens the upstream must get: null when the request's own allowance is covered. */
+function capOf(charge: ChargeEstimate, held: bigint): number | null {
+  const covered = outputTokensCovered(charge, held);
+  if (covered === null || !charge.output) return null;
+  return charge.output.open && covered >= charge.output.maxTokens ? null : covered;
+}
+
+/**
+ * Billing on credit leases (docs/decisions-accounts.md, "Credit leases"): holds are taken in
+ * memory out of a per-account lease that this instance took from the account's balance in the
+ * database (one write per lease, not per request); charges, usage records and ledger rows are
+ * written behind the answers in group commits. Charges never exceed holds, holds never exceed
+ * leases, leases never exceed the balance: an account's balance never goes below zero.
+ */
+export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): Billing {
+  const cfg = { ...BILLING_DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<BillingOptions>;
+  const instanceId = randomUUID();
+  const leases = new Map<number, Lease>();
+  let closed = false;
+
+  const write = createBatchWriter<SettleItem, SettledCharge>({
+    single: async (i) => (await settleCharges(db, [i]))[0]!,
+    many: (is) => settleCharges(db, is),
+    delayMs: cfg.flushMs,
   });
-  const settleWrite = createBatchWriter<SettleWrite, SettledCharge>({
-    single: (i) => settleCharge(db, i.reservationId, i.usage),
-    many: (is) => settleChargesMany(db, is),
-  });
+
+  const free = (l: Lease) => l.db - l.pending - l.held;
+
+  const leaseOf = (accountId: number): Lease => {
+    let l = leases.get(accountId);
+    if (!l) {
+      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, lastUsed: clock.now(), validUntil: 0, taking: null };
+      leases.set(accountId, l);
+    }
+    return l;
+  };
+
+  /**
+   * Adds up to `want` to the lease (one statement); concurrent callers share one write.
+   * Resolves false when the account had nothing (or less than `minimum`) left to lease.
+   */
+  const grow = (l: Lease, want: bigint, minimum: bigint): Promise<boolean> => {
+    if (l.taking) return l.taking;
+    const p = takeLease(db, { accountId: l.accountId, instanceId, leaseId: l.id, want, minimum })
+      .then((t) => {
+        if (!t) {
+          l.outside = 0n;
+          return false;
+        }
+        if (!t.grown) {
+          // The old row was swept (this instance could not renew it in time): its queued
+          // charges are written without a lease; the new row holds only what was just granted.
+          l.db = l.pending + l.held;
+        }
+        l.id = t.leaseId;
+        l.db += t.granted;
+        l.outside = t.availableAfter;
+        l.validUntil = clock.now() + cfg.staleAfterMs / 2;
+        return true;
+      })
+      .finally(() => {
+        l.taking = null;
+      });
+    l.taking = p;
+    return p;
+  };
+
+  /**
+   * A request's hold out of the lease: what holdAmount allows on the account's whole available
+   * balance (this lease's free part plus what is outside every lease), taken from the lease,
+   * which grows first (one database write) when its free part is short. At most two writes
+   * per request, and only when the lease runs dry; renewals ahead of time keep that rare.
+   */
+  const hold = async (input: ReserveInput): Promise<{ lease: Lease; amount: bigint }> => {
+    const l = leaseOf(input.principal.accountId);
+    l.lastUsed = clock.now();
+    let refused = false;
+    for (let attempt = 0; ; attempt++) {
+      const valid = clock.now() < l.validUntil;
+      const local = valid ? free(l) : 0n;
+      const want = holdAmount(input.charge, local + (valid && !refused ? l.outside : 0n));
+      if (want !== null && want <= local) {
+        l.held += want;
+        l.target = max(l.target, max(want * LEASE_AHEAD, l.held * 2n));
+        // Renew before it runs out, off the request's path.
+        if (free(l) < l.target / 2n && !l.taking) grow(l, l.target - free(l), 1n).catch(() => {});
+        return { lease: l, amount: want };
+      }
+      if (l.taking) {
+        await l.taking.catch(() => {});
+        continue;
+      }
+      if (refused || attempt >= 2) {
+        // What the account has is in this lease already: hold it, or refuse.
+        if (valid && local > 0n && local >= input.charge.minimum) {
+          l.held += local;
+          return { lease: l, amount: local };
+        }
+        throw new HttpError(402, OUT_OF_CREDITS);
+      }
+      const short = (want ?? input.charge.estimate) - local;
+      l.target = max(l.target, (want ?? input.charge.minimum) * LEASE_AHEAD);
+      refused = !(await grow(l, max(short, 0n) + l.target, max(1n, input.charge.minimum - local)));
+    }
+  };
+
   const close = (r: Reservation): Held => {
     if (!open.has(r)) throw new Error(`reservation of request ${r.requestId} was already settled`);
     open.delete(r);
@@ -104,44 +263,119 @@ export function createBilling(db: Db, clock: Clock): Billing {
     servedBy: ServedBy | null | undefined;
     servedModel: string | null | undefined;
     latencyMs: number | undefined;
-  }) =>
-    settleWrite({ reservationId: r.holdId, usage: {
-      accountId: r.accountId,
-      keyId: r.keyId,
-      model: r.model.id,
-      servedModel: s.servedModel ?? null,
-      providerId: s.servedBy?.providerId ?? null,
-      upstreamModel: s.servedBy?.upstreamModel ?? null,
-      endpoint: r.endpoint,
-      inputTokens: s.usage.inputTokens,
-      cachedInputTokens: Math.min(s.usage.cachedInputTokens ?? 0, s.usage.inputTokens),
-      outputTokens: s.usage.outputTokens ?? 0,
-      imageCount: s.usage.images ?? 0,
-      cost: s.cost,
-      latencyMs: Math.max(0, Math.round(s.latencyMs ?? clock.now() - r.startedAt)),
-      status: s.status,
-      usageSource: s.usageSource,
-      requestId: r.requestId,
-    } });
+  }): Promise<Settlement> => {
+    const l = r.lease;
+    const charged = min(s.cost, r.amount);
+    l.held -= r.amount;
+    l.lastUsed = clock.now();
+    // The lease row the hold came from: when it was replaced meanwhile, the charge is written
+    // without one (the old row's credits went back to the account with the sweep).
+    const leaseId = r.leaseId !== null && r.leaseId === l.id ? r.leaseId : null;
+    if (leaseId !== null) l.pending += charged;
+    const written = write({
+      leaseId,
+      charged,
+      usage: {
+        accountId: r.accountId,
+        keyId: r.keyId,
+        model: r.model.id,
+        servedModel: s.servedModel ?? null,
+        providerId: s.servedBy?.providerId ?? null,
+        upstreamModel: s.servedBy?.upstreamModel ?? null,
+        endpoint: r.endpoint,
+        inputTokens: s.usage.inputTokens,
+        cachedInputTokens: Math.min(s.usage.cachedInputTokens ?? 0, s.usage.inputTokens),
+        outputTokens: s.usage.outputTokens ?? 0,
+        imageCount: s.usage.images ?? 0,
+        cost: s.cost,
+        latencyMs: Math.max(0, Math.round(s.latencyMs ?? clock.now() - r.startedAt)),
+        status: s.status,
+        usageSource: s.usageSource,
+        requestId: r.requestId,
+      },
+    });
+    return written.then(
+      (done) => {
+        if (leaseId !== null) {
+          l.pending -= charged;
+          if (leaseId === l.id) l.db -= charged;
+        }
+        return done;
+      },
+      (err: unknown) => {
+        // Not charged: the credits stay in the lease and go back to the account with it.
+        if (leaseId !== null) l.pending -= charged;
+        opts.logger?.error({ err, requestId: r.requestId }, 'writing a charge failed; the request goes unbilled');
+        throw err;
+      },
+    );
+  };
+
+  const giveBack = async (l: Lease): Promise<void> => {
+    const amount = free(l);
+    if (l.id === null || amount <= 0n) return;
+    const id = l.id;
+    l.db -= amount;
+    try {
+      await returnLease(db, id, amount);
+    } catch (err) {
+      l.db += amount;
+      throw err;
+    }
+  };
+
+  // Leases of idle accounts go back, so another instance (or the admin API) sees the balance.
+  const idleTimer = setInterval(() => {
+    const now = clock.now();
+    for (const l of leases.values()) {
+      if (l.held === 0n && l.pending === 0n && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
+        leases.delete(l.accountId);
+        giveBack(l).catch((err: unknown) => opts.logger?.warn({ err }, 'could not return an idle credit lease; the stale sweep will'));
+      }
+    }
+  }, Math.max(100, Math.min(cfg.leaseIdleMs, cfg.renewEveryMs)));
+  idleTimer.unref();
+
+  const renewTimer = setInterval(() => {
+    if (leases.size === 0) return;
+    const renewedAt = clock.now();
+    renewLeases(db, instanceId).then(
+      () => {
+        for (const l of leases.values()) l.validUntil = renewedAt + cfg.staleAfterMs / 2;
+      },
+      (err: unknown) => opts.logger?.warn({ err }, 'could not renew credit leases'),
+    );
+  }, cfg.renewEveryMs);
+  renewTimer.unref();
+
+  // Leases of dead instances: at start (all of them when this process is the database's only
+  // user), then every half stale period.
+  const sweep = (olderThanMs: number) =>
+    releaseStaleHolds(db, olderThanMs).then(
+      (n) => {
+        if (n > 0) opts.logger?.warn({ released: n }, 'released credit leases of instances that stopped');
+      },
+      (err: unknown) => opts.logger?.warn({ err }, 'could not sweep stale credit leases'),
+    );
+  void sweep(opts.releaseAllAtStart ? 0 : cfg.staleAfterMs);
+  const sweepTimer = setInterval(() => void sweep(cfg.staleAfterMs), cfg.staleAfterMs / 2);
+  sweepTimer.unref();
 
   return {
     async reserve(input) {
-      const held = await hold({
-        accountId: input.principal.accountId,
-        estimate: input.charge.estimate,
-        minimum: input.charge.minimum,
-        requestId: input.requestId,
-      });
-      if (!held) throw new HttpError(402, OUT_OF_CREDITS);
+      if (closed) throw new HttpError(503, 'service is shutting down');
+      const { lease, amount } = await hold(input);
       const r: Held = {
         accountId: input.principal.accountId,
         keyId: input.principal.keyId,
         model: input.model,
         endpoint: input.endpoint,
         requestId: input.requestId,
-        amount: held.amount,
+        amount,
+        maxOutputTokens: capOf(input.charge, amount),
         startedAt: clock.now(),
-        holdId: held.id,
+        lease,
+        leaseId: lease.id,
       };
       open.add(r);
       return r;
@@ -172,6 +406,18 @@ export function createBilling(db: Db, clock: Clock): Billing {
         servedModel: input.servedModel,
         latencyMs: input.latencyMs,
       });
+    },
+
+    async close() {
+      closed = true;
+      clearInterval(idleTimer);
+      clearInterval(renewTimer);
+      clearInterval(sweepTimer);
+      await write.idle();
+      await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
+      const results = await Promise.allSettled([...leases.values()].map((l) => giveBack(l)));
+      for (const r of results) if (r.status === 'rejected') opts.logger?.warn({ err: r.reason }, 'could not return a credit lease at shutdown; the stale sweep will');
+      leases.clear();
     },
   };
 }

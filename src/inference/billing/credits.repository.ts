@@ -2,56 +2,92 @@ import { sql } from 'kysely';
 import type { UsageSource } from '../../accounts/accounts.tables.ts';
 import type { Db } from '../../storage/database.ts';
 
-export interface HeldCredits {
-  /** Null when nothing had to be held (a free request). */
-  readonly id: bigint | null;
-  readonly amount: bigint;
+/**
+ * Credit leases: an instance holds a slice of an account's available balance (credits -
+ * reserved) as one `credit_reservations` row, takes each request's hold out of it in memory and
+ * writes the charges behind the answers (docs/decisions-accounts.md, "Credit leases").
+ * `accounts.reserved` is the sum of the account's lease rows at every commit.
+ */
+
+export interface LeaseTaken {
+  /** The lease row (a new one when the instance had none, or its old one was swept). */
+  readonly leaseId: bigint;
+  /** Micro-credits added to the lease. */
+  readonly granted: bigint;
+  /** Whether the row named in the call still existed (false: it was swept and a new one made). */
+  readonly grown: boolean;
+  /** The account's available balance outside every lease after this one grew. */
+  readonly availableAfter: bigint;
 }
 
 /**
- * Holds up to `estimate` micro-credits of the account's available balance (credits - reserved)
- * for one request, under the account's row lock, so concurrent requests never hold more than
- * the balance between them. Refused (null) when the available balance is <= 0 or below
- * `minimum`; when it covers the minimum but not the estimate, all of it is held.
+ * Moves up to `want` micro-credits of the account's available balance into a lease, under the
+ * account's row lock, so concurrent leases (of any instance) never hold more than the balance
+ * between them. Refused (null) when the available balance is <= 0 or below `minimum`.
  *
- * One statement (lock, read, update and insert in data-modifying CTEs): every request runs it,
- * and on the embedded database each statement is CPU time of the gateway's own thread. The
- * `for update` read returns the latest committed row once the lock is granted (read committed),
- * so the amount is computed from the balance no concurrent hold can change any more.
- *
- * Holds commit without waiting for the WAL flush (synchronous_commit off for this transaction
- * only): the next request of the account waits on the row lock for the hold's commit, and a
- * flush per hold would cap an account at one hold per disk flush. Losing a hold in a server
- * crash loses its `reserved` increment with it (one transaction), so the books stay balanced;
- * the request it covered then settles without a hold, which the overdraft bound already allows
- * for. Settlements (the charges) keep durable commits.
+ * One statement. Commits without waiting for the WAL flush (synchronous_commit off for this
+ * transaction only): a lease lost in a server crash loses its `reserved` increment with it (one
+ * transaction), and the instance that took it spends nothing it could not have held anyway.
  */
-export async function holdCredits(
+export async function takeLease(
   db: Db,
-  input: { accountId: number; estimate: bigint; minimum: bigint; requestId: string },
-): Promise<HeldCredits | null> {
-  const r = await sql<{ found: boolean; amount: bigint | null; id: bigint | null }>`
+  input: { accountId: number; instanceId: string; leaseId: bigint | null; want: bigint; minimum: bigint },
+): Promise<LeaseTaken | null> {
+  const r = await sql<{ amount: bigint | null; available: bigint | null; grown_id: bigint | null; created_id: bigint | null }>`
     with relaxed as (
       select set_config('synchronous_commit', 'off', true)
     ), acct as (
       select id, credits - reserved as available from accounts where id = ${input.accountId} for update
-    ), held as (
-      select id, least(${input.estimate}::bigint, available) as amount from acct
+    ), granted as (
+      select id, least(${input.want}::bigint, available) as amount from acct
       where available > 0 and available >= ${input.minimum}::bigint
     ), reserved as (
-      update accounts a set reserved = a.reserved + h.amount from held h where a.id = h.id and h.amount > 0
-      returning h.amount
-    ), hold as (
-      insert into credit_reservations (account_id, amount, request_id)
-      select ${input.accountId}, amount, ${input.requestId} from reserved
+      update accounts a set reserved = a.reserved + g.amount from granted g where a.id = g.id returning g.amount
+    ), existing as (
+      select id from credit_reservations where id = ${input.leaseId}::bigint for update
+    ), grown as (
+      update credit_reservations r set amount = r.amount + (select amount from reserved), renewed_at = now()
+      where r.id in (select id from existing) and exists (select 1 from reserved)
+      returning r.id
+    ), created as (
+      insert into credit_reservations (account_id, amount, request_id, instance_id)
+      select ${input.accountId}, amount, 'lease', ${input.instanceId} from reserved
+      where not exists (select 1 from existing)
       returning id
     )
-    select exists (select 1 from acct) as found, (select amount from held) as amount, (select id from hold) as id,
-      (select count(*) from relaxed) as relaxed`.execute(db);
+    select (select amount from granted) as amount, (select available from acct) as available,
+      (select id from grown) as grown_id, (select id from created) as created_id, (select count(*) from relaxed) as relaxed`.execute(db);
   const row = r.rows[0];
-  if (!row?.found || row.amount === null) return null;
-  if (row.amount <= 0n) return { id: null, amount: 0n };
-  return { id: row.id, amount: row.amount };
+  if (!row || row.amount === null || row.available === null) return null;
+  const leaseId = row.grown_id ?? row.created_id;
+  if (leaseId === null) throw new Error(`lease of account ${input.accountId} was neither grown nor created`);
+  return { leaseId, granted: row.amount, grown: row.grown_id !== null, availableAfter: row.available - row.amount };
+}
+
+/**
+ * Gives `amount` of a lease back to the account's available balance (idle, or shutdown), and
+ * deletes the row once nothing is left in it. Returns what was given back: nothing when the
+ * row is gone (swept), never more than the row holds.
+ */
+export async function returnLease(db: Db, leaseId: bigint, amount: bigint): Promise<bigint> {
+  return db.transaction().execute(async (trx) => {
+    const r = await sql<{ returned: bigint }>`
+      with lease as (
+        select id, account_id, least(amount, ${amount}::bigint) as returned from credit_reservations where id = ${leaseId}::bigint for update
+      ), shrunk as (
+        update credit_reservations r set amount = r.amount - l.returned from lease l where r.id = l.id returning r.id
+      ), acct as (
+        update accounts a set reserved = a.reserved - l.returned, updated_at = now() from lease l where a.id = l.account_id returning a.id
+      )
+      select l.returned, (select count(*) from shrunk) + (select count(*) from acct) as n from lease l`.execute(trx);
+    await sql`delete from credit_reservations where id = ${leaseId}::bigint and amount = 0`.execute(trx);
+    return r.rows[0]?.returned ?? 0n;
+  });
+}
+
+/** Marks every lease of a live instance as alive, so no sweep takes it (one statement). */
+export async function renewLeases(db: Db, instanceId: string): Promise<void> {
+  await sql`update credit_reservations set renewed_at = now() where instance_id = ${instanceId}`.execute(db);
 }
 
 export interface UsageRecordInput {
@@ -66,6 +102,7 @@ export interface UsageRecordInput {
   readonly cachedInputTokens: number;
   readonly outputTokens: number;
   readonly imageCount: number;
+  /** What the request cost at its prices, exact. */
   readonly cost: bigint;
   readonly latencyMs: number;
   readonly status: number;
@@ -73,147 +110,75 @@ export interface UsageRecordInput {
   readonly requestId: string;
 }
 
+export interface SettleItem {
+  /** The lease the request's hold came from; null for a request that held nothing. */
+  readonly leaseId: bigint | null;
+  /** What the account pays: the cost, capped at what the request held. */
+  readonly charged: bigint;
+  readonly usage: UsageRecordInput;
+}
+
 export interface SettledCharge {
   readonly usageId: bigint;
+  /** What the request cost. */
   readonly cost: bigint;
+  /** What the account paid (the cost capped at the hold); cost - charged was the operator's. */
+  readonly charged: bigint;
   /** The account's credits after the charge. */
   readonly credits: bigint;
-}
-
-/**
- * Atomically (one statement): gives back what the request held, charges its cost, writes its
- * usage record and (for a non-zero cost) the ledger row that explains the balance change. A hold
- * already released by the stale sweep gives back nothing; the cost is charged all the same.
- */
-export async function settleCharge(db: Db, reservationId: bigint | null, usage: UsageRecordInput): Promise<SettledCharge> {
-  const r = await sql<{ usage_id: bigint; credits: bigint }>`
-    with released as (
-      delete from credit_reservations where id = ${reservationId}::bigint returning amount
-    ), acct as (
-      update accounts set
-        credits = credits - ${usage.cost}::bigint,
-        reserved = reserved - coalesce((select sum(amount) from released), 0)::bigint,
-        updated_at = now()
-      where id = ${usage.accountId}
-      returning credits
-    ), used as (
-      insert into usage_records (account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
-        input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id)
-      values (${usage.accountId}, ${usage.keyId}, ${usage.model}, ${usage.servedModel}, ${usage.providerId}, ${usage.upstreamModel},
-        ${usage.endpoint}, ${usage.inputTokens}, ${usage.cachedInputTokens}, ${usage.outputTokens}, ${usage.imageCount},
-        ${usage.cost}::bigint, ${usage.latencyMs}, ${usage.status}, ${usage.usageSource}, ${usage.requestId})
-      returning id
-    ), ledger as (
-      insert into credit_ledger (account_id, amount, kind, balance_after, usage_id, note)
-      select ${usage.accountId}, -${usage.cost}::bigint, 'charge', acct.credits, used.id, null
-      from acct, used where ${usage.cost}::bigint <> 0
-    )
-    select used.id as usage_id, acct.credits from used, acct`.execute(db);
-  const row = r.rows[0];
-  if (!row) throw new Error(`account ${usage.accountId} not found while settling request ${usage.requestId}`);
-  return { usageId: row.usage_id, cost: usage.cost, credits: row.credits };
-}
-
-export interface HoldInput {
-  readonly accountId: number;
-  readonly estimate: bigint;
-  readonly minimum: bigint;
-  readonly requestId: string;
 }
 
 const text = (v: bigint): string => v.toString();
 
 /**
- * holdCredits for many requests in one transaction (group commit): the accounts are locked in id
- * order (no deadlock with another instance's batch), the holds are decided in input order as if
- * each request had come alone (a later request of an account sees what the earlier ones held),
- * then one statement writes every hold and every account's reserved total.
+ * Writes the charges of many requests in one transaction (group commit): each request's usage
+ * record; its `charged` taken from the balance and from the lease it was held in (so available
+ * does not change: the lease had taken it already); its ledger rows. When a request cost more
+ * than it held, the difference is an `operator_cost` row (+shortfall) before the `charge` row
+ * (-cost): the charge row is the request's exact cost, the account pays only what it held, the
+ * ledger still sums to the balance, and no row shows a balance below zero. The accounts are
+ * locked in id order (no deadlock with another instance's batch); balances follow input order.
+ * A lease already swept takes nothing back; the charge is written all the same.
  */
-export async function holdCreditsMany(db: Db, inputs: readonly HoldInput[]): Promise<(HeldCredits | null)[]> {
-  return db.transaction().execute(async (trx) => {
-    // Not worth a disk flush, see holdCredits.
-    await sql`set local synchronous_commit = off`.execute(trx);
-    const ids = [...new Set(inputs.map((i) => i.accountId))].sort((a, b) => a - b);
-    const locked = await sql<{ id: number; available: bigint }>`
-      select id, credits - reserved as available from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
-    const available = new Map(locked.rows.map((r) => [r.id, r.available]));
-    const amounts = inputs.map((i) => {
-      const a = available.get(i.accountId);
-      if (a === undefined || a <= 0n || a < i.minimum) return null;
-      const amount = i.estimate < a ? i.estimate : a;
-      available.set(i.accountId, a - amount);
-      return amount;
-    });
-    const toHold = inputs.flatMap((i, k) => (amounts[k]! > 0n ? [{ k, i, amount: amounts[k]! }] : []));
-    const holdIds = new Map<number, bigint>();
-    if (toHold.length > 0) {
-      const r = await sql<{ ord: string; id: bigint }>`
-        with v as (
-          select * from unnest(${toHold.map((h) => h.i.accountId)}::int[], ${toHold.map((h) => text(h.amount))}::bigint[],
-            ${toHold.map((h) => h.i.requestId)}::text[]) with ordinality as v(account_id, amount, request_id, ord)
-        ), ids as (
-          select ord, nextval(pg_get_serial_sequence('credit_reservations', 'id')) as id from v
-        ), held as (
-          insert into credit_reservations (id, account_id, amount, request_id)
-          select ids.id, v.account_id, v.amount, v.request_id from v join ids using (ord)
-        ), per as (
-          select account_id, sum(amount)::bigint as amount from v group by account_id
-        ), reserved as (
-          update accounts a set reserved = a.reserved + per.amount from per where a.id = per.account_id
-        )
-        select ord::text as ord, id from ids`.execute(trx);
-      for (const row of r.rows) holdIds.set(toHold[Number(row.ord) - 1]!.k, row.id);
-    }
-    return amounts.map((amount, k) => (amount === null ? null : amount === 0n ? { id: null, amount: 0n } : { id: holdIds.get(k)!, amount }));
-  });
-}
-
-export interface SettleInput {
-  readonly reservationId: bigint | null;
-  readonly usage: UsageRecordInput;
-}
-
-/**
- * settleCharge for many requests in one transaction (group commit). The accounts are locked in
- * id order first, so every ledger row gets the balance right after its own charge, in input
- * order, as if each request had settled alone; then one statement releases the holds, updates
- * the balances and writes the usage records and ledger rows (ids drawn beforehand, so each
- * ledger row names its usage record).
- */
-export async function settleChargesMany(db: Db, items: readonly SettleInput[]): Promise<SettledCharge[]> {
+export async function settleCharges(db: Db, items: readonly SettleItem[]): Promise<SettledCharge[]> {
   return db.transaction().execute(async (trx) => {
     const ids = [...new Set(items.map((i) => i.usage.accountId))].sort((a, b) => a - b);
     const locked = await sql<{ id: number; credits: bigint }>`
       select id, credits from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
     const credits = new Map(locked.rows.map((r) => [r.id, r.credits]));
-    const after = items.map(({ usage }) => {
+    const before: bigint[] = [];
+    const after = items.map(({ usage, charged }) => {
       const c = credits.get(usage.accountId);
       if (c === undefined) throw new Error(`account ${usage.accountId} not found while settling request ${usage.requestId}`);
-      credits.set(usage.accountId, c - usage.cost);
-      return c - usage.cost;
+      before.push(c);
+      credits.set(usage.accountId, c - charged);
+      return c - charged;
     });
     const col = <T>(f: (u: UsageRecordInput) => T) => items.map((i) => f(i.usage));
     const r = await sql<{ ord: string; id: bigint }>`
       with v as (
         select * from unnest(
-          ${items.map((i) => (i.reservationId === null ? null : text(i.reservationId)))}::bigint[],
+          ${items.map((i) => (i.leaseId === null ? null : text(i.leaseId)))}::bigint[], ${items.map((i) => text(i.charged))}::bigint[],
           ${col((u) => u.accountId)}::int[], ${col((u) => u.keyId)}::int[], ${col((u) => u.model)}::text[],
           ${col((u) => u.servedModel)}::text[], ${col((u) => u.providerId)}::text[], ${col((u) => u.upstreamModel)}::text[],
           ${col((u) => u.endpoint)}::text[], ${col((u) => u.inputTokens)}::int[], ${col((u) => u.cachedInputTokens)}::int[],
           ${col((u) => u.outputTokens)}::int[], ${col((u) => u.imageCount)}::int[], ${col((u) => text(u.cost))}::bigint[],
           ${col((u) => u.latencyMs)}::int[], ${col((u) => u.status)}::int[], ${col((u) => u.usageSource)}::text[],
-          ${col((u) => u.requestId)}::text[], ${after.map(text)}::bigint[]
-        ) with ordinality as v(hold_id, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
+          ${col((u) => u.requestId)}::text[], ${before.map(text)}::bigint[], ${after.map(text)}::bigint[]
+        ) with ordinality as v(lease_id, charged, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
           input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id,
-          balance_after, ord)
-      ), released as (
-        delete from credit_reservations r using v where r.id = v.hold_id returning r.account_id, r.amount
+          balance_before, balance_after, ord)
+      ), per_lease as (
+        select lease_id, sum(charged)::bigint as charged from v where lease_id is not null group by lease_id
+      ), leases as (
+        update credit_reservations r set amount = r.amount - p.charged from per_lease p where r.id = p.lease_id
+        returning r.account_id, p.charged
       ), per as (
-        select v.account_id, sum(v.cost)::bigint as cost,
-          coalesce((select sum(amount) from released where released.account_id = v.account_id), 0)::bigint as released
+        select v.account_id, sum(v.charged)::bigint as charged,
+          coalesce((select sum(charged) from leases where leases.account_id = v.account_id), 0)::bigint as released
         from v group by v.account_id
       ), balances as (
-        update accounts a set credits = a.credits - per.cost, reserved = a.reserved - per.released, updated_at = now()
+        update accounts a set credits = a.credits - per.charged, reserved = a.reserved - per.released, updated_at = now()
         from per where a.id = per.account_id
       ), ids as (
         select ord, nextval(pg_get_serial_sequence('usage_records', 'id')) as id from v
@@ -226,24 +191,30 @@ export async function settleChargesMany(db: Db, items: readonly SettleInput[]): 
         from v join ids using (ord) order by v.ord
       ), ledger as (
         insert into credit_ledger (account_id, amount, kind, balance_after, usage_id, note)
-        select v.account_id, -v.cost, 'charge', v.balance_after, ids.id, null
-        from v join ids using (ord) where v.cost <> 0 order by v.ord
+        select account_id, amount, kind, balance_after, usage_id, null from (
+          select v.ord, 0 as step, v.account_id, v.cost - v.charged as amount, 'operator_cost' as kind,
+            v.balance_before + v.cost - v.charged as balance_after, ids.id as usage_id
+          from v join ids using (ord) where v.cost > v.charged
+          union all
+          select v.ord, 1, v.account_id, -v.cost, 'charge', v.balance_after, ids.id
+          from v join ids using (ord) where v.cost <> 0
+        ) x order by ord, step
       )
       select ord::text as ord, id from ids`.execute(trx);
     const usageIds = new Map(r.rows.map((row) => [Number(row.ord) - 1, row.id]));
-    return items.map((i, k) => ({ usageId: usageIds.get(k)!, cost: i.usage.cost, credits: after[k]! }));
+    return items.map((i, k) => ({ usageId: usageIds.get(k)!, cost: i.usage.cost, charged: i.charged, credits: after[k]! }));
   });
 }
 
 /**
- * Releases holds older than `olderThanMs` (their instance died before settling), in one
- * statement, so several instances may sweep at once. Returns how many were released.
+ * Releases leases not renewed for `olderThanMs` (their instance died), in one statement, so
+ * several instances may sweep at once. Returns how many were released.
  */
 export async function releaseStaleHolds(db: Db, olderThanMs: number): Promise<number> {
   const r = await sql<{ n: number }>`
     with gone as (
       delete from credit_reservations
-      where created_at < now() - make_interval(secs => ${olderThanMs / 1000})
+      where renewed_at < now() - make_interval(secs => ${olderThanMs / 1000})
       returning account_id, amount
     ), per_account as (
       select account_id, sum(amount)::bigint as amount, count(*)::integer as n from gone group by account_id

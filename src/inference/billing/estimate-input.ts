@@ -18,6 +18,14 @@ const PER_MESSAGE = 4;
  */
 export const IMAGE_INPUT_TOKENS = 1600;
 
+/**
+ * Input tokens a chat hold adds on top of estimateChatInput when the balance covers them: what
+ * upstreams count beyond the client's messages (Anthropic's tool-use system prompt is several
+ * hundred tokens, chat templates add a few per message, a short estimate of unusual text).
+ * Input the hold did not cover is the operator's cost, so this only lowers how often that is.
+ */
+export const CHAT_INPUT_MARGIN_TOKENS = 2048;
+
 export function estimateChatInput(request: CanonicalChatRequest): number {
   let bytes = 0;
   let tokens = 3;

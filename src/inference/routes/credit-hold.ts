@@ -29,6 +29,11 @@ export interface CreditHold {
   /** Micro-credits actually held (a partial hold when the balance covered less than the estimate). */
   readonly held: bigint;
   /**
+   * The most output tokens the hold pays for, when the upstream must be told (a request whose
+   * worst case the balance does not cover, or that gave max_tokens): send it as max_tokens.
+   */
+  readonly maxOutputTokens: number | null;
+  /**
    * One upstream call, made resiliently over the route's executors and their deployments
    * (Upstreams.run: balanced, retried, failed over). Once it succeeded, a routed request (pipeline,
    * svc-auto) gets `x-svc-model` (the executing brand) and `x-svc-lane`. What it consumed is billed
@@ -40,11 +45,11 @@ export interface CreditHold {
   /** The sum of what was recorded so far. */
   usage(): BillableUsage;
   /**
-   * Ends the reservation now (a stream settles before its last byte, so a client that read the
-   * end sees its balance charged). Charges what was recorded, or releases the hold when nothing
-   * was; later calls, and the end withCreditHold would make, do nothing.
+   * Ends the reservation now: charges what was recorded, or releases the hold when nothing was;
+   * later calls, and the end withCreditHold would make, do nothing. The hold goes back to the
+   * lease at once; the charge and usage record are written behind (group commit), not awaited.
    */
-  finish(status: number): Promise<void>;
+  finish(status: number): void;
 }
 
 /** The status a failed request answered (or would have, for a client that left). */
@@ -101,29 +106,32 @@ export async function withCreditHold<T>(
   let estimated = false;
   let done = false;
 
-  const finish = async (status: number): Promise<void> => {
+  const finish = (status: number): void => {
     if (done) return;
     done = true;
     abort.dispose();
     const servedBy = servedByOf(lastTarget);
     const executor = lastTarget ? executorOf(route, lastTarget).brand : route.executors[0]!.brand;
     const servedModel = executor === route.requested ? null : executor.id;
-    if (recorded === null && status >= 400) {
-      await ctx.billing.release(reservation, { status, servedBy, servedModel });
-      return;
-    }
-    await ctx.billing.settle(reservation, {
-      usage: recorded ?? { inputTokens: 0 },
-      usageSource: estimated ? 'estimated' : 'upstream',
-      status,
-      servedBy,
-      servedModel,
-      ...(pricing ? { pricing } : {}),
-    });
+    // The answer does not wait for the write: a failed write is logged (the request then goes
+    // unbilled, its hold back in the lease), never turned into the client's error.
+    const written =
+      recorded === null && status >= 400
+        ? ctx.billing.release(reservation, { status, servedBy, servedModel })
+        : ctx.billing.settle(reservation, {
+            usage: recorded ?? { inputTokens: 0 },
+            usageSource: estimated ? 'estimated' : 'upstream',
+            status,
+            servedBy,
+            servedModel,
+            ...(pricing ? { pricing } : {}),
+          });
+    written.catch((err: unknown) => request.log.error({ err }, 'writing the charge of a request failed'));
   };
 
   const hold: CreditHold = {
     signal: abort.signal,
+    maxOutputTokens: reservation.maxOutputTokens,
     held: reservation.amount,
     async attempt(call) {
       const served = await ctx.upstreams.run(
@@ -154,14 +162,10 @@ export async function withCreditHold<T>(
   try {
     result = await serve(hold);
   } catch (e) {
-    try {
-      await finish(failureStatus(e));
-    } catch (billingError) {
-      request.log.error({ err: billingError }, 'ending a credit hold failed; the stale-hold sweep will return it');
-    }
+    finish(failureStatus(e));
     throw e;
   }
-  await finish(200);
+  finish(200);
   return result;
 }
 

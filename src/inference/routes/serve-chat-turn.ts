@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Endpoint } from '../../config/catalog.ts';
 import { estimateCharge } from '../billing/estimate.ts';
-import { estimateChatInput } from '../billing/estimate-input.ts';
+import { CHAT_INPUT_MARGIN_TOKENS, estimateChatInput } from '../billing/estimate-input.ts';
 import type { CanonicalChatRequest, CanonicalChatResponse } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
 import type { StreamEncoder, TurnIdentity } from '../formats/stream-encoder.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { ModelRoute } from '../routing/route-model.ts';
-import { failureStatus, withCreditHold } from './credit-hold.ts';
+import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
 import { startSse } from './sse-response.ts';
 
 /** A client protocol a chat turn answers in (chat completions, completions, messages). */
@@ -40,7 +40,11 @@ export async function serveChatTurn(
   const terms = {
     route: turn.route,
     endpoint: format.endpoint,
-    charge: estimateCharge(turn.route.billed, { inputTokens: estimateChatInput(turn.request), maxOutputTokens: turn.request.maxTokens ?? null }),
+    charge: estimateCharge(turn.route.billed, {
+      inputTokens: estimateChatInput(turn.request),
+      inputMarginTokens: CHAT_INPUT_MARGIN_TOKENS,
+      maxOutputTokens: turn.request.maxTokens ?? null,
+    }),
   };
   const identity = (): TurnIdentity => ({
     id: createId(format.idPrefix),
@@ -48,9 +52,16 @@ export async function serveChatTurn(
     created: Math.floor(ctx.clock.now() / 1000),
   });
 
+  // No more output than the hold pays for: the balance can never go below zero.
+  const upstreamRequest = (hold: CreditHold): CanonicalChatRequest =>
+    hold.maxOutputTokens !== null && (turn.request.maxTokens === undefined || hold.maxOutputTokens < turn.request.maxTokens)
+      ? { ...turn.request, maxTokens: hold.maxOutputTokens }
+      : turn.request;
+
   if (!turn.request.stream) {
     return withCreditHold(ctx, request, reply, terms, async (hold) => {
-      const { result, target } = await hold.attempt((t, signal) => ctx.upstreams.chat(t, turn.request, signal));
+      const upstream = upstreamRequest(hold);
+      const { result, target } = await hold.attempt((t, signal) => ctx.upstreams.chat(t, upstream, signal));
       hold.record(result.usage, result.usageEstimated, target);
       return format.formatResponse(result, identity());
     });
@@ -58,7 +69,8 @@ export async function serveChatTurn(
 
   return withCreditHold(ctx, request, reply, terms, async (hold) => {
     // Resolves once output started: failures before it can still fall back or answer a status.
-    const { result: stream, target } = await hold.attempt((t, signal) => ctx.upstreams.chatStream(t, turn.request, signal));
+    const upstream = upstreamRequest(hold);
+    const { result: stream, target } = await hold.attempt((t, signal) => ctx.upstreams.chatStream(t, upstream, signal));
     const encoder = format.createStreamEncoder(identity());
     const sse = startSse(reply);
     sse.send(encoder.start());
@@ -84,11 +96,7 @@ export async function serveChatTurn(
     // its reported usage, or tokenizer counts for what it did not report.
     const { usage, estimated } = stream.usage();
     hold.record(usage, estimated, target);
-    try {
-      await hold.finish(status);
-    } catch (e) {
-      request.log.error({ err: e }, 'settling a stream failed; its hold stays until the stale-hold sweep');
-    }
+    hold.finish(status);
     sse.send(encoder.end());
     sse.end();
     return undefined;

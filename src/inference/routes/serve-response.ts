@@ -4,8 +4,8 @@ import type { ResponsesConfig } from '../../config/responses.ts';
 import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { computeCost } from '../billing/cost.ts';
-import { estimateCharge, type ChargeEstimate } from '../billing/estimate.ts';
-import { estimateChatInput } from '../billing/estimate-input.ts';
+import { DEFAULT_OUTPUT_RESERVATION_TOKENS, estimateCharge, type ChargeEstimate } from '../billing/estimate.ts';
+import { CHAT_INPUT_MARGIN_TOKENS, estimateChatInput } from '../billing/estimate-input.ts';
 import type { CanonicalChatRequest, CanonicalChatResponse, StreamPart, ToolChoice, ToolDefinition } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -123,14 +123,20 @@ function filterAllowed(spec: McpServerSpec, tools: readonly McpToolListing[]): M
  * case still fits in what is held (see runRounds), so a partial hold cannot overdraw a balance.
  */
 function holdEstimate(model: ModelConfig, baseInput: number, maxOutput: number | null, rounds: number, resultTokens: number): ChargeEstimate {
-  const first = estimateCharge(model, { inputTokens: baseInput, maxOutputTokens: maxOutput });
-  if (rounds <= 1) return first;
-  const perRoundOutput = maxOutput ?? 4096;
+  // One round holds like a chat turn (a partial hold caps the output sent upstream). Tool rounds
+  // each hold a bounded output allowance, so the sum stays a worst case a balance can cover.
+  if (rounds <= 1) return estimateCharge(model, { inputTokens: baseInput, maxOutputTokens: maxOutput, inputMarginTokens: CHAT_INPUT_MARGIN_TOKENS });
+  const perRoundOutput = roundOutput(maxOutput);
   let estimate = 0n;
   for (let k = 0; k < rounds; k++) {
-    estimate += estimateCharge(model, { inputTokens: baseInput + k * (perRoundOutput + resultTokens), maxOutputTokens: maxOutput }).estimate;
+    estimate += estimateCharge(model, { inputTokens: baseInput + k * (perRoundOutput + resultTokens), maxOutputTokens: perRoundOutput }).estimate;
   }
-  return { estimate, minimum: first.minimum };
+  return { estimate, minimum: estimateCharge(model, { inputTokens: baseInput, maxOutputTokens: perRoundOutput }).minimum };
+}
+
+/** The output each tool round may produce: max_output_tokens, or the default reservation. */
+function roundOutput(maxOutput: number | null | undefined): number {
+  return maxOutput ?? DEFAULT_OUTPUT_RESERVATION_TOKENS;
 }
 
 /**
@@ -333,10 +339,13 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
       const last = servers.length > 0 && round >= maxRounds;
       const choice: ToolChoice = last ? { type: 'none' } : round === 1 ? mapToolChoice(parsed, exposed.exposedOf) : { type: 'auto' };
       const messages = toCanonicalMessages(parsed.instructions, [...history, ...input, ...recorder.output], exposed.exposedOf);
-      const req = baseRequest(parsed, messages, tools, choice);
+      const base = baseRequest(parsed, messages, tools, choice);
+      // Never ask the upstream for more output than the hold pays for.
+      const allowance = servers.length > 0 ? roundOutput(parsed.maxOutputTokens) : hold.maxOutputTokens;
+      const req = allowance !== null && (base.maxTokens === undefined || allowance < base.maxTokens) ? { ...base, maxTokens: allowance } : base;
       if (round > 1) {
         const spent = computeCost(route.billed.pricing, hold.usage());
-        const worst = estimateCharge(route.billed, { inputTokens: estimateChatInput(req), maxOutputTokens: parsed.maxOutputTokens ?? null }).estimate;
+        const worst = estimateCharge(route.billed, { inputTokens: estimateChatInput(req), maxOutputTokens: roundOutput(parsed.maxOutputTokens) }).estimate;
         if (spent + worst > hold.held) {
           status = 'incomplete';
           incompleteReason = 'max_tool_calls';

@@ -8,6 +8,7 @@ import { custodyMigration } from './2026_11_25_40_custody.ts';
 import { responsesMigration } from './2026_11_26_20_responses.ts';
 import { instanceSecretsMigration } from './2026_11_26_80_instance_secrets.ts';
 import { marketLiveMigration } from './2026_11_26_50_market_live.ts';
+import * as creditLeases from './2026_11_26_40_credit_leases.ts';
 import * as dashboard from './2026_11_26_60_dashboard.ts';
 
 /**
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_40_custody': custodyMigration,
   '2026_11_26_20_responses': responsesMigration,
   '2026_11_26_50_market_live': marketLiveMigration,
+  '2026_11_26_40_credit_leases': creditLeases,
   '2026_11_26_60_dashboard': dashboard,
   '2026_11_26_80_instance_secrets': instanceSecretsMigration,
 };
