@@ -78,7 +78,7 @@ function readImage(f: Fields, path: string): UserContentPart {
   return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
 }
 
-/** The `image_url` part inference-api.md's message object allows next to Anthropic's blocks. */
+/** The OpenAI-style `image_url` part, which the service's message object allows next to Anthropic's blocks. */
 function readImageUrl(f: Fields, path: string): UserContentPart {
   const ip = at(path, 'image_url');
   const img = expectFields(f.image_url, ip);
