@@ -69,7 +69,8 @@ describe('brand hiding on /inference/v1/messages: headers, bodies, every SSE lin
       const msg = (extra: Record<string, unknown> = {}) => ({ model, max_tokens: 2000, messages: [{ role: 'user', content: 'Weather in Paris?' }], ...extra });
       for (const stream of [false, true]) {
         const s = stream ? 'streamed' : 'not streamed';
-        fake.chat.enqueue(answer);
+        // A pipeline sends requests with tools to its agent lane (svc-pro, on the Anthropic fake).
+        (model === 'svc-shiplow' ? g.anthropic : fake).chat.enqueue(answer);
         assert.equal((await send(`${model} tools ${s}`, '/messages', msg({ tools, stream, thinking: { type: 'enabled', budget_tokens: 1024 } }))).status, 200);
         fake.chat.enqueue({ json: { city: 'Paris' } });
         assert.equal((await send(`${model} json ${s}`, '/messages', msg({ stream, output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } }))).status, 200);

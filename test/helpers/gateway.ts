@@ -155,12 +155,23 @@ export async function startGateway(
   };
 }
 
-/** The account as the admin API shows it (credits in micro-credits). */
+/**
+ * The account as the admin API shows it (credits in micro-credits), once settled: charges are
+ * written behind the answers and the instance's credit lease goes back when the account is idle
+ * (CREDIT_LEASE_IDLE_MS, 100 ms here; a lease is returned only after its pending charges are
+ * written), so this waits until nothing is reserved, or 5 s for a request still in flight.
+ */
 export async function accountCredits(t: TestApp, accountId: number): Promise<{ credits: bigint; reserved: bigint }> {
-  const r = await t.app.inject({ url: `/admin/accounts/${accountId}`, headers: t.admin });
-  if (r.statusCode !== 200) throw new Error(`account: ${r.statusCode} ${r.body}`);
-  const a = r.json();
-  return { credits: BigInt(a.credits_micro), reserved: BigInt(Math.round(a.reserved * 1e6)) };
+  let last: { credits: bigint; reserved: bigint } | null = null;
+  for (let i = 0; i < 250; i++) {
+    const r = await t.app.inject({ url: `/admin/accounts/${accountId}`, headers: t.admin });
+    if (r.statusCode !== 200) throw new Error(`account: ${r.statusCode} ${r.body}`);
+    const a = r.json();
+    last = { credits: BigInt(a.credits_micro), reserved: BigInt(Math.round(a.reserved * 1e6)) };
+    if (last.reserved === 0n) return last;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  return last!;
 }
 
 export interface UsageRow {

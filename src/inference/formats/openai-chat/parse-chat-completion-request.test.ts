@@ -111,7 +111,9 @@ describe('parseChatCompletionRequest', () => {
 
   it('names the offending field', () => {
     assert.equal(error400('x'), 'body: must be a JSON object');
-    assert.equal(error400({ messages: [] }), 'model: is required');
+    assert.equal(error400({ model: 42, messages: [] }), 'model: must be a string');
+    // No model is not an error here: the route serves it with the catalog's default (routing/chat-model-id.ts).
+    assert.equal(parseChatCompletionRequest({ messages: [{ role: 'user', content: 'x' }] }).model, undefined);
     assert.equal(error400({ model: 'svc-fast' }), 'messages: is required');
     assert.equal(error400({ model: 'svc-fast', messages: [] }), 'messages: must not be empty');
     assert.equal(error400({ model: 'svc-fast', messages: [{ role: 'robot', content: 'x' }] }), 'messages[0].role: must be one of system, developer, user, assistant, tool');

@@ -66,7 +66,9 @@ describe('parseResponsesRequest', () => {
 
   it('refuses bad fields with a 400 naming them', () => {
     refused(null, 'body: must be a JSON object');
-    refused({ input: 'x' }, 'model: is required');
+    refused({ model: 42, input: 'x' }, 'model: must be a string');
+    // No model is not an error here: the route serves it with the catalog's default (routing/chat-model-id.ts).
+    assert.equal(parseResponsesRequest({ input: 'x' }).model, undefined);
     refused({ model: 'm' }, 'input: is required');
     refused({ model: 'm', input: 3 }, 'input: must be a string or an array of items');
     refused({ model: 'm', input: [{ type: 'web_search_call' }] }, 'input[0].type: unsupported item type "web_search_call"; expected message, function_call, function_call_output, mcp_approval_response or item_reference');
