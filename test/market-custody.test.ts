@@ -279,7 +279,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     }
     // 1e400 is valid JSON that parses to Infinity.
     const huge = await signedPost(t, w.signer, WITHDRAW, `{"wallet_addr":"${w.address}","amount":1e400}`);
-    assert.deepEqual(errorOf(huge), { status: 400, body: { success: false, error: 'amount must be a finite number' } });
+    assert.deepEqual(errorOf(huge), { status: 400, body: { success: false, error: 'invalid amount: must be a finite number' } });
     const missing = await signedPost(t, w.signer, WITHDRAW, { wallet_addr: w.address });
     assert.deepEqual(errorOf(missing), { status: 400, body: { success: false, error: 'missing required field: amount' } });
     const extra = await signedPost(t, w.signer, WITHDRAW, { wallet_addr: w.address, amount: 1, to: addr(1) });

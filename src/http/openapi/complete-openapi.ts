@@ -1,4 +1,4 @@
-import { INFERENCE_BODIES } from './inference-schemas.ts';
+import { INFERENCE_BODIES, ResponseObject } from './inference-schemas.ts';
 
 /**
  * Completes the OpenAPI document the routes produce with what applies to whole surfaces, so each
@@ -108,7 +108,7 @@ const IssuedKey = obj({ api_key: str, api_secret: { type: 'string', description:
 const SeedSummary = obj({ events: { type: 'integer' }, markets: { type: 'integer' }, resolved: { type: 'integer' }, cancelled: { type: 'integer' }, pending: { type: 'integer' }, wallets: { type: 'integer' }, trades: { type: 'integer' }, skipped: { type: 'integer' }, volume: num, books: Books });
 
 /** Answers of routes whose handlers declare none: `METHOD path` -> [status, schema]. */
-const ANSWERS: Record<string, readonly [string, Schema | 'text']> = {
+const ANSWERS: Record<string, readonly [string, Schema | 'text' | 'events']> = {
   'get /healthz': ['200', obj({ status: str })],
   'get /readyz': ['200', obj({ status: str })],
   'get /metrics': ['200', 'text'],
@@ -124,6 +124,9 @@ const ANSWERS: Record<string, readonly [string, Schema | 'text']> = {
   'post /admin/wallets/{wallet}/api-keys': ['201', IssuedKey],
   'get /admin/audit': ['200', Books],
   'post /admin/demo/seed': ['200', SeedSummary],
+  'get /v1/responses/{id}': ['200', ResponseObject],
+  'get /inference/v1/responses/{id}': ['200', ResponseObject],
+  'get /api/stream': ['200', 'events'],
 };
 
 /** Bodies read raw by their handlers (a signature covers the exact bytes), so no route schema declares them. */
@@ -151,7 +154,9 @@ function completeAnswer(op: Operation, key: string, inferencePath: string | null
     return;
   }
   const [status, schema] = answer!;
-  responses[status] = schema === 'text' ? { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } : json(schema);
+  if (schema === 'text') responses[status] = { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } };
+  else if (schema === 'events') responses[status] = { description: 'Server-Sent Events (trade and price events with ids; see docs/market-live.md)', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+  else responses[status] = json(schema);
 }
 
 export function completeOpenApi<T>(input: T): T {
@@ -166,7 +171,7 @@ export function completeOpenApi<T>(input: T): T {
       const key = `${method} ${path}`;
       const signed = surface === 'market' && method !== 'get' && path !== '/api/pool/estimate';
       if (surface === 'admin') op.security = ADMIN;
-      else if (surface === 'inference') op.security = inferencePath === '/messages' ? MESSAGES : INFERENCE;
+      else if (surface === 'inference') op.security = inferencePath?.startsWith('/messages') ? MESSAGES : INFERENCE;
       else if (signed) op.security = path === '/api/keys' && method === 'post' ? [WALLET] : [HMAC, WALLET];
       const model = inferencePath !== null ? INFERENCE_BODIES[inferencePath] : undefined;
       const body = model?.request ?? RAW_BODIES[key];

@@ -170,6 +170,75 @@ const ImagesResponse = obj(
   ['created', 'data'],
 );
 
+
+const Block = obj({ type: str, text: str }, ['type'], { additionalProperties: true, description: 'text, image, tool_use, tool_result, thinking, redacted_thinking or document block' });
+const MessagesRequest = obj(
+  {
+    model: Model,
+    max_tokens: { type: 'integer', minimum: 1, description: 'optional here: 4,096 (plus any thinking budget) when left out' },
+    messages: { type: 'array', items: obj({ role: { type: 'string', enum: ['user', 'assistant'] }, content: { oneOf: [str, { type: 'array', items: Block }] } }, ['role', 'content']) },
+    system: { oneOf: [str, { type: 'array', items: Block }] },
+    tools: { type: 'array', items: obj({ name: str, description: str, input_schema: { type: 'object' } }, ['name'], { additionalProperties: true }) },
+    tool_choice: obj({ type: { type: 'string', enum: ['auto', 'any', 'tool', 'none'] }, name: str, disable_parallel_tool_use: bool }, ['type']),
+    stop_sequences: { type: 'array', items: str },
+    temperature: num,
+    top_p: num,
+    top_k: int,
+    metadata: obj({ user_id: str }),
+    thinking: obj({ type: str, budget_tokens: int }, ['type']),
+    output_config: { type: 'object', description: 'structured output: {format: {type: json_schema, schema}}' },
+    stream: bool,
+  },
+  ['model', 'messages'],
+);
+const MessagesResponse = obj(
+  {
+    id: { type: 'string', description: 'msg_...' },
+    type: { type: 'string', enum: ['message'] },
+    role: { type: 'string', enum: ['assistant'] },
+    model: Model,
+    content: { type: 'array', items: Block },
+    stop_reason: { type: 'string', nullable: true },
+    stop_sequence: { type: 'string', nullable: true },
+    usage: obj({ input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int }),
+  },
+  ['id', 'type', 'role', 'model', 'content', 'usage'],
+);
+const CountTokensResponse = obj({ input_tokens: int }, ['input_tokens']);
+const ResponsesRequest = obj(
+  {
+    model: Model,
+    input: { oneOf: [str, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+    instructions: str,
+    previous_response_id: str,
+    store: bool,
+    stream: bool,
+    max_output_tokens: int,
+    temperature: num,
+    top_p: num,
+    tools: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'function tools and mcp tools' } },
+    tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }] },
+    parallel_tool_calls: bool,
+    text: obj({ format: { type: 'object', additionalProperties: true } }),
+    reasoning: obj({ effort: str }),
+    metadata: { type: 'object', additionalProperties: str },
+  },
+  ['input'],
+);
+export const ResponseObject = obj(
+  {
+    id: { type: 'string', description: 'resp_...' },
+    object: { type: 'string', enum: ['response'] },
+    created_at: int,
+    status: str,
+    model: Model,
+    output: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    usage: obj({ input_tokens: int, input_tokens_details: obj({ cached_tokens: int }), output_tokens: int, output_tokens_details: obj({ reasoning_tokens: int }), total_tokens: int }),
+    previous_response_id: { type: 'string', nullable: true },
+  },
+  ['id', 'object', 'status', 'model', 'output'],
+);
+
 /** Path below the inference prefix -> its request and 200 schemas. */
 export const INFERENCE_BODIES: Readonly<Record<string, { readonly request: Schema; readonly response: Schema; readonly streams?: true }>> = {
   '/chat/completions': { request: ChatRequest, response: ChatResponse, streams: true },
@@ -177,4 +246,7 @@ export const INFERENCE_BODIES: Readonly<Record<string, { readonly request: Schem
   '/embeddings': { request: EmbeddingsRequest, response: EmbeddingsResponse },
   '/rerank': { request: RerankRequest, response: RerankResponse },
   '/images/generations': { request: ImagesRequest, response: ImagesResponse },
+  '/messages': { request: MessagesRequest, response: MessagesResponse, streams: true },
+  '/messages/count_tokens': { request: MessagesRequest, response: CountTokensResponse },
+  '/responses': { request: ResponsesRequest, response: ResponseObject, streams: true },
 };
