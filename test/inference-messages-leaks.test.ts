@@ -31,6 +31,10 @@ describe('brand hiding on /inference/v1/messages: headers, bodies, every SSE lin
   before(async () => {
     g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
     acct = await createTestAccount(g.t, { credits: 100_000 });
+    // A pipeline fails over to another lane's executor after an upstream error; that answer must
+    // not read "fake" (the scan forbids the fakes' names), so the fallbacks answer neutrally.
+    g.openai.chat.otherwise = { text: 'Fallback answer.' };
+    g.anthropic.chat.otherwise = { text: 'Fallback answer.' };
     const ports = [g.openai.url, g.anthropic.url].map((u) => new URL(u).port);
     forbidden = [
       /openai/i, /anthropic/i, /claude/i, /gpt/i, /fake/i,

@@ -48,9 +48,10 @@ describe('POST /inference/v1/messages through the Anthropic SDK', () => {
 
   /** The balance change since the last check equals the cost recomputed from the newest usage rows. */
   async function assertBilled(model: keyof typeof PRICES, usages: { input: number; cached?: number; output: number }[]) {
-    const rows = await waitForUsage(g.t, acct.id, (await usageRows(g.t, acct.id)).length);
-    const want = usages.reduce((n, u) => n + expectedCost(PRICES[model], u), 0n);
+    // Settled first: charges and usage rows are written behind the answer, before the lease goes back.
     const { credits } = await accountCredits(g.t, acct.id);
+    const rows = await usageRows(g.t, acct.id);
+    const want = usages.reduce((n, u) => n + expectedCost(PRICES[model], u), 0n);
     assert.equal(spent - credits, want, `charged for ${JSON.stringify(usages)}`);
     assert.equal(rows[0]!.model, model);
     spent = credits;
