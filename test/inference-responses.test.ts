@@ -15,6 +15,9 @@ const KINDS = [
   { name: 'Anthropic', model: 'svc-vision' as const, fake: (g: Gateway) => g.anthropic },
 ];
 
+/** A credit lease is valid for half its stale period of the app's clock: after a jump of days, wait for the renewal. */
+const leasesRenewed = () => new Promise((r) => setTimeout(r, 1200));
+
 /** The books of an account: the ledger sums to the balance and nothing stays held. */
 async function assertBooks(g: Gateway, accountId: number): Promise<void> {
   const db = g.t.deps.db;
@@ -44,7 +47,8 @@ describe('/v1/responses over both upstream kinds', () => {
   let g: Gateway;
   const clock = manualClock();
   before(async () => {
-    g = await startGateway({ clock });
+    // Leases renewed often (every ~0.8 s), so they are valid again soon after the test moves the clock by days.
+    g = await startGateway({ clock, env: { CREDIT_LEASE_STALE_MS: '5000' } });
   });
   after(() => g.close());
 
@@ -239,8 +243,10 @@ describe('/v1/responses over both upstream kinds', () => {
     g.openai.chat.enqueue({ text: 'old' }, { text: 'newer' });
     const r1 = await client.responses.create({ model: 'svc-fast', input: 'one' });
     clock.advance(20 * 86_400_000);
+    await leasesRenewed();
     const r2 = await client.responses.create({ model: 'svc-fast', input: 'two', previous_response_id: r1.id });
     clock.advance(11 * 86_400_000);
+    await leasesRenewed();
     await assert.rejects(client.responses.retrieve(r1.id), OpenAI.NotFoundError);
     await assert.rejects(client.responses.create({ model: 'svc-fast', input: 'x', previous_response_id: r1.id }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.message.includes('response not found'));
     await assert.rejects(
