@@ -4,19 +4,8 @@ import type { Db, Listen } from '../../storage/database.ts';
 import type { Outcome } from '../pricing/index.ts';
 import type { CommittedTrade } from '../trading/place-trades.ts';
 
-/** A trade as the live state and the stream see it. */
-export interface FeedTrade {
-  readonly id: number;
-  readonly marketId: number;
-  readonly wallet: string;
-  readonly outcome: Outcome;
-  readonly amount: bigint;
-  readonly shares: bigint;
-  readonly price: number;
-  readonly pricesAfter: { readonly yes: number; readonly no: number; readonly draw?: number };
-  /** ms since the epoch. */
-  readonly at: number;
-}
+/** A trade as the live state and the stream see it: a committed trade, its time in ms since the epoch. */
+export type FeedTrade = Omit<CommittedTrade, 'at'> & { readonly at: number };
 
 export type FeedEvent = { readonly kind: 'trade'; readonly trade: FeedTrade } | { readonly kind: 'market'; readonly id: number } | { readonly kind: 'resync' };
 
