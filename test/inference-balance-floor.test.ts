@@ -20,8 +20,8 @@ const MODELS = [
   { model: 'svc-ultra', fake: (g: Gateway) => g.anthropic },
 ] as const;
 
-type Route = 'chat' | 'chat stream' | 'completions' | 'completions stream';
-const ROUTES: Route[] = ['chat', 'chat stream', 'completions', 'completions stream'];
+type Route = 'chat' | 'chat stream' | 'completions' | 'completions stream' | 'messages' | 'responses';
+const ROUTES: Route[] = ['chat', 'chat stream', 'completions', 'completions stream', 'messages', 'responses'];
 
 /** Balance, ledger, leases and operator cost of an account once its lease went back. */
 async function settledBooks(g: Gateway, accountId: number) {
@@ -51,6 +51,16 @@ async function call(client: OpenAI, route: Route, model: string, i: number): Pro
   // Half the requests give max_tokens, half do not (the hold is then a share of the balance).
   const limit = i % 2 === 0 ? { max_tokens: 50 } : {};
   try {
+    if (route === 'messages' || route === 'responses') {
+      // The Anthropic protocol and stored responses go through the same holds.
+      const body =
+        route === 'messages'
+          ? { model, messages: [{ role: 'user', content: `hi ${i}` }], ...limit }
+          : { model, input: `hi ${i}`, ...(i % 2 === 0 ? { max_output_tokens: 50 } : {}) };
+      const r = await fetch(`${client.baseURL}/${route}`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await r.arrayBuffer();
+      return r.status;
+    }
     if (route === 'chat') await client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${i}` }], ...limit });
     else if (route === 'completions') await client.completions.create({ model, prompt: `hi ${i}`, ...limit });
     else if (route === 'chat stream') {
