@@ -125,8 +125,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       return s?.operator ? s : null;
     },
     routes: [
-      accountsAdminRoutes({ db: deps.db, accounts }),
-      marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey }),
+      accountsAdminRoutes({ db: deps.db, accounts, chargesWritten: () => deps.billing.written() }),
+      marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey, feed: deps.marketFeed }),
       withdrawalsAdminRoutes({ db, withdrawals }),
       upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
       demoAdminRoutes({ db }),
@@ -140,6 +140,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     adminToken: deps.adminToken,
     authLimiter: deps.limiters.auth,
     stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
+    chargesWritten: () => deps.billing.written(),
   });
   await app.register(dashboardPagesRoutes);
   const inference = createInferenceContext({

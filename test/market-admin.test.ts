@@ -181,6 +181,22 @@ describe('market admin API', () => {
     assert.equal(books.totals.wallets + books.totals.escrow + books.totals.fees, books.totals.net_external);
   });
 
+  it('shows its own writes to the very next read (lists, the market, events)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const m = await market({ title: `Read your writes ${round}`, status: 'active' });
+      // Warm the cached answers first, so a stale one would be served.
+      const list = () => t.app.inject({ url: '/api/markets?limit=50&sort=newest' });
+      assert.ok((await list()).json().data.some((x: { id: number }) => x.id === m.id));
+      assert.equal((await t.app.inject({ url: `/api/markets/${m.id}` })).json().data.status, 'active');
+      assert.equal((await call('POST', `/markets/${m.id}/feature`)).statusCode, 200);
+      assert.equal((await t.app.inject({ url: `/api/markets/${m.id}` })).json().data.featured, true);
+      assert.equal((await call('POST', `/markets/${m.id}/resolve`, { outcome: 'yes' })).statusCode, 200);
+      const after = (await list()).json().data.find((x: { id: number }) => x.id === m.id);
+      assert.equal(after?.status, 'resolved', `round ${round}: the list shows the resolution at once`);
+      assert.equal((await t.app.inject({ url: `/api/markets/${m.id}` })).json().data.status, 'resolved');
+    }
+  });
+
   it('never answers a 500 to hostile input', async () => {
     const m = await market({ title: 'Target' });
     const nasty: unknown[] = [

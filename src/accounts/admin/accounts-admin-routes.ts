@@ -16,6 +16,8 @@ const strict = { additionalProperties: false } as const;
 export interface AccountsAdminOptions {
   readonly db: Db;
   readonly accounts: AccountsService;
+  /** Resolves once the charges this instance queued are written (Billing.written). */
+  readonly chargesWritten: () => Promise<void>;
 }
 
 /** Operator routes for inference accounts, mounted by adminPlugin under /admin. */
@@ -25,6 +27,11 @@ export function accountsAdminRoutes(opts: AccountsAdminOptions): FastifyPluginAs
     const tags = ['admin: accounts'];
     const security = [{ bearer: [] }];
     const { db, accounts } = opts;
+    // Charges are written behind the answers: a read here first writes this instance's queue,
+    // so a balance or usage read shows every call answered before it.
+    app.addHook('preHandler', async (request) => {
+      if (request.method === 'GET') await opts.chargesWritten();
+    });
 
     app.post(
       '/accounts',

@@ -23,6 +23,8 @@ export interface DashboardApiOptions {
   readonly adminToken: string;
   readonly authLimiter: RateLimiter;
   readonly stripe: StripeTopUp | null;
+  /** Resolves once the charges this instance queued are written (Billing.written). */
+  readonly chargesWritten: () => Promise<void>;
 }
 
 const strict = { additionalProperties: false } as const;
@@ -71,6 +73,11 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
   const tags = ['dashboard'];
 
   app.decorateRequest('dashboardSession', null);
+  // Charges are written behind the answers: a read here first writes this instance's queue,
+  // so a balance or usage read shows every call answered before it.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET') await opts.chargesWritten();
+  });
 
   app.addHook('onRequest', async (request) => {
     const session = await readSession(request, service);

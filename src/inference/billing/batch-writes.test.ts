@@ -49,4 +49,20 @@ describe('createBatchWriter', () => {
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.equal((results[1] as PromiseRejectedResult).reason.message, 'bad -2');
   });
+
+  it('writes at once on flush instead of waiting out the delay', async () => {
+    const written: number[] = [];
+    const write = createBatchWriter<number, number>({
+      single: async (x) => (written.push(x), x),
+      many: async (xs) => (written.push(...xs), [...xs]),
+      delayMs: 60_000,
+    });
+    const pending = [write(1), write(2)];
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(written, []);
+    await write.flush();
+    assert.deepEqual(written, [1, 2]);
+    assert.deepEqual(await Promise.all(pending), [1, 2]);
+    await write.flush();
+  });
 });

@@ -13,6 +13,8 @@ export interface BatchWriter<I, O> {
   (item: I): Promise<O>;
   /** Resolves once everything queued so far is written (or failed): shutdown waits on it. */
   idle(): Promise<void>;
+  /** Writes what is queued now, without the delay, and resolves like idle(). */
+  flush(): Promise<void>;
 }
 
 export interface BatchWriterOptions<I, O> {
@@ -39,6 +41,7 @@ export function createBatchWriter<I, O>(opts: BatchWriterOptions<I, O>): BatchWr
   const delayMs = opts.delayMs ?? 0;
   let queue: Pending<I, O>[] = [];
   let scheduled = false;
+  let timer: NodeJS.Timeout | null = null;
   let writing = false;
   let waiters: (() => void)[] = [];
 
@@ -47,14 +50,15 @@ export function createBatchWriter<I, O>(opts: BatchWriterOptions<I, O>): BatchWr
     scheduled = true;
     const run = () => {
       scheduled = false;
-      void flush();
+      timer = null;
+      void writeBatch();
     };
     // After the current I/O callbacks: requests that arrived together are written together.
-    if (delayMs > 0) setTimeout(run, delayMs);
+    if (delayMs > 0) timer = setTimeout(run, delayMs);
     else setImmediate(run);
   };
 
-  const flush = async () => {
+  const writeBatch = async () => {
     writing = true;
     const batch = queue.slice(0, maxBatch);
     queue = queue.slice(batch.length);
@@ -87,7 +91,17 @@ export function createBatchWriter<I, O>(opts: BatchWriterOptions<I, O>): BatchWr
       queue.push({ item, resolve, reject });
       schedule();
     });
+  const idle = () => (queue.length === 0 && !writing ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)));
   return Object.assign(write, {
-    idle: () => (queue.length === 0 && !writing ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    idle,
+    flush: () => {
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+        scheduled = false;
+        void writeBatch();
+      }
+      return idle();
+    },
   });
 }

@@ -84,6 +84,11 @@ export interface Billing {
   settle(reservation: Reservation, input: SettleInput): Promise<Settlement>;
   /** A failed request: gives the hold back, charges nothing, records the status (written behind). */
   release(reservation: Reservation, input: ReleaseInput): Promise<Settlement>;
+  /**
+   * Writes the charges queued on this instance now: a read of balances or usage records that
+   * follows shows every answer this instance sent before it (read your own writes).
+   */
+  written(): Promise<void>;
   /** Writes every queued charge and returns every lease's unheld credits (shutdown). */
   close(): Promise<void>;
 }
@@ -407,6 +412,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         latencyMs: input.latencyMs,
       });
     },
+
+    written: () => write.flush(),
 
     async close() {
       closed = true;

@@ -17,6 +17,7 @@ import { resolveMarket } from '../settlement/resolve-market.ts';
 import { toBalanceRecord } from '../wallets/balance-record.ts';
 import { depositToWallet } from '../wallets/deposit.ts';
 import { normalizeWalletAddress } from '../wallets/wallet-address.ts';
+import type { MarketFeed } from '../live/market-feed.ts';
 import { booksView, eventView, marketView, settledMarketView } from './market-admin.views.ts';
 
 export interface MarketAdminDeps {
@@ -24,6 +25,8 @@ export interface MarketAdminDeps {
   readonly clock: Clock;
   /** Seals the market API secrets the operator issues. */
   readonly secretsKey: Buffer;
+  /** The live reads' view of market changes: a write answers only once it is applied there. */
+  readonly feed: Pick<MarketFeed, 'barrier'>;
 }
 
 const strict = { additionalProperties: false } as const;
@@ -93,6 +96,12 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
   const { db, clock, secretsKey } = deps;
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    // The cached read answers learn of a market change through NOTIFY, which may arrive after
+    // the write commits: the operator's next read must already show the write.
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (req.method !== 'GET' && reply.statusCode < 400) await deps.feed.barrier();
+      return payload;
+    });
 
     app.post('/events', { schema: { tags, summary: 'Create an event', body: CreateEventBody } }, async (req, reply) => {
       const event = await createEvent(db, clock, req.body);
