@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
 
 interface Operation {
   security?: Record<string, string[]>[];
@@ -87,12 +87,46 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
-  it('lets /docs "Try it out" call an admin route with the token', async () => {
+  it('lets /docs "Try it out" call the admin routes with the token', async () => {
     assert.equal((await t.app.inject({ url: '/docs' })).statusCode, 200);
-    const op = doc.paths['/admin/audit']!.get!;
-    assert.deepEqual(op.security, [{ adminToken: [] }]);
-    // Swagger UI sends an http bearer scheme as `Authorization: Bearer <value>`.
-    const r = await t.app.inject({ url: '/admin/audit', headers: t.admin });
-    assert.equal(r.statusCode, 200);
+    // The page loads its document from /docs/json, and sends requests to its own origin.
+    assert.match((await t.app.inject({ url: '/docs/static/swagger-initializer.js' })).body, /url: resolveUrl\('\.\/json'\)/);
+    const served = (await t.app.inject({ url: '/docs/json' })).json() as typeof doc & { servers?: unknown };
+    assert.deepEqual(served, doc, '/docs shows the document of /openapi.json');
+    assert.equal(served.servers, undefined);
+    assert.deepEqual(
+      { type: served.components.securitySchemes.adminToken?.type, scheme: served.components.securitySchemes.adminToken?.scheme },
+      { type: 'http', scheme: 'bearer' },
+    );
+    const unguarded = Object.entries(served.paths)
+      .filter(([path]) => path.startsWith('/admin/'))
+      .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, security: op.security })))
+      .filter((op) => JSON.stringify(op.security) !== JSON.stringify([{ adminToken: [] }]))
+      .map((op) => op.at);
+    assert.deepEqual(unguarded, [], 'every admin operation asks Swagger UI for the admin token');
+
+    // After "Authorize", Swagger UI sends an http bearer scheme as `Authorization: Bearer <value>`,
+    // a JSON body with its content type, over HTTP to the page's origin.
+    const url = await t.listen();
+    const tryIt = (method: string, path: string, token: string | null, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    assert.equal((await tryIt('GET', '/admin/audit', null)).status, 401, 'without "Authorize" the admin routes refuse');
+    const audit = await tryIt('GET', '/admin/audit', TEST_ADMIN_TOKEN);
+    assert.equal(audit.status, 200);
+    assert.equal(((await audit.json()) as { balanced: boolean }).balanced, true);
+    const created = await tryIt('POST', '/admin/accounts', TEST_ADMIN_TOKEN, { email: 'try-it-out@example.com', email_verified: true });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: number };
+    const read = await tryIt('GET', `/admin/accounts/${id}`, TEST_ADMIN_TOKEN);
+    assert.equal(read.status, 200);
+    assert.equal(((await read.json()) as { email: string }).email, 'try-it-out@example.com');
   });
 });
