@@ -29,7 +29,7 @@ export interface LeasedRateLimiter extends RateLimiter {
 
 /**
  * One take never reserves more than this share of what the window has left, so the budget
- * other instances hold unused shrinks with it: from 16 left on, a take is a single request
+ * other instances hold unused shrinks with it: below 16 left, a take is a single request
  * and the limit's last requests are each counted in Redis before they are admitted.
  */
 export const TAKE_SHARE = 8;
