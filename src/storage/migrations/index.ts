@@ -11,6 +11,7 @@ import { marketLiveMigration } from './2026_11_26_50_market_live.ts';
 import * as creditLeases from './2026_11_26_40_credit_leases.ts';
 import * as dashboard from './2026_11_26_60_dashboard.ts';
 import { apiKeyNotifyMigration } from './2026_11_26_95_api_key_notify.ts';
+import { usageLaneMigration } from './2026_11_26_96_usage_lane.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_60_dashboard': dashboard,
   '2026_11_26_80_instance_secrets': instanceSecretsMigration,
   '2026_11_26_95_api_key_notify': apiKeyNotifyMigration,
+  '2026_11_26_96_usage_lane': usageLaneMigration,
 };
