@@ -18,7 +18,7 @@ export interface ApiKeyServiceOptions {
    * instance's cache at once through `listen`; the TTL bounds only a notification that was lost.
    */
   readonly cacheTtlMs: number;
-  /** Subscribes to the database's key change notifications (migration 2026_11_26_95_api_key_notify). */
+  /** Subscribes to the database's key change notifications (migration 2026_11_26_97_api_key_notify). */
   readonly listen: Listen;
   /** last_used_at is written at most this often per key and instance. */
   readonly lastUsedIntervalMs?: number;
