@@ -25,8 +25,8 @@ import {
 import { unwrapOpaque } from './opaque.ts';
 
 export interface ParsedMessagesRequest {
-  /** The brand model id the client asked for, unresolved. */
-  readonly model: string;
+  /** The brand model id the client asked for, unresolved; undefined when it names none (the route serves the budget default). */
+  readonly model: string | undefined;
   /** `maxTokens` is left out when the client gave no `max_tokens` (see messagesMaxTokens). */
   readonly request: CanonicalChatRequest;
 }
@@ -310,7 +310,7 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
  */
 export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
   const body = readBody(rawBody);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const model = readString(body, 'model', '', { nonEmpty: true });
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0) invalid('mcp_servers', 'MCP servers run by the API are not supported');
