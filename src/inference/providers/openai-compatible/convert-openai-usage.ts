@@ -5,10 +5,19 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 /** OpenAI `usage` -> canonical; null when absent. `prompt_tokens` already includes cached tokens. */
 export function convertOpenAIUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
-  const u = usage as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  const u = usage as {
+    prompt_tokens?: unknown;
+    completion_tokens?: unknown;
+    prompt_tokens_details?: { cached_tokens?: unknown } | null;
+    completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+  };
+  const outputTokens = count(u.completion_tokens);
+  // `completion_tokens` includes the reasoning tokens; a server that reports none leaves them unknown.
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
   return {
     inputTokens: count(u.prompt_tokens),
     cachedInputTokens: count(u.prompt_tokens_details?.cached_tokens),
-    outputTokens: count(u.completion_tokens),
+    outputTokens,
+    ...(typeof reasoning === 'number' ? { reasoningTokens: Math.min(count(reasoning), outputTokens) } : {}),
   };
 }
