@@ -26,5 +26,7 @@ describe('convertOpenAIUsage', () => {
     });
     // Never more than the output it is part of.
     assert.equal(convertOpenAIUsage({ prompt_tokens: 1, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 9 } })!.reasoningTokens, 5);
+    // A reported 0 is no count (servers that expose reasoning text often report 0): the text is counted instead.
+    assert.equal('reasoningTokens' in convertOpenAIUsage({ prompt_tokens: 1, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 0 } })!, false);
   });
 });

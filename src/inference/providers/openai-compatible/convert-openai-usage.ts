@@ -12,12 +12,13 @@ export function convertOpenAIUsage(usage: unknown): Usage | null {
     completion_tokens_details?: { reasoning_tokens?: unknown } | null;
   };
   const outputTokens = count(u.completion_tokens);
-  // `completion_tokens` includes the reasoning tokens; a server that reports none leaves them unknown.
-  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  // `completion_tokens` includes the reasoning tokens. Servers that expose reasoning text often
+  // report 0 here (or nothing): only a positive count is taken, otherwise the text is counted.
+  const reasoning = Math.min(count(u.completion_tokens_details?.reasoning_tokens), outputTokens);
   return {
     inputTokens: count(u.prompt_tokens),
     cachedInputTokens: count(u.prompt_tokens_details?.cached_tokens),
     outputTokens,
-    ...(typeof reasoning === 'number' ? { reasoningTokens: Math.min(count(reasoning), outputTokens) } : {}),
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }
