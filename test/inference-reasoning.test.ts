@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
@@ -204,6 +207,43 @@ describe('reasoning: effort upstream, reasoning items and reasoning tokens', () 
       });
     });
   }
+
+  it('messages: output_config.effort reaches an OpenAI-style upstream as reasoning_effort; a thinking budget alone does not', async () => {
+    const client = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+    const u = { input: 15, cached: 0, output: 40 };
+    g.openai.chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage: u, reasoningTokens: 25 });
+    await billed('svc-fast', 'messages', [u], async () => {
+      const m = await client.messages.create({ model: 'svc-fast', max_tokens: 500, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'Capital?' }] } as never);
+      assert.deepEqual((m as Anthropic.Message).content[0], { type: 'thinking', thinking: THOUGHT, signature: '' });
+    });
+    assert.equal(lastBody(g.openai).reasoning_effort, 'high');
+    g.openai.chat.enqueue({ text: 'Paris.', usage: u });
+    await billed('svc-fast', 'messages', [u], () =>
+      client.messages.create({ model: 'svc-fast', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'Capital?' }] }),
+    );
+    assert.equal('reasoning_effort' in lastBody(g.openai), false);
+  });
+
+  it('the Vercel AI SDK OpenAI provider reads the reasoning summary, unmodified, streamed and not', async () => {
+    const provider = createOpenAI({ baseURL: `${g.t.url}/v1`, apiKey: acct.key });
+    const u = { input: 15, cached: 0, output: 40 };
+    g.anthropic.chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage: u });
+    await billed('svc-vision', 'responses', [u], async () => {
+      const r = await generateText({ model: provider('svc-vision'), prompt: 'Capital of France?' });
+      assert.equal(r.reasoningText, THOUGHT);
+      assert.equal(r.text, 'Paris.');
+      assert.equal(r.usage.outputTokenDetails.reasoningTokens, countTextTokens(THOUGHT));
+    });
+    g.openai.chat.enqueue({ reasoning: THOUGHT, text: 'Paris, streamed.', usage: u, reasoningTokens: 25 });
+    await billed('svc-fast', 'responses', [u], async () => {
+      const r = streamText({ model: provider('svc-fast'), prompt: 'Capital of France?' });
+      let reasoning = '';
+      for await (const p of r.fullStream) if (p.type === 'reasoning-delta') reasoning += p.text;
+      assert.equal(reasoning, THOUGHT);
+      assert.equal(await r.text, 'Paris, streamed.');
+      assert.equal((await r.usage).outputTokenDetails.reasoningTokens, 25);
+    });
+  });
 
   it('a reasoning_effort the API does not know is a 400 naming the field', async () => {
     await assert.rejects(
