@@ -49,7 +49,7 @@ export async function expectRouted(g: Gateway, acct: TestAccount, send: () => Pr
   assert.equal((e.fake.requests.at(-1)!.body as { model: string }).model, e.upstreamModel, 'the upstream model asked for');
   const rows = await waitForUsage(g.t, acct.id, rowsBefore + 1);
   const row = rows[0]!;
-  assert.deepEqual([row.model, row.served_model, row.status], [e.record.model, e.record.servedModel, 200], 'the usage record');
+  assert.deepEqual([row.model, row.served_model, row.lane, row.status], [e.record.model, e.record.servedModel, e.lane, 200], 'the usage record');
   const cost = expectedCost(e.prices, e.usage);
   assert.equal(BigInt(row.cost_micro), cost, 'billed at the expected prices');
   const after = await accountCredits(g.t, acct.id);
