@@ -84,7 +84,9 @@ function readImageUrl(f: Fields, path: string): UserContentPart {
   const img = expectFields(f.image_url, ip);
   const url = readString(img, 'url', ip, { required: true })!;
   if (!HTTP_URL.test(url) && !IMAGE_DATA_URI.test(url)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
-  return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
+  // `detail` is the OpenAI part's; an OpenAI-compatible upstream gets it back, Anthropic has none.
+  const detail = readEnum(img, 'detail', ip, ['auto', 'low', 'high'] as const);
+  return withCache({ type: 'image' as const, url, ...(detail !== undefined ? { detail } : {}) }, readCacheControl(f, path));
 }
 
 function readText(f: Fields, path: string): UserContentPart {
