@@ -18,14 +18,21 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * generates load.
  *
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
- * BENCH_PROFILE=1 (the gateway writes a --cpu-prof profile to bench/profiles/), LOG_LEVEL of the
+ * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
+ * to bench/profiles/; sum one with bench/profile-top.ts), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
+ * BENCH_ONLY narrows a run to some targets and modes, so a profile holds one route's work: e.g.
+ * `BENCH_ONLY=c,streaming` (letters of the targets, `streaming` / `non-streaming`; BENCH_STREAMS=0
+ * skips the open streams). The ratios are printed only for a full run.
  */
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const onlyTargets = ONLY.filter((s) => /^[a-e]$/.test(s));
+const onlyModes = ONLY.filter((s) => s === 'streaming' || s === 'non-streaming');
 
 interface Child {
   readonly process: ChildProcess;
@@ -69,8 +76,7 @@ async function main(): Promise<void> {
   const instantUrl = upstream.ready.instantUrl as string;
   const slowUrl = upstream.ready.slowUrl as string;
   const proxy = await start('bare-proxy', [instantUrl]);
-  const gatewayArgv = ['--expose-gc', ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [])];
-  const gateway = await start('gateway', [instantUrl, slowUrl], gatewayArgv);
+  const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
 
@@ -80,19 +86,22 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   // Also a valid Messages body: the same request on /v1/messages, answered in the Anthropic format.
   const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
-  const modes = [
+  const allModes = [
     { name: 'non-streaming', body: JSON.stringify(message), stream: false },
     { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }), stream: true },
   ];
+  const modes = allModes.filter((m) => onlyModes.length === 0 || onlyModes.includes(m.stream ? 'streaming' : 'non-streaming'));
   const responsesBody = (stream: boolean) => JSON.stringify({ model: 'svc-fast', input: 'Say hello.', max_output_tokens: 256, stream });
-  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
+  const allTargets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
     { name: '(e) gateway messages', url: `${gatewayUrl}/v1/messages`, headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' }, server: gateway },
   ];
+  const targets = allTargets.filter((t) => onlyTargets.length === 0 || onlyTargets.includes(t.name[1]!));
   const results = new Map<string, LoadResult>();
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
   const cpuPerRequest = new Map<string, number>();
@@ -102,8 +111,14 @@ async function main(): Promise<void> {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
+        const profiled = PROFILE && target.server === gateway;
+        if (profiled) await gateway.ask({ type: 'profile-start' }, 'profile-started');
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
+        if (profiled) {
+          const file = `bench/profiles/gateway-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.cpuprofile`;
+          await gateway.ask({ type: 'profile-stop', file }, 'profile-stopped');
+        }
         let cpu = '';
         if (target.server && s0) {
           const s1 = await stats(target.server);
@@ -116,7 +131,18 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log('\nratios (c)/(b) (chat completions) and (d)/(b) (messages)');
+  if (ONLY.length === 0) printRatios(modes, results, cpuPerRequest);
+  if (STREAMS > 0) await openStreams(gateway, upstream, gatewayUrl, key);
+
+  const exited = new Promise((r) => gateway.process.once('exit', r));
+  gateway.process.send({ type: 'close' });
+  await exited;
+  proxy.process.kill();
+  upstream.process.kill();
+}
+
+function printRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
+  console.log('\nratios (c)/(b) (chat completions) and (e)/(b) (messages)');
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
     const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
@@ -146,7 +172,10 @@ async function main(): Promise<void> {
         `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
     );
   }
+}
 
+async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, key: string): Promise<void> {
+  const json = { 'content-type': 'application/json' };
   // Memory with STREAMS streams held open through the gateway.
   const memory = async (gc: boolean) => (await gateway.ask<{ usage: NodeJS.MemoryUsage }>({ type: 'memory', gc }, 'memory')).usage;
   const usageCount = async () => (await gateway.ask<{ count: number }>({ type: 'usage-count' }, 'usage-count')).count;
@@ -185,12 +214,6 @@ async function main(): Promise<void> {
     `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
       `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,
   );
-
-  const exited = new Promise((r) => gateway.process.once('exit', r));
-  gateway.process.send({ type: 'close' });
-  await exited;
-  proxy.process.kill();
-  upstream.process.kill();
 }
 
 main().catch((e) => {

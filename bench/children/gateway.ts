@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +68,34 @@ const id = account.json().id as number;
 await app.inject({ method: 'POST', url: `/admin/accounts/${id}/credits`, headers: admin, payload: { credits: 900_000_000 } });
 const key = (await app.inject({ method: 'POST', url: `/admin/accounts/${id}/keys`, headers: admin, payload: { name: 'bench' } })).json().key as string;
 
-process.on('message', (m: { type: string; gc?: boolean }) => {
+// The load runs' own CPU profiles (BENCH_PROFILE=1): started and stopped around each run, so start-up
+// (module compilation, the embedded database's boot) is not in them.
+let profiler: Session | null = null;
+let requestsAtProfileStart = 0;
+
+process.on('message', (m: { type: string; gc?: boolean; file?: string }) => {
+  if (m.type === 'profile-start') {
+    void (async () => {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+      requestsAtProfileStart = requests;
+      process.send!({ type: 'profile-started' });
+    })();
+  }
+  if (m.type === 'profile-stop') {
+    void (async () => {
+      const served = requests - requestsAtProfileStart;
+      const { profile } = await profiler!.post('Profiler.stop');
+      profiler!.disconnect();
+      profiler = null;
+      mkdirSync(join(m.file!, '..'), { recursive: true });
+      // `requests` (not a DevTools field) lets bench/profile-top.ts print time per request.
+      writeFileSync(m.file!, JSON.stringify({ ...profile, requests: served }));
+      process.send!({ type: 'profile-stopped' });
+    })();
+  }
   if (m.type === 'memory') {
     if (m.gc && typeof global.gc === 'function') global.gc();
     process.send!({ type: 'memory', usage: process.memoryUsage() });
@@ -90,7 +118,6 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
       .then((r) => process.send!({ type: 'usage-count', count: Number(r.n), cost: String(r.cost ?? 0), credits: String(r.credits) }));
   }
   if (m.type === 'close') {
-    // Exiting writes the --cpu-prof profile.
     void app
       .close()
       .then(() => deps.close())
