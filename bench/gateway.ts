@@ -12,6 +12,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *       record, re-encoding), on PGlite or DATABASE_URL,
  *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
  *       transaction of two inserts per request),
+ *   (e) the gateway's /v1/messages on svc-fast (translated from the chat completions upstream),
+ *   (f) /v1/messages on svc-fast-anthropic (the same upstream answering as an Anthropic one),
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
  * held open on a slow-streaming upstream. Each server is a process of its own; this one only
@@ -31,7 +33,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const onlyTargets = ONLY.filter((s) => /^[a-e]$/.test(s));
+const onlyTargets = ONLY.filter((s) => /^[a-f]$/.test(s));
 const onlyModes = ONLY.filter((s) => s === 'streaming' || s === 'non-streaming');
 
 interface Child {
@@ -98,6 +100,14 @@ async function main(): Promise<void> {
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
     { name: '(e) gateway messages', url: `${gatewayUrl}/v1/messages`, headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' }, server: gateway },
+    // Messages where the upstream speaks Messages too, as (c) is chat completions on a chat completions upstream.
+    {
+      name: '(f) gateway messages, anthropic upstream',
+      url: `${gatewayUrl}/v1/messages`,
+      headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      server: gateway,
+      body: (stream: boolean) => JSON.stringify({ ...message, model: 'svc-fast-anthropic', stream }),
+    },
   ];
   const targets = allTargets.filter((t) => onlyTargets.length === 0 || onlyTargets.includes(t.name[1]!));
   const results = new Map<string, LoadResult>();
@@ -142,7 +152,7 @@ async function main(): Promise<void> {
 }
 
 function printRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
-  console.log('\nratios (c)/(b) (chat completions) and (e)/(b) (messages)');
+  console.log('\nratios (c)/(b) (chat completions) and (e)/(b), (f)/(b) (messages on each upstream kind)');
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
     const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
@@ -152,15 +162,17 @@ function printRatios(modes: readonly { name: string }[], results: Map<string, Lo
         `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
         `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
     );
-    const [d1, dN] = [at(1, '(e) gateway messages'), at(CONCURRENCY, '(e) gateway messages')];
     const chatRatio = cN.rps / bN.rps;
-    const messagesRatio = dN.rps / bN.rps;
-    console.log(
-      `  ${(mode.name + ' messages').padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
-        `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
-        `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
-        `cpu per request at ${CONCURRENCY}: ${(cpu('(e) gateway messages') * 1000).toFixed(0)} µs`,
-    );
+    for (const [label, target] of [['messages', '(e) gateway messages'], ['messages (f)', '(f) gateway messages, anthropic upstream']] as const) {
+      const [d1, dN] = [at(1, target), at(CONCURRENCY, target)];
+      const messagesRatio = dN.rps / bN.rps;
+      console.log(
+        `  ${(mode.name + ' ' + label).padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
+          `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
+          `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
+          `cpu per request at ${CONCURRENCY}: ${(cpu(target) * 1000).toFixed(0)} µs`,
+      );
+    }
   }
 
   console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');

@@ -9,7 +9,8 @@ import { createDeps } from '../../src/deps.ts';
 
 /**
  * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
- * temp dir or on DATABASE_URL, with svc-fast on the instant upstream and svc-slow on the
+ * temp dir or on DATABASE_URL, with svc-fast on the instant upstream (svc-fast-anthropic on its
+ * Anthropic side) and svc-slow on the
  * slow-streaming one (svc-lanes, a pipeline, and svc-auto both execute on svc-fast, for
  * bench/routing.ts), and one account with credits and a key. Answers 'memory' with its
  * process.memoryUsage() (after a full GC when asked).
@@ -22,6 +23,7 @@ writeFileSync(
   `
 providers:
   - { id: bench-instant, type: openai, base_url: "${instantUrl}/v1", api_key: bench-key, connections: 256 }
+  - { id: bench-instant-anthropic, type: anthropic, base_url: "${instantUrl}", api_key: bench-key, connections: 256 }
   - { id: bench-slow, type: openai, base_url: "${slowUrl}/v1", api_key: bench-key, connections: 2000 }
 models:
   - id: svc-fast
@@ -30,6 +32,12 @@ models:
     max_output: 900000
     pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
     deployments: [{ provider: bench-instant, model: upstream-model }]
+  - id: svc-fast-anthropic
+    type: chat
+    context: 1000000
+    max_output: 900000
+    pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
+    deployments: [{ provider: bench-instant-anthropic, model: upstream-model }]
   - id: svc-slow
     type: chat
     context: 1000000

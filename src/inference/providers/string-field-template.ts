@@ -14,6 +14,7 @@ export interface StringFieldTemplate {
 }
 
 /** A quote, a backslash or a control character: the literal is parsed (or rejected) by JSON.parse. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON strings may not hold raw
 const NEEDS_PARSE = /["\\\u0000-\u001f]/;
 
 export function createStringFieldTemplate(key: string): StringFieldTemplate {
