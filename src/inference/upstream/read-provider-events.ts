@@ -3,6 +3,9 @@ import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/pro
 import { createSseSplitter } from './read-sse-events.ts';
 import { networkFailure } from './upstream-transport.ts';
 
+/** How long a complete answer's body may take to end before its connection is given up. */
+const DRAIN_MS = 1000;
+
 interface BodyReader {
   /** What arrived since the last read, in one buffer; null at the end of the body. */
   read(): Promise<Buffer | null>;
@@ -53,8 +56,12 @@ function readBody(body: Readable): BodyReader {
     },
     release() {
       body.off('readable', notify);
-      // The error listener stays: a failure while draining has nobody to tell.
-      if (!ended) body.resume();
+      if (ended) return;
+      // The error listener stays: a failure while draining has nobody to tell. An upstream that
+      // keeps the body open after its answer is cut off soon (the connection is lost then).
+      const cutOff = setTimeout(() => body.destroy(), DRAIN_MS).unref();
+      body.once('end', () => clearTimeout(cutOff));
+      body.resume();
     },
     destroy() {
       if (!ended && !body.destroyed) body.destroy();
