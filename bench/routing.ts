@@ -10,10 +10,13 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * BENCH_CONCURRENCY, non-streamed and streamed; then the ratios against svc-fast (aim: throughput
  * within 5%). Rounds alternate the models so drift of a shared machine hits them alike.
  *
- * Settings: BENCH_DURATION_MS (3000 per run), BENCH_CONCURRENCY (32), BENCH_ROUNDS (2).
+ * Settings: BENCH_DURATION_MS (3000 per run), BENCH_CONCURRENCY (32), BENCH_ROUNDS (2),
+ * BENCH_PROMPT (the user message, `Say hello.`: a longer one shows the
+ * classifier's cost on it, which is bounded whatever the length; see docs/routing.md).
  */
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 3000);
+const PROMPT = process.env.BENCH_PROMPT ?? 'Say hello.';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MODELS = ['svc-fast', 'svc-lanes', 'svc-auto'] as const;
@@ -32,20 +35,20 @@ async function main(): Promise<void> {
   const gateway = await start('gateway', [upstream.ready.instantUrl as string, upstream.ready.slowUrl as string]);
   const url = `${gateway.ready.url as string}/v1/chat/completions`;
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gateway.ready.key as string}` };
-  console.log(`routing bench: ${cpus().length} CPUs (shared), node ${process.version}, ${DURATION} ms per run, ${ROUNDS} rounds\n`);
+  console.log(`routing bench: ${cpus().length} CPUs (shared), node ${process.version}, ${DURATION} ms per run, ${ROUNDS} rounds, a prompt of ${PROMPT.length} characters\n`);
 
   const modes = [
     { name: 'non-streaming', stream: false },
     { name: 'streaming (100 chunks)', stream: true },
   ];
+  const bodyOf = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: PROMPT }], max_tokens: 256, stream });
   const totals = new Map<string, { rps: number; p50: number; n: number }>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of modes) {
       for (const concurrency of [1, CONCURRENCY]) {
         const order = round % 2 === 0 ? MODELS : [...MODELS].reverse();
         for (const model of order) {
-          const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256, stream: mode.stream });
-          const r: LoadResult = await runLoad({ url, method: 'POST', headers, body, concurrency, durationMs: DURATION });
+          const r: LoadResult = await runLoad({ url, method: 'POST', headers, body: bodyOf(model, mode.stream), concurrency, durationMs: DURATION });
           if (r.errors > 0 || Object.keys(r.statuses).some((s) => s !== '200')) throw new Error(`${model}: ${JSON.stringify(r.statuses)}`);
           console.log(`  round ${round + 1} ${mode.name}, concurrency ${concurrency}: ${formatResult(model, r)}`);
           const key = `${mode.name}|${concurrency}|${model}`;

@@ -13,6 +13,7 @@ import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { startMarketFeed, type MarketFeed } from './market/live/market-feed.ts';
 import { MarketStream } from './market/live/market-stream.ts';
 import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
+import { createLeasedRateLimiter, type LeasedRateLimiter } from './ratelimit/leased-limiter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
@@ -41,10 +42,10 @@ export interface AppDeps {
   readonly upstreams: Upstreams;
   readonly limiters: {
     readonly market: RateLimiter;
-    /** Per account: chat, completions, responses, messages, embeddings, rerank. */
-    readonly inference: RateLimiter;
-    /** Per account: image generation. */
-    readonly images: RateLimiter;
+    /** Per account: chat, completions, responses, messages, embeddings, rerank (spent from memory). */
+    readonly inference: LeasedRateLimiter;
+    /** Per account: image generation (spent from memory). */
+    readonly images: LeasedRateLimiter;
     /** Dashboard sign-in, sign-up and password reset attempts, per client IP and per email. */
     readonly auth: RateLimiter;
   };
@@ -127,7 +128,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     );
   }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
-  const apiKeys = createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs });
+  const apiKeys = await createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs, listen: database.listen });
   const marketFeed = await startMarketFeed(database.db, database.listen);
   const marketStream = new MarketStream(marketFeed, config.marketStream);
   const billing = createBilling(database.db, clock, {
@@ -139,6 +140,21 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     // An embedded database has one user: whatever it holds belongs to a process that is gone.
     releaseAllAtStart: database.kind === 'pglite' && overrides.database === undefined,
   });
+  // The gateway's per-account budgets are spent from memory, in batches reserved from Redis
+  // (docs/operations.md, "Rate limits across instances"); market and sign-in limits ask Redis each time.
+  const leased = (name: string, points: number) =>
+    createLeasedRateLimiter({
+      redis,
+      name: `${config.redisPrefix}:${name}`,
+      points,
+      durationSeconds: 60,
+      batch: config.rateLimits.batch,
+      syncMs: 1000,
+      // /health reports Redis down; per request, a warning would flood the log.
+      onStoreError: (err) => logger.debug({ err }, 'rate limit: Redis failed, falling back to this instance alone'),
+    });
+  const inferenceLimiter = leased('inference', config.rateLimits.inferencePerMinute);
+  const imagesLimiter = leased('images', config.rateLimits.imagesPerMinute);
   const mailer = createMailer({ smtpUrl: config.dashboard.smtpUrl, from: config.dashboard.mailFrom, dataDir: config.dataDir, logger });
   return {
     config,
@@ -156,8 +172,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     upstreams,
     limiters: {
       market: createRateLimiter({ redis, name: `${config.redisPrefix}:market`, points: config.rateLimits.marketPerMinute, durationSeconds: 60 }),
-      inference: createRateLimiter({ redis, name: `${config.redisPrefix}:inference`, points: config.rateLimits.inferencePerMinute, durationSeconds: 60 }),
-      images: createRateLimiter({ redis, name: `${config.redisPrefix}:images`, points: config.rateLimits.imagesPerMinute, durationSeconds: 60 }),
+      inference: inferenceLimiter,
+      images: imagesLimiter,
       auth: createRateLimiter({ redis, name: `${config.redisPrefix}:auth`, points: 10, durationSeconds: 600 }),
     },
     mailer,
@@ -165,6 +181,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     billing,
     async close() {
       await billing.close();
+      // Unused reservations go back so the other instances can spend them this minute.
+      await Promise.all([inferenceLimiter.close(), imagesLimiter.close()]);
       marketStream.close();
       await marketFeed.stop();
       mailer.close();

@@ -41,6 +41,7 @@ const usage = (accountId: number, requestId: string, cost: bigint, extra: Partia
   keyId: null,
   model: 'svc-fast',
   servedModel: null,
+  lane: null,
   providerId: 'main-openai',
   upstreamModel: 'gpt-4.1-mini',
   endpoint: 'chat.completions',

@@ -71,7 +71,7 @@ describe('POST /v1/chat/completions and /v1/completions through the openai clien
         assert.equal(r.model, kind.model);
         assert.equal(r.choices[0]!.message.content, 'Bonjour, le monde.');
         assert.equal(r.choices[0]!.finish_reason, 'stop');
-        assert.deepEqual(r.usage, { prompt_tokens: 31, completion_tokens: 7, total_tokens: 38, prompt_tokens_details: { cached_tokens: 11 } });
+        assert.deepEqual(r.usage, { prompt_tokens: 31, completion_tokens: 7, total_tokens: 38, prompt_tokens_details: { cached_tokens: 11 }, completion_tokens_details: { reasoning_tokens: 0 } });
       });
 
       it('streams text with the usage chunk last when include_usage is set, then [DONE]', async () => {
@@ -85,7 +85,7 @@ describe('POST /v1/chat/completions and /v1/completions through the openai clien
         const out = await collect(stream);
         assert.equal(out.text, 'Streaming works across both kinds.');
         assert.equal(out.finish, 'stop');
-        assert.deepEqual(out.usage, { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 } });
+        assert.deepEqual(out.usage, { prompt_tokens: 20, completion_tokens: 9, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
         const last = out.chunks.at(-1)!;
         assert.deepEqual(last.choices, [], 'the usage chunk has no choices');
         assert.equal(new Set(out.chunks.map((c) => c.id)).size, 1, 'one id for the whole stream');
@@ -322,7 +322,7 @@ describe('POST /v1/chat/completions and /v1/completions through the openai clien
       assert.equal(r.model, kind.model);
       assert.equal(r.choices[0]!.text, ' jumps over the lazy dog.');
       assert.equal(r.choices[0]!.finish_reason, 'stop');
-      assert.deepEqual(r.usage, { prompt_tokens: 25, completion_tokens: 6, total_tokens: 31, prompt_tokens_details: { cached_tokens: 0 } });
+      assert.deepEqual(r.usage, { prompt_tokens: 25, completion_tokens: 6, total_tokens: 31, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
       const sent = kind.fake(g).requests.at(-1)!.body as Record<string, unknown>;
       assert.match(JSON.stringify(sent), /The quick brown fox/);
 

@@ -316,6 +316,32 @@ describe('POST /inference/v1/messages through the Anthropic SDK', () => {
     );
   });
 
+  it('image_url parts (the service message object) reach an Anthropic upstream as image blocks', async () => {
+    g.anthropic.chat.enqueue({ text: 'Two images.' });
+    await client.messages.create({
+      model: 'svc-vision',
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          // Not in the SDK's types: the service's message object allows OpenAI's image_url part here.
+          content: [
+            { type: 'image_url', image_url: { url: 'https://example.com/dog.jpg', detail: 'low' } },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+            { type: 'text', text: 'Compare.' },
+          ] as never,
+        },
+      ],
+    });
+    const sent = g.anthropic.requests.at(-1)!.body as { messages: { content: unknown[] }[] };
+    assert.deepEqual(sent.messages[0]!.content, [
+      { type: 'image', source: { type: 'url', url: 'https://example.com/dog.jpg' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } },
+      { type: 'text', text: 'Compare.' },
+    ]);
+    await assertBilled('svc-vision', [{ input: 40, output: 12 }]);
+  });
+
   it('stop sequences: the one that ended the answer is reported', async () => {
     g.anthropic.chat.enqueue({ text: 'one two', stopSequence: 'three', usage: { input: 10, cached: 0, output: 2 } }, { text: 'one two', stopSequence: 'three', usage: { input: 10, cached: 0, output: 2 } });
     const m = await client.messages.create({ model: 'svc-vision', max_tokens: 50, stop_sequences: ['three'], messages: [{ role: 'user', content: 'count' }] });

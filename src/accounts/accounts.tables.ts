@@ -78,6 +78,8 @@ export interface UsageRecordsTable {
   key_id: number | null;
   model: string;
   served_model: string | null;
+  /** The lane of a pipeline or svc-auto request (x-svc-lane); null for a plain model. */
+  lane: string | null;
   provider_id: string | null;
   upstream_model: string | null;
   endpoint: string;

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Db } from '../storage/database.ts';
+import type { Db, Listen } from '../storage/database.ts';
 import { findPrincipalByKeyHash, writeLastUsed } from './api-key.repository.ts';
 import { hashApiKey, isApiKeyShaped } from './api-key.token.ts';
 import { createKeyCache } from './key-cache.ts';
@@ -11,8 +13,13 @@ export interface ApiKeyServiceOptions {
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Key cache TTL: the bound on how long another instance honours a revoked key. */
+  /**
+   * Key cache TTL: how long a lookup is trusted. Revocations and verified emails reach every
+   * instance's cache at once through `listen`; the TTL bounds only a notification that was lost.
+   */
   readonly cacheTtlMs: number;
+  /** Subscribes to the database's key change notifications (migration 2026_11_26_97_api_key_notify). */
+  readonly listen: Listen;
   /** last_used_at is written at most this often per key and instance. */
   readonly lastUsedIntervalMs?: number;
   /** How often pending last_used_at times are written. */
@@ -27,16 +34,30 @@ export interface ApiKeyService {
   forgetKey(keyId: number): void;
   /** Call after changing an account (verified email), so this instance sees it at once. */
   forgetAccount(accountId: number): void;
+  /** Resolves once every key change committed before the call has reached this instance's cache. */
+  barrier(): Promise<void>;
   flushLastUsed(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createApiKeyService(opts: ApiKeyServiceOptions): ApiKeyService {
+/** `k<id>`: a key revoked or deleted; `a<id>`: an account's email_verified changed; `b<token>`: a barrier. */
+export const KEY_CHANGE_CHANNEL = 'svc_api_key_change';
+
+export async function createApiKeyService(opts: ApiKeyServiceOptions): Promise<ApiKeyService> {
   const cache = createKeyCache({
     load: (hash) => findPrincipalByKeyHash(opts.db, hash),
     clock: opts.clock,
     ttlMs: opts.cacheTtlMs,
   });
+  const barriers = new Map<string, () => void>();
+  const onChange = (_channel: string, payload: string) => {
+    const id = Number(payload.slice(1));
+    if (payload.startsWith('k')) cache.forgetKey(id);
+    else if (payload.startsWith('a')) cache.forgetAccount(id);
+    else if (payload.startsWith('b')) barriers.get(payload.slice(1))?.();
+  };
+  // Notifications sent while the listening connection was down are lost: start over.
+  const stopListening = await opts.listen([KEY_CHANGE_CHANNEL], onChange, () => cache.forgetAll());
   const lastUsed = createLastUsedTracker({
     clock: opts.clock,
     minIntervalMs: opts.lastUsedIntervalMs ?? 60_000,
@@ -61,9 +82,20 @@ export function createApiKeyService(opts: ApiKeyServiceOptions): ApiKeyService {
     },
     forgetKey: (id) => cache.forgetKey(id),
     forgetAccount: (id) => cache.forgetAccount(id),
+    async barrier() {
+      const token = randomUUID();
+      const arrived = new Promise<void>((resolve) => barriers.set(token, resolve));
+      try {
+        await sql`select pg_notify(${KEY_CHANGE_CHANNEL}, ${`b${token}`})`.execute(opts.db);
+        await arrived;
+      } finally {
+        barriers.delete(token);
+      }
+    },
     flushLastUsed: flush,
     async close() {
       clearInterval(timer);
+      await stopListening();
       await flush();
     },
   };

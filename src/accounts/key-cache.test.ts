@@ -55,6 +55,18 @@ describe('key cache', () => {
     assert.equal((await s.cache.get('hb'))?.emailVerified, true);
   });
 
+  it('forgets everything, unknown keys included, when told changes may have been missed', async () => {
+    const s = setup();
+    await s.cache.get('ha');
+    await s.cache.get('hnew');
+    s.table.set('ha', null);
+    s.table.set('hnew', alice);
+    s.cache.forgetAll();
+    assert.equal(s.cache.size, 0);
+    assert.equal(await s.cache.get('ha'), null);
+    assert.deepEqual(await s.cache.get('hnew'), alice);
+  });
+
   it('shares one query between concurrent misses', async () => {
     const s = setup();
     const all = await Promise.all(Array.from({ length: 20 }, () => s.cache.get('ha')));

@@ -17,6 +17,8 @@ export interface KeyCache {
   forgetKey(keyId: number): void;
   /** Drops every key of an account (its email was just verified, say). */
   forgetAccount(accountId: number): void;
+  /** Drops everything (change notifications may have been missed). */
+  forgetAll(): void;
   readonly size: number;
 }
 
@@ -27,8 +29,9 @@ interface Entry {
 
 /**
  * In-process cache of key lookups with a short TTL: a request costs no database round trip
- * while its key's entry is fresh, and a revocation made on another instance is honoured once
- * the entry expires. Concurrent misses on one key share a single query.
+ * while its key's entry is fresh. Changes are forgotten at once when told (the service listens
+ * for them); a change nobody told this cache about is honoured once the entry expires.
+ * Concurrent misses on one key share a single query.
  */
 export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   const maxEntries = opts.maxEntries ?? 10_000;
@@ -79,6 +82,11 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
     },
     forgetAccount(accountId) {
       forgetWhere((p) => p.accountId === accountId);
+    },
+    forgetAll() {
+      forgetWhere(() => true);
+      // Unknown keys too: a key created meanwhile must not stay "not found".
+      entries.clear();
     },
     get size() {
       return entries.size;

@@ -32,6 +32,11 @@ export interface Config {
     readonly inferencePerMinute: number;
     readonly imagesPerMinute: number;
     readonly marketPerMinute: number;
+    /**
+     * With Redis, the most of an account's inference or images budget an instance reserves in
+     * one round trip and then admits from memory; 1 asks Redis on every request.
+     */
+    readonly batch: number;
   };
   /**
    * How long an API key lookup is trusted in memory: the bound on how long another instance
@@ -166,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
       inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),
       marketPerMinute: int(env, 'RATE_LIMIT_MARKET_PER_MINUTE', 200, 1, 1_000_000),
+      batch: int(env, 'RATE_LIMIT_BATCH', 100, 1, 10_000),
     }),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 5000, 0, 60_000),
     billing: Object.freeze({

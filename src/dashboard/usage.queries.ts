@@ -54,7 +54,7 @@ export async function dailyUsage(db: Db, accountId: number, range: UsageRange): 
 export async function usageRows(db: Db, accountId: number, range: UsageRange, limit: number) {
   return db
     .selectFrom('usage_records')
-    .select(['id', 'created_at', 'model', 'served_model', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'image_count', 'cost', 'status', 'latency_ms'])
+    .select(['id', 'created_at', 'model', 'served_model', 'lane', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'image_count', 'cost', 'status', 'latency_ms'])
     .where('account_id', '=', accountId)
     .where('created_at', '>=', range.from)
     .where('created_at', '<', range.to)

@@ -63,6 +63,22 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
 }
 
+/** The API's rules for extended thinking, as it enforces them. */
+function checkThinking(body: Record<string, unknown>): string | null {
+  const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
+  if (thinking?.type !== 'enabled') return null;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== 'number' || budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (budget >= (body.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  if (body.temperature !== undefined || body.top_k !== undefined) return '`temperature` and `top_k` may not be set when thinking is enabled';
+  const last = (body.messages as { role: string; content: unknown }[]).findLast((m) => m.role === 'assistant');
+  const blocks = Array.isArray(last?.content) ? (last.content as { type: string }[]) : [];
+  if (blocks.some((b) => b.type === 'tool_use') && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
+    return 'messages: When `thinking` is enabled, a final `assistant` message must start with a thinking block';
+  }
+  return null;
+}
+
 function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
@@ -71,6 +87,8 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
+  const thinkingProblem = checkThinking(body);
+  if (thinkingProblem) return sendJson(res, 400, errorBody('invalid_request_error', thinkingProblem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   const u = scenario.usage ?? DEFAULT_USAGE;
   const usageStart = {

@@ -61,7 +61,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
     prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: scenario.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
   return { toolCalls, text, finish, usage };
 }

@@ -17,6 +17,8 @@ export interface FakeChatScenario {
   /** `length` to stop as if max_tokens was reached. */
   readonly finish?: 'stop' | 'length';
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
+  /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
+  readonly reasoningTokens?: number;
   /** Leave usage out of the answer (a stream that ends without its usage). */
   readonly omitUsage?: boolean;
   /** Answer with this HTTP error in the provider's shape (and these headers, e.g. retry-after). */

@@ -178,6 +178,7 @@ export interface UsageRow {
   id: string;
   model: string;
   served_model: string | null;
+  lane: string | null;
   endpoint: string;
   provider: string | null;
   upstream_model: string | null;

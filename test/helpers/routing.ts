@@ -49,7 +49,7 @@ export async function expectRouted(g: Gateway, acct: TestAccount, send: () => Pr
   assert.equal((e.fake.requests.at(-1)!.body as { model: string }).model, e.upstreamModel, 'the upstream model asked for');
   const rows = await waitForUsage(g.t, acct.id, rowsBefore + 1);
   const row = rows[0]!;
-  assert.deepEqual([row.model, row.served_model, row.status], [e.record.model, e.record.servedModel, 200], 'the usage record');
+  assert.deepEqual([row.model, row.served_model, row.lane, row.status], [e.record.model, e.record.servedModel, e.lane, 200], 'the usage record');
   const cost = expectedCost(e.prices, e.usage);
   assert.equal(BigInt(row.cost_micro), cost, 'billed at the expected prices');
   const after = await accountCredits(g.t, acct.id);
@@ -57,7 +57,29 @@ export async function expectRouted(g: Gateway, acct: TestAccount, send: () => Pr
   assert.equal(after.reserved, 0n, 'no hold left');
 }
 
-/** The answer and headers of an openai SDK call made `.withResponse()`. */
-export function openaiAnswer(r: { data: { model: string }; response: Response }): RoutedAnswer {
+/** The answer and headers of an SDK call made `.withResponse()` (openai or @anthropic-ai/sdk). */
+export function sdkAnswer(r: { data: { model: string }; response: Response }): RoutedAnswer {
   return { model: r.data.model, header: (n) => r.response.headers.get(n) };
 }
+
+/**
+ * The answer of a streamed SDK call made `.withResponse()`, read to its end: every event that names
+ * a model (`modelOf` returns undefined for the others) must name the same one.
+ */
+export async function streamedAnswer<E>(p: Promise<{ data: AsyncIterable<E>; response: Response }>, modelOf: (event: E) => string | undefined): Promise<RoutedAnswer> {
+  const { data, response } = await p;
+  const models = new Set<string>();
+  for await (const e of data) {
+    const m = modelOf(e);
+    if (m !== undefined) models.add(m);
+  }
+  assert.equal(models.size, 1, `the stream names one model: ${[...models].join(', ')}`);
+  return { model: [...models][0]!, header: (n) => response.headers.get(n) };
+}
+
+/** Where each streaming protocol names the model: every chat chunk, messages' message_start, the responses events that carry the response. */
+export const streamModel = {
+  chat: (c: { model: string }) => c.model,
+  messages: (e: { type: string; message?: { model: string } }) => (e.type === 'message_start' ? e.message!.model : undefined),
+  responses: (e: { type: string; response?: { model: string } }) => e.response?.model,
+};

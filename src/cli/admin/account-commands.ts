@@ -69,7 +69,7 @@ export function registerAccountCommands(program: Command, client: () => AdminCli
     );
   keys
     .command('revoke')
-    .description('revoke a key (every instance refuses it within API_KEY_CACHE_TTL_MS)')
+    .description('revoke a key (every instance refuses it at once)')
     .argument('<keyId>', 'key id', positiveId)
     .action(async (keyId: number) => print(await client().call('DELETE', `/keys/${keyId}`)));
 }

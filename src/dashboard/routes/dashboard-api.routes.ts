@@ -285,6 +285,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     time: r.created_at.toISOString(),
     model: r.model,
     served_model: r.served_model,
+    lane: r.lane,
     endpoint: r.endpoint,
     input_tokens: r.input_tokens,
     cached_input_tokens: r.cached_input_tokens,
@@ -358,7 +359,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       const s = requireAccount(request);
       const range = rangeOf(request.query, Date.now());
       const rows = (await usageRows(db, s.accountId, range, 100_000)).map(usageRow);
-      const header = ['time', 'model', 'served_model', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'credits', 'status', 'latency_ms'] as const;
+      const header = ['time', 'model', 'served_model', 'lane', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'credits', 'status', 'latency_ms'] as const;
       const lines = [csvLine([...header]), ...rows.map((r) => csvLine(header.map((h) => r[h])))];
       return reply
         .type('text/csv; charset=utf-8')

@@ -18,7 +18,13 @@ const obj = (properties: Record<string, unknown>, required: string[] = [], extra
 
 const Model = { type: 'string', description: 'a brand model id (`GET /v1/models`), e.g. svc-fast' };
 const Stop = { oneOf: [str, { type: 'array', items: str, maxItems: 4 }] };
-const Usage = obj({ prompt_tokens: int, completion_tokens: int, total_tokens: int, prompt_tokens_details: obj({ cached_tokens: int }) });
+const Usage = obj({
+  prompt_tokens: int,
+  completion_tokens: int,
+  total_tokens: int,
+  prompt_tokens_details: obj({ cached_tokens: int }),
+  completion_tokens_details: obj({ reasoning_tokens: { ...int, description: 'part of completion_tokens' } }),
+});
 
 const Content = {
   oneOf: [
@@ -56,6 +62,7 @@ const ChatRequest = obj(
     tool_choice: { oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, obj({ type: str, function: obj({ name: str }, ['name']) })] },
     parallel_tool_calls: bool,
     response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type']),
+    reasoning_effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
     user: str,
   },
   ['model', 'messages'],

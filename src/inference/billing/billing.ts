@@ -54,6 +54,8 @@ export interface SettleInput {
   readonly servedBy?: ServedBy | null;
   /** The brand that answered when it is not the one asked for (pipelines, svc-auto). */
   readonly servedModel?: string | null;
+  /** The lane the request was routed by (pipelines, svc-auto). */
+  readonly lane?: string | null;
   /** Prices to bill at, when not the reserved model's (svc-auto bills the model it chose). */
   readonly pricing?: ModelPricing;
   /** Defaults to the time since reserve(). */
@@ -65,6 +67,7 @@ export interface ReleaseInput {
   readonly status: number;
   readonly servedBy?: ServedBy | null;
   readonly servedModel?: string | null;
+  readonly lane?: string | null;
   readonly latencyMs?: number;
 }
 
@@ -267,6 +270,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     status: number;
     servedBy: ServedBy | null | undefined;
     servedModel: string | null | undefined;
+    lane: string | null | undefined;
     latencyMs: number | undefined;
   }): Promise<Settlement> => {
     const l = r.lease;
@@ -288,6 +292,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         providerId: s.servedBy?.providerId ?? null,
         upstreamModel: s.servedBy?.upstreamModel ?? null,
         endpoint: r.endpoint,
+        lane: s.lane ?? null,
         inputTokens: s.usage.inputTokens,
         cachedInputTokens: Math.min(s.usage.cachedInputTokens ?? 0, s.usage.inputTokens),
         outputTokens: s.usage.outputTokens ?? 0,
@@ -396,6 +401,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         status: input.status ?? 200,
         servedBy: input.servedBy,
         servedModel: input.servedModel,
+        lane: input.lane,
         latencyMs: input.latencyMs,
       });
     },
@@ -409,6 +415,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         status: input.status,
         servedBy: input.servedBy,
         servedModel: input.servedModel,
+        lane: input.lane,
         latencyMs: input.latencyMs,
       });
     },

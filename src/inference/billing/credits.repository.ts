@@ -98,6 +98,7 @@ export interface UsageRecordInput {
   readonly providerId: string | null;
   readonly upstreamModel: string | null;
   readonly endpoint: string;
+  readonly lane: string | null;
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
   readonly outputTokens: number;
@@ -164,10 +165,11 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
           ${col((u) => u.endpoint)}::text[], ${col((u) => u.inputTokens)}::int[], ${col((u) => u.cachedInputTokens)}::int[],
           ${col((u) => u.outputTokens)}::int[], ${col((u) => u.imageCount)}::int[], ${col((u) => text(u.cost))}::bigint[],
           ${col((u) => u.latencyMs)}::int[], ${col((u) => u.status)}::int[], ${col((u) => u.usageSource)}::text[],
-          ${col((u) => u.requestId)}::text[], ${before.map(text)}::bigint[], ${after.map(text)}::bigint[]
+          ${col((u) => u.requestId)}::text[], ${before.map(text)}::bigint[], ${after.map(text)}::bigint[],
+          ${col((u) => u.lane)}::text[]
         ) with ordinality as v(lease_id, charged, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
           input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id,
-          balance_before, balance_after, ord)
+          balance_before, balance_after, lane, ord)
       ), per_lease as (
         select lease_id, sum(charged)::bigint as charged from v where lease_id is not null group by lease_id
       ), leases as (
@@ -184,10 +186,10 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
         select ord, nextval(pg_get_serial_sequence('usage_records', 'id')) as id from v
       ), used as (
         insert into usage_records (id, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
-          input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id)
+          input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id, lane)
         select ids.id, v.account_id, v.key_id, v.model, v.served_model, v.provider_id, v.upstream_model, v.endpoint,
           v.input_tokens, v.cached_input_tokens, v.output_tokens, v.image_count, v.cost, v.latency_ms, v.status,
-          v.usage_source, v.request_id
+          v.usage_source, v.request_id, v.lane
         from v join ids using (ord) order by v.ord
       ), ledger as (
         insert into credit_ledger (account_id, amount, kind, balance_after, usage_id, note)

@@ -79,6 +79,10 @@ export type ToolChoice =
   | { readonly type: 'required' }
   | { readonly type: 'tool'; readonly name: string };
 
+/** The OpenAI reasoning efforts, `none` (no reasoning) to `xhigh`. */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
 export type ResponseFormat =
   | { readonly type: 'json_object' }
   | {
@@ -105,8 +109,13 @@ export interface CanonicalChatRequest {
   readonly topP?: number;
   /** Sample only from the k most likely tokens (Anthropic; OpenAI-compatible servers that take it). */
   readonly topK?: number;
-  /** Extended thinking / reasoning effort, where the upstream offers it. */
-  readonly reasoning?: { readonly effort?: 'minimal' | 'low' | 'medium' | 'high'; readonly budgetTokens?: number };
+  /**
+   * Reasoning the client asked for, from every client format (chat `reasoning_effort`, responses
+   * `reasoning.effort`, messages `thinking` and `output_config.effort`): an effort, a thinking
+   * budget in tokens, or both. Effort `none` asks for no reasoning. Each upstream adapter turns it
+   * into its own parameter (docs/api-decisions.md, "Reasoning").
+   */
+  readonly reasoning?: { readonly effort?: ReasoningEffort; readonly budgetTokens?: number };
   readonly stop: readonly string[];
   readonly stream: boolean;
   /** The client's end-user id, forwarded to upstreams for abuse tracking. */

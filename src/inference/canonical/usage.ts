@@ -12,6 +12,12 @@ export interface Usage {
    * reported back to clients; billed as uncached input.
    */
   readonly cacheWriteInputTokens?: number;
+  /**
+   * The part of outputTokens the model spent reasoning, reported to clients (billed as output,
+   * which already counts it): the upstream's own count, or an estimate from the reasoning text it
+   * returned when it reports none (Anthropic), see docs/api-decisions.md.
+   */
+  readonly reasoningTokens?: number;
 }
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };

@@ -113,17 +113,19 @@ export async function withCreditHold<T>(
     const servedBy = servedByOf(lastTarget);
     const executor = lastTarget ? executorOf(route, lastTarget).brand : route.executors[0]!.brand;
     const servedModel = executor === route.requested ? null : executor.id;
+    const lane = route.lane === null ? null : ((lastTarget ? executorOf(route, lastTarget).lane : null) ?? route.lane);
     // The answer does not wait for the write: a failed write is logged (the request then goes
     // unbilled, its hold back in the lease), never turned into the client's error.
     const written =
       recorded === null && status >= 400
-        ? ctx.billing.release(reservation, { status, servedBy, servedModel })
+        ? ctx.billing.release(reservation, { status, servedBy, servedModel, lane })
         : ctx.billing.settle(reservation, {
             usage: recorded ?? { inputTokens: 0 },
             usageSource: estimated ? 'estimated' : 'upstream',
             status,
             servedBy,
             servedModel,
+            lane,
             ...(pricing ? { pricing } : {}),
           });
     written.catch((err: unknown) => request.log.error({ err }, 'writing the charge of a request failed'));

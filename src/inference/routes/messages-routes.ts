@@ -50,7 +50,7 @@ export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext
     },
     async (request) => {
       const parsed = parseMessagesRequest({ max_tokens: 1, ...(request.body as object) });
-      const model = ctx.resolveModel(parsed.model, 'messages');
+      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
       return { input_tokens: estimateChatInputTokens(parsed.request) };
     },

@@ -18,7 +18,7 @@ import {
   type McpServerSpec,
   type McpToolListing,
 } from '../formats/openai-responses/response-items.ts';
-import { ResponseRecorder, type McpCallRequest, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
+import { ResponseRecorder, type McpCallRequest, type ResponseUsageCounts, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
 import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-messages.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
@@ -254,6 +254,7 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
       maxOutputTokens: parsed.maxOutputTokens ?? null,
       text: parsed.textEcho,
       reasoningEffort: parsed.reasoningEffort ?? null,
+      reasoningSummary: parsed.reasoningSummary ?? null,
       metadata: parsed.metadata,
       truncation: parsed.truncation,
       user: parsed.user ?? null,
@@ -443,12 +444,13 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
   return undefined;
 }
 
-function record(hold: CreditHold, call: ModelCall, target: UpstreamTarget, totals: { inputTokens: number; cachedInputTokens: number; outputTokens: number }): void {
+function record(hold: CreditHold, call: ModelCall, target: UpstreamTarget, totals: { -readonly [K in keyof ResponseUsageCounts]: number }): void {
   const { usage, estimated } = call.usage();
   hold.record(usage, estimated, target);
   totals.inputTokens += usage.inputTokens;
   totals.cachedInputTokens += usage.cachedInputTokens;
   totals.outputTokens += usage.outputTokens;
+  totals.reasoningTokens += usage.reasoningTokens ?? 0;
 }
 
 async function settle(request: FastifyRequest, hold: CreditHold, status: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { countTokens } from 'gpt-tokenizer';
 import type { CanonicalChatRequest, ToolCall } from '../canonical/chat.ts';
+import type { Usage } from '../canonical/usage.ts';
 
 // Text is counted as text: special-token markers a client sends are ordinary characters here.
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -49,4 +50,15 @@ export function estimateOutputTokens(output: {
   let n = countTextTokens(output.text) + countTextTokens(output.reasoning);
   for (const c of output.toolCalls) n += countTextTokens(c.name) + countTextTokens(c.arguments);
   return n;
+}
+
+/**
+ * The usage with its reasoning tokens filled in: the upstream's count when it reported one; else,
+ * when the answer carried reasoning text (Anthropic thinking, which its usage counts inside
+ * `output_tokens` without saying how much), the tokenizer's count of that text, never more than
+ * the output. A lower bound when the upstream summarises its thinking (docs/api-decisions.md).
+ */
+export function withReasoningTokens(usage: Usage, reasoning: string): Usage {
+  if (usage.reasoningTokens !== undefined || reasoning === '') return usage;
+  return { ...usage, reasoningTokens: Math.min(countTextTokens(reasoning), usage.outputTokens) };
 }

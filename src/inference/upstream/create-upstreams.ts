@@ -18,7 +18,7 @@ import { buildRerankBody } from '../providers/rerank/build-rerank-body.ts';
 import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.ts';
 import { createRedactor } from '../redact/create-redactor.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
-import { countTextTokens, estimateChatInputTokens, estimateOutputTokens } from '../tokens/count-tokens.ts';
+import { countTextTokens, estimateChatInputTokens, estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
 import { readProviderEvents } from './read-provider-events.ts';
 import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
@@ -150,10 +150,10 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const call = adapter.prepare(provider, upstreamModel, target.model, request, false);
         const body = await transport.post(provider, { ...call, stream: false, signal }, adapter.parseError);
         const result = adapter.parseResponse(await readJson(body, signal), call.jsonToolName, newToolCallId);
-        if (result.usage) return { ...result, usage: result.usage, usageEstimated: false };
+        if (result.usage) return { ...result, usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false };
         return {
           ...result,
-          usage: { inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result) },
+          usage: withReasoningTokens({ inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result) }, result.reasoning),
           usageEstimated: true,
         };
       });

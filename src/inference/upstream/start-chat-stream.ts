@@ -1,7 +1,7 @@
 import type { FinishReason, StreamPart } from '../canonical/chat.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ContentPart, ProviderStreamEvent } from '../providers/provider-stream.ts';
-import { estimateOutputTokens } from '../tokens/count-tokens.ts';
+import { estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
 
 /**
  * A streamed answer. Iterate it once: content parts, then one `finish`, then one `usage` part.
@@ -112,12 +112,16 @@ export async function startBatchedChatStream(
   const usage = () => {
     const estimated = reported.inputTokens === undefined || reported.outputTokens === undefined;
     return {
-      usage: {
-        inputTokens: reported.inputTokens ?? options.estimateInput(),
-        cachedInputTokens: reported.cachedInputTokens ?? 0,
-        outputTokens: reported.outputTokens ?? estimateOutputTokens({ text, reasoning, toolCalls: toolCalls.filter(Boolean) }),
-        ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
-      },
+      usage: withReasoningTokens(
+        {
+          inputTokens: reported.inputTokens ?? options.estimateInput(),
+          cachedInputTokens: reported.cachedInputTokens ?? 0,
+          outputTokens: reported.outputTokens ?? estimateOutputTokens({ text, reasoning, toolCalls: toolCalls.filter(Boolean) }),
+          ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
+          ...(reported.reasoningTokens !== undefined ? { reasoningTokens: reported.reasoningTokens } : {}),
+        },
+        reasoning,
+      ),
       estimated,
     };
   };

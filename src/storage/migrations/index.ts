@@ -10,6 +10,8 @@ import { instanceSecretsMigration } from './2026_11_26_80_instance_secrets.ts';
 import { marketLiveMigration } from './2026_11_26_50_market_live.ts';
 import * as creditLeases from './2026_11_26_40_credit_leases.ts';
 import * as dashboard from './2026_11_26_60_dashboard.ts';
+import { usageLaneMigration } from './2026_11_26_96_usage_lane.ts';
+import { apiKeyNotifyMigration } from './2026_11_26_97_api_key_notify.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -27,4 +29,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_40_credit_leases': creditLeases,
   '2026_11_26_60_dashboard': dashboard,
   '2026_11_26_80_instance_secrets': instanceSecretsMigration,
+  '2026_11_26_96_usage_lane': usageLaneMigration,
+  '2026_11_26_97_api_key_notify': apiKeyNotifyMigration,
 };

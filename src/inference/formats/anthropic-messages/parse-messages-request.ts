@@ -25,8 +25,8 @@ import {
 import { unwrapOpaque } from './opaque.ts';
 
 export interface ParsedMessagesRequest {
-  /** The brand model id the client asked for, unresolved. */
-  readonly model: string;
+  /** The brand model id the client asked for, unresolved; undefined when it names none (the route serves the budget default). */
+  readonly model: string | undefined;
   /** `maxTokens` is left out when the client gave no `max_tokens` (see messagesMaxTokens). */
   readonly request: CanonicalChatRequest;
 }
@@ -84,7 +84,9 @@ function readImageUrl(f: Fields, path: string): UserContentPart {
   const img = expectFields(f.image_url, ip);
   const url = readString(img, 'url', ip, { required: true })!;
   if (!HTTP_URL.test(url) && !IMAGE_DATA_URI.test(url)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
-  return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
+  // `detail` is the OpenAI part's; an OpenAI-compatible upstream gets it back, Anthropic has none.
+  const detail = readEnum(img, 'detail', ip, ['auto', 'low', 'high'] as const);
+  return withCache({ type: 'image' as const, url, ...(detail !== undefined ? { detail } : {}) }, readCacheControl(f, path));
 }
 
 function readText(f: Fields, path: string): UserContentPart {
@@ -310,7 +312,7 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
  */
 export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
   const body = readBody(rawBody);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const model = readString(body, 'model', '', { nonEmpty: true });
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0) invalid('mcp_servers', 'MCP servers run by the API are not supported');

@@ -49,7 +49,7 @@ describe('createChatChunkFormatter', () => {
       ...base,
       object: 'chat.completion.chunk',
       choices: [],
-      usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17, prompt_tokens_details: { cached_tokens: 2 } },
+      usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
   });
 

@@ -14,7 +14,7 @@ describe('formatChatCompletion', () => {
       created: 1700000000,
       model: 'svc-fast',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25, prompt_tokens_details: { cached_tokens: 8 } },
+      usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25, prompt_tokens_details: { cached_tokens: 8 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
   });
 
@@ -48,5 +48,10 @@ describe('formatChatCompletion', () => {
   it('keeps an empty text answer as an empty string', () => {
     const out = formatChatCompletion({ text: '', reasoning: '', toolCalls: [], finishReason: 'length', usage, usageEstimated: true }, identity);
     assert.equal(out.choices[0]!.message.content, '');
+  });
+
+  it('reports the reasoning tokens inside the completion tokens', () => {
+    const out = formatChatCompletion({ text: 'x', reasoning: 'hm', toolCalls: [], finishReason: 'stop', usage: { ...usage, reasoningTokens: 3 }, usageEstimated: false }, identity);
+    assert.deepEqual(out.usage.completion_tokens_details, { reasoning_tokens: 3 });
   });
 });

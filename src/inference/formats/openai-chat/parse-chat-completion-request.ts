@@ -1,12 +1,13 @@
-import type {
-  CanonicalChatRequest,
-  CanonicalMessage,
-  JsonObject,
-  ResponseFormat,
-  ToolCall,
-  ToolChoice,
-  ToolDefinition,
-  UserContentPart,
+import {
+  REASONING_EFFORTS,
+  type CanonicalChatRequest,
+  type CanonicalMessage,
+  type JsonObject,
+  type ResponseFormat,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
+  type UserContentPart,
 } from '../../canonical/chat.ts';
 import {
   at,
@@ -210,6 +211,7 @@ export function parseChatCompletionRequest(rawBody: unknown): ParsedChatCompleti
   }
   const user = readString(body, 'user', '');
   const parallelToolCalls = readBoolean(body, 'parallel_tool_calls', '');
+  const reasoningEffort = readEnum(body, 'reasoning_effort', '', REASONING_EFFORTS);
   const request: CanonicalChatRequest = {
     messages,
     tools,
@@ -222,6 +224,7 @@ export function parseChatCompletionRequest(rawBody: unknown): ParsedChatCompleti
     ...(temperature !== undefined ? { temperature } : {}),
     ...(topP !== undefined ? { topP } : {}),
     ...(user !== undefined ? { user } : {}),
+    ...(reasoningEffort !== undefined ? { reasoning: { effort: reasoningEffort } } : {}),
   };
   return { model, request, includeUsage: stream && includeUsage };
 }

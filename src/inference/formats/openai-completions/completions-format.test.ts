@@ -55,7 +55,7 @@ describe('completions format', () => {
         created: 1700000000,
         model: 'svc-fast',
         choices: [{ text: ' a time', index: 0, logprobs: null, finish_reason: 'length' }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } },
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
       },
     );
   });

@@ -1,4 +1,4 @@
-import type { JsonObject, ResponseFormat, ToolDefinition } from '../../canonical/chat.ts';
+import { REASONING_EFFORTS, type JsonObject, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../canonical/chat.ts';
 import {
   at,
   expectFields,
@@ -38,7 +38,6 @@ export type ResponsesToolChoice =
   | { readonly type: 'function'; readonly name: string }
   | { readonly type: 'mcp'; readonly serverLabel: string; readonly name: string | null };
 
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
 export interface ParsedResponsesRequest {
   readonly model: string | undefined;
@@ -60,6 +59,8 @@ export interface ParsedResponsesRequest {
   /** The response's `text` field. */
   readonly textEcho: JsonObject;
   readonly reasoningEffort?: ReasoningEffort;
+  /** `reasoning.summary` as asked, echoed (reasoning items carry a summary either way). */
+  readonly reasoningSummary?: 'auto' | 'concise' | 'detailed';
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user?: string;
@@ -351,9 +352,11 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
   const toolChoice = readToolChoice(body, functions, mcp);
   const text = readTextFormat(body);
   let reasoningEffort: ReasoningEffort | undefined;
+  let reasoningSummary: ParsedResponsesRequest['reasoningSummary'];
   if (body.reasoning !== undefined && body.reasoning !== null) {
     const r = expectFields(body.reasoning, 'reasoning');
-    reasoningEffort = readEnum(r, 'effort', 'reasoning', ['minimal', 'low', 'medium', 'high'] as const);
+    reasoningEffort = readEnum(r, 'effort', 'reasoning', REASONING_EFFORTS);
+    reasoningSummary = readEnum(r, 'summary', 'reasoning', ['auto', 'concise', 'detailed'] as const);
   }
   if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
   const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: 1 });
@@ -378,6 +381,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     ...(text.format === undefined ? {} : { responseFormat: text.format }),
     textEcho: text.echo,
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(reasoningSummary === undefined ? {} : { reasoningSummary }),
     metadata: readMetadata(body),
     truncation: readEnum(body, 'truncation', '', ['auto', 'disabled'] as const) ?? 'disabled',
     ...(user === undefined ? {} : { user }),

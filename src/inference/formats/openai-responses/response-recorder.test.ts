@@ -21,7 +21,8 @@ describe('ResponseRecorder', () => {
     const r = new ResponseRecorder(shell, true);
     r.start();
     r.beginRound(() => ({ kind: 'function' }));
-    r.part({ type: 'reasoning-delta', text: 'think' });
+    r.part({ type: 'reasoning-delta', text: 'thi' });
+    r.part({ type: 'reasoning-delta', text: 'nk' });
     r.part({ type: 'text-delta', text: 'Hel' });
     r.part({ type: 'text-delta', text: 'lo' });
     r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'f' });
@@ -33,7 +34,9 @@ describe('ResponseRecorder', () => {
     const list = events(r.drain());
     assert.deepEqual(list.map((e) => e.event), [
       'response.created', 'response.in_progress',
-      'response.output_item.added', 'response.content_part.added', 'response.reasoning_text.delta', 'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.reasoning_summary_part.added', 'response.content_part.added',
+      'response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.reasoning_text.delta',
+      'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done', 'response.reasoning_text.done', 'response.content_part.done', 'response.output_item.done',
       'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
       'response.output_item.added', 'response.function_call_arguments.delta', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done',
       'response.completed',
@@ -45,6 +48,19 @@ describe('ResponseRecorder', () => {
     assert.equal((list[0]!.data.response as { id: string }).id, 'resp_test');
     assert.equal((list.at(-1)!.data.response as { id: string }).id, 'resp_test');
     assert.deepEqual(final.output.map((o) => o.type), ['reasoning', 'message', 'function_call']);
+    // The reasoning item: the text as its summary and as its reasoning_text content, the events
+    // naming the summary and content indexes their added events opened.
+    const rs = final.output[0] as unknown as { id: string; summary: unknown; content: unknown };
+    assert.deepEqual(rs.summary, [{ type: 'summary_text', text: 'think' }]);
+    assert.deepEqual(rs.content, [{ type: 'reasoning_text', text: 'think' }]);
+    const added = list.find((e) => e.event === 'response.output_item.added')!.data.item as { summary: unknown };
+    assert.deepEqual(added.summary, [], 'the item is announced empty');
+    const partAdded = list.find((e) => e.event === 'response.reasoning_summary_part.added')!.data;
+    assert.deepEqual(partAdded, { type: 'response.reasoning_summary_part.added', sequence_number: 3, item_id: rs.id, output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    const summaryDeltas = list.filter((e) => e.event === 'response.reasoning_summary_text.delta').map((e) => [e.data.summary_index, e.data.delta]);
+    assert.deepEqual(summaryDeltas, [[0, 'thi'], [0, 'nk']]);
+    assert.equal(list.find((e) => e.event === 'response.reasoning_summary_text.done')!.data.text, 'think');
+    assert.deepEqual(list.find((e) => e.event === 'response.reasoning_summary_part.done')!.data.part, { type: 'summary_text', text: 'think' });
     assert.deepEqual(final.usage, { input_tokens: 10, input_tokens_details: { cached_tokens: 2 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
     assert.equal(list.some((e) => 'error' in e.data), false, 'no event has a top-level error key (the SDK would throw)');
   });

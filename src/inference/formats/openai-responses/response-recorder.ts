@@ -29,6 +29,7 @@ export interface ResponseShell {
   readonly maxOutputTokens: number | null;
   readonly text: JsonObject;
   readonly reasoningEffort: string | null;
+  readonly reasoningSummary?: string | null;
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user: string | null;
@@ -82,7 +83,12 @@ export class ResponseRecorder {
   private seq = 0;
   private pending = '';
   private text: { item: Mutable<MessageItem>; part: Mutable<OutputTextPart>; index: number } | null = null;
-  private reasoning: { item: Mutable<ReasoningItem>; text: { type: 'reasoning_text'; text: string }; index: number } | null = null;
+  private reasoning: {
+    item: Mutable<ReasoningItem>;
+    summary: { type: 'summary_text'; text: string };
+    text: { type: 'reasoning_text'; text: string };
+    index: number;
+  } | null = null;
   private calls: OpenCall[] = [];
   private classify: (name: string) => ToolKind = () => ({ kind: 'function' });
 
@@ -147,18 +153,27 @@ export class ResponseRecorder {
         return;
       }
       case 'reasoning-delta': {
+        // The reasoning text is the item's summary (what clients of OpenAI's own models read, the
+        // Vercel AI SDK among them) and its `reasoning_text` content (what open-weight models give
+        // and the SDK's stream snapshot accumulates): one text, both places.
         if (p.text === '') return;
         this.closeText();
         if (!this.reasoning) {
+          const summary = { type: 'summary_text' as const, text: '' };
           const text = { type: 'reasoning_text' as const, text: '' };
           const item: Mutable<ReasoningItem> = { id: createId('rs_'), type: 'reasoning', summary: [], content: [] };
           const index = this.add(item);
+          item.summary = [summary];
           item.content = [text];
-          this.reasoning = { item, text, index };
+          this.reasoning = { item, summary, text, index };
+          this.emit('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
           this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
         }
-        this.reasoning.text.text += p.text;
-        this.emit('response.reasoning_text.delta', { item_id: this.reasoning.item.id, output_index: this.reasoning.index, content_index: 0, delta: p.text });
+        const { item, summary, text, index } = this.reasoning;
+        summary.text += p.text;
+        text.text += p.text;
+        this.emit('response.reasoning_summary_text.delta', { item_id: item.id, output_index: index, summary_index: 0, delta: p.text });
+        this.emit('response.reasoning_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: p.text });
         return;
       }
       case 'tool-call-start': {
@@ -202,8 +217,10 @@ export class ResponseRecorder {
 
   private closeReasoning(): void {
     if (!this.reasoning) return;
-    const { item, text, index } = this.reasoning;
+    const { item, summary, text, index } = this.reasoning;
     this.reasoning = null;
+    this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: summary.text });
+    this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part: { ...summary } });
     this.emit('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text: text.text });
     this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...text } });
     this.done(index);
@@ -321,7 +338,7 @@ export class ResponseRecorder {
       output: status === 'in_progress' ? [] : this.output.map(clone),
       parallel_tool_calls: s.parallelToolCalls,
       previous_response_id: s.previousResponseId,
-      reasoning: { effort: s.reasoningEffort, summary: null },
+      reasoning: { effort: s.reasoningEffort, summary: s.reasoningSummary ?? null },
       store: s.store,
       temperature: s.temperature,
       text: s.text,

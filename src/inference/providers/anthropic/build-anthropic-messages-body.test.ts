@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CanonicalChatRequest } from '../../canonical/chat.ts';
+import type { CanonicalChatRequest, ReasoningBlock } from '../../canonical/chat.ts';
 import { buildAnthropicMessagesBody } from './build-anthropic-messages-body.ts';
 
 const base: CanonicalChatRequest = {
@@ -36,5 +36,42 @@ describe('buildAnthropicMessagesBody', () => {
     const r = buildAnthropicMessagesBody({ ...base, responseFormat: { type: 'json_object' } }, 'm', false, 100);
     assert.equal(r.jsonToolName, 'json_response');
     assert.deepEqual(r.body.tool_choice, { type: 'tool', name: 'json_response' });
+  });
+
+  it('thinking: an effort gets its budget within half of max_tokens, a client budget stays below max_tokens, none and tiny caps get none', () => {
+    const thinking = (reasoning: CanonicalChatRequest['reasoning'], maxTokens?: number) =>
+      buildAnthropicMessagesBody({ ...base, ...(reasoning ? { reasoning } : {}), ...(maxTokens ? { maxTokens } : {}) }, 'm', false, 40000).body.thinking;
+    assert.deepEqual(thinking({ effort: 'minimal' }), { type: 'enabled', budget_tokens: 1024 });
+    assert.deepEqual(thinking({ effort: 'low' }), { type: 'enabled', budget_tokens: 2048 });
+    assert.deepEqual(thinking({ effort: 'medium' }), { type: 'enabled', budget_tokens: 8192 });
+    assert.deepEqual(thinking({ effort: 'high' }), { type: 'enabled', budget_tokens: 16384 });
+    assert.deepEqual(thinking({ effort: 'xhigh' }), { type: 'enabled', budget_tokens: 20000 }, 'half of the default 40,000');
+    assert.deepEqual(thinking({ effort: 'high' }, 5000), { type: 'enabled', budget_tokens: 2500 });
+    assert.equal(thinking({ effort: 'low' }, 2000), undefined, 'half of 2,000 is below the 1,024 minimum');
+    assert.equal(thinking({ effort: 'none' }), undefined);
+    assert.equal(thinking(undefined), undefined);
+    assert.deepEqual(thinking({ budgetTokens: 3000 }, 3500), { type: 'enabled', budget_tokens: 3000 });
+    assert.deepEqual(thinking({ budgetTokens: 3000 }, 2500), { type: 'enabled', budget_tokens: 2499 });
+    const body = buildAnthropicMessagesBody({ ...base, reasoning: { effort: 'low' }, temperature: 0.5, maxTokens: 8000 }, 'm', false, 100).body;
+    assert.equal(body.max_tokens, 8000, 'max_tokens is the client cap, thinking included');
+    assert.equal(body.temperature, undefined, 'the API refuses temperature next to thinking');
+  });
+
+  it('thinking is left out of a tool-use continuation whose assistant turn has no signed thinking to send back', () => {
+    const call = { id: 'call_1', name: 'f', arguments: '{}' };
+    const history = (reasoning?: ReasoningBlock[]) => ({
+      ...base,
+      reasoning: { effort: 'low' as const },
+      tools: [{ name: 'f', parameters: { type: 'object' } }],
+      messages: [
+        ...base.messages,
+        { role: 'assistant' as const, content: '', toolCalls: [call], ...(reasoning ? { reasoning } : {}) },
+        { role: 'tool' as const, toolCallId: 'call_1', content: 'ok' },
+      ],
+    });
+    assert.equal(buildAnthropicMessagesBody(history(), 'm', false, 32000).body.thinking, undefined);
+    assert.equal(buildAnthropicMessagesBody(history([{ type: 'thinking', thinking: 'x', signature: '' }]), 'm', false, 32000).body.thinking, undefined);
+    assert.deepEqual(buildAnthropicMessagesBody(history([{ type: 'thinking', thinking: 'x', signature: 'sig' }]), 'm', false, 32000).body.thinking, { type: 'enabled', budget_tokens: 2048 });
+    assert.deepEqual(buildAnthropicMessagesBody(history([{ type: 'redacted_thinking', data: 'd' }]), 'm', false, 32000).body.thinking, { type: 'enabled', budget_tokens: 2048 });
   });
 });

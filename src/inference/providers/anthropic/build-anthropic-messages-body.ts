@@ -2,21 +2,38 @@ import type { CanonicalChatRequest } from '../../canonical/chat.ts';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
 import { prepareAnthropicTools } from './prepare-anthropic-tools.ts';
 
-/** Thinking budgets for a reasoning effort given without a budget (the API wants a number). */
-const BUDGET_OF_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384 } as const;
+/**
+ * Thinking budgets for a reasoning effort given without a budget (the API wants a number). An
+ * effort's budget takes at most half of max_tokens, so the answer keeps the other half.
+ */
+const BUDGET_OF_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 } as const;
 const MIN_BUDGET = 1024;
 
 /**
- * Extended thinking for the request's reasoning config: the client's budget, or one for its
- * effort (medium when it gave neither), kept below max_tokens as the API requires; none when
- * max_tokens leaves no room for the smallest budget.
+ * Extended thinking for the request's reasoning config: the client's budget (kept below
+ * max_tokens, as the API requires), or the budget of its effort (medium when it gave neither)
+ * within half of max_tokens; none for effort `none`, or when max_tokens leaves no room for the
+ * smallest budget.
  */
-function thinkingBudget(request: CanonicalChatRequest, maxTokens: number): number | null {
+export function thinkingBudget(request: CanonicalChatRequest, maxTokens: number): number | null {
   const r = request.reasoning;
-  if (r === undefined) return null;
-  const wanted = r.budgetTokens ?? BUDGET_OF_EFFORT[r.effort ?? 'medium'];
-  const budget = Math.min(wanted, maxTokens - 1);
+  if (r === undefined || (r.effort === 'none' && r.budgetTokens === undefined)) return null;
+  const budget =
+    r.budgetTokens !== undefined
+      ? Math.min(r.budgetTokens, maxTokens - 1)
+      : Math.min(BUDGET_OF_EFFORT[r.effort === undefined || r.effort === 'none' ? 'medium' : r.effort], Math.floor(maxTokens / 2));
   return budget >= MIN_BUDGET ? budget : null;
+}
+
+/**
+ * With thinking on, the API refuses a tool-use continuation whose last assistant turn does not
+ * start with its (signed) thinking block. Clients of the other protocols never send one back, so
+ * such a turn goes without thinking rather than failing.
+ */
+function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
+  const last = request.messages.findLast((m) => m.role === 'assistant');
+  if (last === undefined || last.role !== 'assistant' || last.toolCalls.length === 0) return false;
+  return !last.reasoning?.some((b) => b.type === 'redacted_thinking' || Boolean(b.signature));
 }
 
 /**
@@ -36,7 +53,7 @@ export function buildAnthropicMessagesBody(
   const maxTokens = request.maxTokens ?? defaultMaxTokens;
   // The API refuses thinking next to a forced tool choice (how structured output is asked for).
   const forced = tools.tool_choice?.type === 'any' || tools.tool_choice?.type === 'tool';
-  const budget = forced ? null : thinkingBudget(request, maxTokens);
+  const budget = forced || continuesWithoutThinking(request) ? null : thinkingBudget(request, maxTokens);
   const sampling = budget === null;
   const body: Record<string, unknown> = {
     model: upstreamModel,

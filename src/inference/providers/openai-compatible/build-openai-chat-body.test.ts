@@ -68,4 +68,12 @@ describe('buildOpenAIChatBody', () => {
     assert.deepEqual(body, { model: 'm', messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } });
     assert.equal(buildOpenAIChatBody({ ...base, tools: [{ name: 'f', parameters: {} }], toolChoice: { type: 'required' } }, 'm', false).tool_choice, 'required');
   });
+
+  it('sends reasoning_effort for an effort the client named, not for a thinking budget alone', () => {
+    for (const effort of ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const) {
+      assert.equal(buildOpenAIChatBody({ ...base, reasoning: { effort } }, 'm', false).reasoning_effort, effort);
+    }
+    assert.equal(buildOpenAIChatBody({ ...base, reasoning: { effort: 'high', budgetTokens: 4000 } }, 'm', false).reasoning_effort, 'high');
+    assert.equal('reasoning_effort' in buildOpenAIChatBody({ ...base, reasoning: { budgetTokens: 4000 } }, 'm', false), false);
+  });
 });

@@ -50,6 +50,9 @@ export function buildOpenAIChatBody(request: CanonicalChatRequest, upstreamModel
     ...(request.topP !== undefined ? { top_p: request.topP } : {}),
     ...(request.stop.length > 0 ? { stop: request.stop } : {}),
     ...(request.user !== undefined ? { user: request.user } : {}),
+    // Only an effort the client named: a thinking budget alone (the messages route) has no
+    // OpenAI equivalent, and servers without reasoning may refuse the parameter.
+    ...(request.reasoning?.effort !== undefined ? { reasoning_effort: request.reasoning.effort } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

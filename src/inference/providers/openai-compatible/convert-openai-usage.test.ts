@@ -16,4 +16,17 @@ describe('convertOpenAIUsage', () => {
     assert.equal(convertOpenAIUsage(null), null);
     assert.equal(convertOpenAIUsage(undefined), null);
   });
+
+  it('reads the reasoning tokens from the completion details (part of the output tokens)', () => {
+    assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 10, completion_tokens: 300, completion_tokens_details: { reasoning_tokens: 256 } }), {
+      inputTokens: 10,
+      cachedInputTokens: 0,
+      outputTokens: 300,
+      reasoningTokens: 256,
+    });
+    // Never more than the output it is part of.
+    assert.equal(convertOpenAIUsage({ prompt_tokens: 1, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 9 } })!.reasoningTokens, 5);
+    // A reported 0 is no count (servers that expose reasoning text often report 0): the text is counted instead.
+    assert.equal('reasoningTokens' in convertOpenAIUsage({ prompt_tokens: 1, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 0 } })!, false);
+  });
 });

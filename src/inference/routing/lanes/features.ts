@@ -21,7 +21,7 @@ const MASK = (1 << BUCKET_BITS) - 1;
 export const HEAD_CHARS = 1200;
 export const TAIL_CHARS = 400;
 /** Language identification reads the first LANG_CHARS characters. */
-const LANG_CHARS = 500;
+const LANG_CHARS = 200;
 
 const SEED_WORD = 0x1b873593;
 const SEED_BIGRAM = 0x5bd1e995;
@@ -159,6 +159,16 @@ function tag(out: FeatureBuffer, name: string): void {
 
 /** Appends the features of a (capped) text to `out` (which the caller resets). */
 export function extractFeatures(raw: string, out: FeatureBuffer): void {
+  extractTextFeatures(raw, out);
+  extractLanguageFeatures(raw, out);
+}
+
+/**
+ * Every feature but the language: words, characters, lexicon and shape. extractFeatures is this
+ * then extractLanguageFeatures, so the language features are always the last ones in the buffer
+ * (the classifier relies on it to add them on top of a partial score).
+ */
+export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
   if (norm.length < raw.length + 2) norm = new Uint16Array(raw.length + 16);
 
   // One pass: normalise characters and gather the shape statistics.
@@ -304,7 +314,18 @@ export function extractFeatures(raw: string, out: FeatureBuffer): void {
     tag(out, 'script:non-latin');
   }
 
-  // Language.
+}
+
+/** The language gap buckets' edges: how far the detected language is ahead of English. */
+const GAP_EDGES = [0.05, 0.15, 0.3] as const;
+
+/**
+ * The language features: the tags of what `eld` detects in the first LANG_CHARS characters, and
+ * notEnglish when it reliably detects another language at least 0.05 ahead of English. The most
+ * expensive feature by far (about half the classifier's time), so the classifier adds it only when
+ * the other features leave the lane open (see LANGUAGE_OUTCOMES).
+ */
+export function extractLanguageFeatures(raw: string, out: FeatureBuffer): void {
   const detected = eld.detect(raw.length > LANG_CHARS ? raw.slice(0, LANG_CHARS) : raw);
   if (detected.language === '') tag(out, 'lang:none');
   else {
@@ -314,11 +335,38 @@ export function extractFeatures(raw: string, out: FeatureBuffer): void {
     if (!english) {
       const scores = detected.getScores();
       const gap = (scores[detected.language] ?? 0) - (scores.en ?? 0);
-      tag(out, `lang-gap:${bucketOf(gap, [0.05, 0.15, 0.3])}`);
-      if (reliable && gap >= 0.05) out.notEnglish = true;
+      tag(out, `lang-gap:${bucketOf(gap, GAP_EDGES)}`);
+      if (reliable && gap >= GAP_EDGES[0]) out.notEnglish = true;
     }
   }
 }
+
+/** One result extractLanguageFeatures can give: the buckets of the tags it adds, in order, and whether it sets notEnglish. */
+export interface LanguageOutcome {
+  readonly buckets: readonly number[];
+  readonly notEnglish: boolean;
+}
+
+/**
+ * Every result extractLanguageFeatures can give, whatever `eld` detects: nothing; English, reliable
+ * or not; another language, reliable or not, in each gap bucket (notEnglish when reliable and in a
+ * bucket from 0.05 up). The classifier scores a text under each of them without running `eld`, and
+ * runs it only when they disagree on the lane.
+ */
+export const LANGUAGE_OUTCOMES: readonly LanguageOutcome[] = (() => {
+  const bucket = (name: string) => hashString(SEED_TAG, name) & MASK;
+  const out: LanguageOutcome[] = [
+    { buckets: [bucket('lang:none')], notEnglish: false },
+    { buckets: [bucket('lang:en')], notEnglish: false },
+    { buckets: [bucket('lang:en:unsure')], notEnglish: false },
+  ];
+  for (const reliable of [true, false]) {
+    for (let gap = 0; gap <= GAP_EDGES.length; gap++) {
+      out.push({ buckets: [bucket(`lang:other${reliable ? '' : ':unsure'}`), bucket(`lang-gap:${gap}`)], notEnglish: reliable && gap >= 1 });
+    }
+  }
+  return out;
+})();
 
 /** What the text classifier reads of a request: the latest user message and the one before. */
 export function textLaneInput(request: CanonicalChatRequest): LaneText | undefined {

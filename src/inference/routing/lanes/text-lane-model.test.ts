@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { LANES, classifyLane } from '../classify-lane.ts';
-import { loadDataSet, splitOf } from './data-set.ts';
+import { FRESH_FILE, loadDataSet, splitOf, toCanonical } from './data-set.ts';
 import { evaluate } from './evaluate.ts';
-import { HEAD_CHARS, TAIL_CHARS, capText } from './features.ts';
-import { MODEL_FILE, TEXT_LANES, type LaneModelFile } from './model-format.ts';
+import { FeatureBuffer, HEAD_CHARS, LANGUAGE_OUTCOMES, TAIL_CHARS, capText, extractLanguageFeatures, textLaneInput, type LaneText } from './features.ts';
+import { FOLLOW_UP_CONFIDENCE, MODEL_FILE, TEXT_LANES, type LaneModelFile } from './model-format.ts';
 import { TextLaneModel } from './text-lane-model.ts';
 
 describe('the shipped lane model', () => {
@@ -20,6 +20,48 @@ describe('the shipped lane model', () => {
     assert.throws(() => TextLaneModel.fromFile({ ...file, format: 'x' as 'svc-lane-model/1' }), /unknown format/);
     assert.throws(() => TextLaneModel.fromFile({ ...file, bucketBits: 12 }), /bucket bits/);
     assert.throws(() => TextLaneModel.fromFile({ ...file, lanes: ['math', 'code', 'multilingual', 'general'] }), /lanes/);
+  });
+
+  it('gives the same lane whether or not it skips the language identifier, on every record of both data sets', () => {
+    const model = TextLaneModel.load();
+    // classify with the language identifier always run: the exact probabilities decide follow-ups.
+    const exact = (input: LaneText) => {
+      const latest = model.classifyText(input.text);
+      if (latest.confidence >= FOLLOW_UP_CONFIDENCE || input.previous === '') return latest.lane;
+      const before = model.classifyText(input.previous);
+      return before.confidence > latest.confidence ? before.lane : latest.lane;
+    };
+    let compared = 0;
+    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE)]) {
+      const input = textLaneInput(toCanonical(r));
+      if (!input) continue;
+      assert.equal(model.classify(input), exact(input), r.id);
+      for (const text of [input.text, input.previous].filter((t) => t !== '')) {
+        const sure = model.classifyText(text, FOLLOW_UP_CONFIDENCE);
+        const full = model.classifyText(text);
+        assert.equal(sure.lane, full.lane, r.id);
+        // Skipped or not, the probability is never above the exact one, so a follow-up is never taken for sure.
+        assert.ok(sure.confidence <= full.confidence + 1e-12, r.id);
+      }
+      compared++;
+    }
+    assert.ok(compared > 1500, `${compared} records`);
+  });
+
+  it("lists every result of the language features among the outcomes the classifier bounds", () => {
+    const outcomes = new Set(LANGUAGE_OUTCOMES.map((o) => `${o.buckets.join()}/${o.notEnglish}`));
+    assert.equal(outcomes.size, 11, 'eleven distinct outcomes');
+    const seen = new Set<string>();
+    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE)]) {
+      const input = textLaneInput(toCanonical(r));
+      if (!input) continue;
+      const b = new FeatureBuffer();
+      extractLanguageFeatures(input.text, b);
+      const key = `${[...b.index.subarray(0, b.length)].join()}/${b.notEnglish}`;
+      assert.ok(outcomes.has(key), `${r.id}: ${key}`);
+      seen.add(key);
+    }
+    assert.ok(seen.size >= 6, `the data sets reach ${seen.size} of the outcomes`);
   });
 
   it('reaches 95% on the held-out split, and no lane below 90% precision or recall', () => {

@@ -1,4 +1,4 @@
-import { BUCKET_BITS, FeatureBuffer, extractFeatures, type LaneText } from './features.ts';
+import { BUCKET_BITS, FeatureBuffer, LANGUAGE_OUTCOMES, extractLanguageFeatures, extractTextFeatures, type LaneText } from './features.ts';
 import { FOLLOW_UP_CONFIDENCE, TEXT_LANES, type LaneModelFile, type TextLane } from './model-format.ts';
 // Imported (not read from a path) so that a compiled build carries the model along.
 import shipped from './model.json' with { type: 'json' };
@@ -6,6 +6,8 @@ import shipped from './model.json' with { type: 'json' };
 export class TextLaneModel {
   private readonly buffer = new FeatureBuffer();
   private readonly scores = new Float64Array(TEXT_LANES.length);
+  /** The raw sums of the features other than the language. */
+  private readonly partial = new Float64Array(TEXT_LANES.length);
 
   private constructor(
     /** Dense int8 weights, TEXT_LANES.length per bucket. */
@@ -52,7 +54,8 @@ export class TextLaneModel {
    * surer of that one: the conversation decides what a vague follow-up is about.
    */
   classify(input: LaneText): TextLane {
-    const latest = this.classifyText(input.text);
+    // Without a previous message any lane will do; with one, the lane must be sure enough to stand.
+    const latest = this.classifyText(input.text, input.previous === '' ? 0 : FOLLOW_UP_CONFIDENCE);
     if (latest.confidence >= FOLLOW_UP_CONFIDENCE || input.previous === '') return latest.lane;
     const before = this.classifyText(input.previous);
     return before.confidence > latest.confidence ? before.lane : latest.lane;
@@ -62,26 +65,51 @@ export class TextLaneModel {
    * The lane with the highest score and its probability; but a text the model leaves in `general`
    * that is plainly not English is `multilingual`, since that lane is defined by the language and
    * comes before `general`.
+   *
+   * The language features (`eld`, about half the cost) come last and only add the weights of a tag
+   * or two, so the text is first scored without them and then under each result `eld` could give
+   * (LANGUAGE_OUTCOMES). When all of those give the same lane with a probability of at least
+   * `sureAt`, that is the answer whatever the language, and it is returned with the least of those
+   * probabilities without running `eld`; otherwise `eld` runs and the exact answer is returned.
+   * The lane is the same either way (the sums are made in the same order); the default, Infinity,
+   * always runs `eld` and gives the exact probability.
    */
-  classifyText(text: string): { lane: TextLane; confidence: number } {
-    const s = this.score(text);
-    let best = 0;
-    for (let c = 1; c < s.length; c++) if ((s[c] as number) > (s[best] as number)) best = c;
-    let sum = 0;
-    for (let c = 0; c < s.length; c++) sum += Math.exp((s[c] as number) - (s[best] as number));
-    const lane = TEXT_LANES[best] as TextLane;
-    return { lane: lane === 'general' && this.buffer.notEnglish ? 'multilingual' : lane, confidence: 1 / sum };
-  }
-
-  /** The raw scores per lane (TEXT_LANES order); the array is reused by the next call. */
-  score(text: string): Float64Array {
+  classifyText(text: string, sureAt = Number.POSITIVE_INFINITY): { lane: TextLane; confidence: number } {
     const buffer = this.buffer;
     buffer.reset();
-    extractFeatures(text, buffer);
-    const w = this.weights;
+    extractTextFeatures(text, buffer);
+    const partial = this.partial;
+    partial.fill(0);
+    this.addWeights(partial, 0, buffer.length);
     const s = this.scores;
-    s.fill(0);
-    for (let i = 0; i < buffer.length; i++) {
+    if (sureAt <= 1) {
+      let lane: TextLane | null = null;
+      let least = 1;
+      for (const outcome of LANGUAGE_OUTCOMES) {
+        s.set(partial);
+        for (const bucket of outcome.buckets) for (let c = 0; c < 4; c++) s[c] = (s[c] as number) + (this.weights[bucket * 4 + c] as number);
+        const r = this.decide(s, buffer.notEnglish || outcome.notEnglish);
+        if (lane !== null && r.lane !== lane) {
+          least = -1;
+          break;
+        }
+        lane = r.lane;
+        least = Math.min(least, r.confidence);
+      }
+      if (lane !== null && least >= sureAt) return { lane, confidence: least };
+    }
+    const from = buffer.length;
+    extractLanguageFeatures(text, buffer);
+    s.set(partial);
+    this.addWeights(s, from, buffer.length);
+    return this.decide(s, buffer.notEnglish);
+  }
+
+  /** Adds the weights of occurrences [from, to) of the buffer to the raw sums `s` (TEXT_LANES order). */
+  private addWeights(s: Float64Array, from: number, to: number): void {
+    const buffer = this.buffer;
+    const w = this.weights;
+    for (let i = from; i < to; i++) {
       const base = (buffer.index[i] as number) * 4;
       const v = buffer.value[i] as number;
       s[0] = (s[0] as number) + v * (w[base] as number);
@@ -89,7 +117,16 @@ export class TextLaneModel {
       s[2] = (s[2] as number) + v * (w[base + 2] as number);
       s[3] = (s[3] as number) + v * (w[base + 3] as number);
     }
+  }
+
+  /** The lane and probability of raw sums `s` (scaled and biased here, in place). */
+  private decide(s: Float64Array, notEnglish: boolean): { lane: TextLane; confidence: number } {
     for (let c = 0; c < 4; c++) s[c] = (s[c] as number) * this.scale + (this.bias[c] as number);
-    return s;
+    let best = 0;
+    for (let c = 1; c < s.length; c++) if ((s[c] as number) > (s[best] as number)) best = c;
+    let sum = 0;
+    for (let c = 0; c < s.length; c++) sum += Math.exp((s[c] as number) - (s[best] as number));
+    const lane = TEXT_LANES[best] as TextLane;
+    return { lane: lane === 'general' && notEnglish ? 'multilingual' : lane, confidence: 1 / sum };
   }
 }

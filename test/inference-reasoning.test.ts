@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, streamText } from 'ai';
+import OpenAI from 'openai';
+import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
+import type { FakeServer } from './fakes/fake-server.ts';
+import { accountCredits, expectedCost, PRICES, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+
+type Usage3 = { input: number; cached: number; output: number };
+
+const THOUGHT = 'The user asks for the capital of France; that is Paris, a well-known fact.';
+
+/**
+ * Both upstream kinds. What each reports as reasoning tokens: the OpenAI-style fake its own count
+ * (`completion_tokens_details.reasoning_tokens`); Anthropic none, so the service counts the
+ * thinking text it returned (docs/api-decisions.md, "Reasoning").
+ */
+const KINDS = [
+  { name: 'OpenAI-style', model: 'svc-fast' as const, fake: (g: Gateway) => g.openai, reasoningTokens: 30 },
+  { name: 'Anthropic', model: 'svc-vision' as const, fake: (g: Gateway) => g.anthropic, reasoningTokens: countTextTokens(THOUGHT) },
+];
+
+function lastBody(fake: FakeServer): Record<string, unknown> {
+  return fake.requests.at(-1)!.body as Record<string, unknown>;
+}
+
+describe('reasoning: effort upstream, reasoning items and reasoning tokens', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  before(async () => {
+    g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+    acct = await createTestAccount(g.t, { credits: 10_000 });
+  });
+  after(() => g.close());
+
+  /** Runs fn and checks the account paid exactly the usages at the brand's prices (reasoning is output). */
+  async function billed(model: keyof typeof PRICES, endpoint: string, usages: readonly Usage3[], fn: () => Promise<unknown>): Promise<void> {
+    const before = await accountCredits(g.t, acct.id);
+    const rows = (await usageRows(g.t, acct.id)).length;
+    await fn();
+    await waitForUsage(g.t, acct.id, rows + 1);
+    const after = await accountCredits(g.t, acct.id);
+    const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
+    assert.equal(before.credits - after.credits, expectedCost(PRICES[model], sum), `charged for ${JSON.stringify(usages)}`);
+    const row = (await usageRows(g.t, acct.id))[0]!;
+    assert.equal(row.endpoint, endpoint);
+    assert.equal(row.model, model);
+    assert.equal(row.output_tokens, sum.output);
+  }
+
+  for (const kind of KINDS) {
+    describe(`${kind.name} (${kind.model})`, () => {
+      const usage = { input: 120, cached: 20, output: 200 };
+
+      it('responses.create: reasoning.effort reaches the upstream; a reasoning item with a summary; reasoning tokens in usage', async () => {
+        kind.fake(g).chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage, reasoningTokens: 30 });
+        let r!: OpenAI.Responses.Response;
+        await billed(kind.model, 'responses', [usage], async () => {
+          r = await g.client(acct.key).responses.create({ model: kind.model, input: 'Capital of France?', max_output_tokens: 20000, reasoning: { effort: 'high', summary: 'auto' } });
+        });
+        const sent = lastBody(kind.fake(g));
+        if (kind.model === 'svc-fast') {
+          assert.equal(sent.reasoning_effort, 'high');
+          assert.equal(sent.thinking, undefined);
+        } else {
+          // high is 16,384 tokens, but an effort's budget takes at most half of max_tokens.
+          assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 10000 });
+          assert.equal(sent.max_tokens, 20000);
+          assert.equal(sent.reasoning_effort, undefined);
+        }
+        assert.deepEqual(r.reasoning, { effort: 'high', summary: 'auto' });
+        assert.deepEqual(r.output.map((o) => o.type), ['reasoning', 'message']);
+        const rs = r.output[0] as OpenAI.Responses.ResponseReasoningItem;
+        assert.match(rs.id, /^rs_[A-Za-z0-9]{24}$/);
+        assert.deepEqual(rs.summary, [{ type: 'summary_text', text: THOUGHT }]);
+        assert.deepEqual(rs.content, [{ type: 'reasoning_text', text: THOUGHT }]);
+        assert.equal(r.output_text, 'Paris.');
+        assert.deepEqual(r.usage, {
+          input_tokens: 120,
+          input_tokens_details: { cached_tokens: 20 },
+          output_tokens: 200,
+          output_tokens_details: { reasoning_tokens: kind.reasoningTokens },
+          total_tokens: 320,
+        });
+      });
+
+      it('responses.stream: the reasoning summary and text stream with their documented events', async () => {
+        kind.fake(g).chat.enqueue({ reasoning: THOUGHT, text: 'Paris, streamed.', usage, reasoningTokens: 30 });
+        const events: (OpenAI.Responses.ResponseStreamEvent & { sequence_number: number })[] = [];
+        let final!: OpenAI.Responses.Response;
+        await billed(kind.model, 'responses', [usage], async () => {
+          const stream = g.client(acct.key).responses.stream({ model: kind.model, input: 'Capital of France?', reasoning: { effort: 'low' } });
+          stream.on('event', (e) => events.push(e as never));
+          final = await stream.finalResponse();
+        });
+        const sent = lastBody(kind.fake(g));
+        if (kind.model === 'svc-fast') assert.equal(sent.reasoning_effort, 'low');
+        else assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2048 });
+        events.forEach((e, i) => assert.equal(e.sequence_number, i));
+        const types = events.map((e) => e.type);
+        const at = (t: string) => types.indexOf(t as never);
+        assert.ok(at('response.output_item.added') < at('response.reasoning_summary_part.added'), types.join());
+        assert.ok(at('response.reasoning_summary_part.added') < at('response.reasoning_summary_text.delta'));
+        assert.ok(at('response.reasoning_summary_text.delta') < at('response.reasoning_summary_text.done'));
+        assert.ok(at('response.reasoning_summary_text.done') < at('response.reasoning_summary_part.done'));
+        assert.ok(at('response.reasoning_summary_part.done') < at('response.output_text.delta'), 'reasoning closes before the text');
+        const deltas = events.filter((e): e is OpenAI.Responses.ResponseReasoningSummaryTextDeltaEvent & { sequence_number: number } => e.type === 'response.reasoning_summary_text.delta');
+        assert.equal(deltas.map((d) => d.delta).join(''), THOUGHT);
+        const item = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+        assert.ok(deltas.every((d) => d.item_id === item.id && d.output_index === 0 && d.summary_index === 0));
+        assert.deepEqual(item.summary, [{ type: 'summary_text', text: THOUGHT }]);
+        assert.equal(final.usage!.output_tokens_details.reasoning_tokens, kind.reasoningTokens);
+        assert.equal(final.usage!.output_tokens, 200);
+      });
+
+      it('effort none: no thinking on Anthropic, reasoning_effort none on OpenAI-style upstreams', async () => {
+        const u = { input: 10, cached: 0, output: 3 };
+        kind.fake(g).chat.enqueue({ text: 'Paris.', usage: u });
+        await billed(kind.model, 'responses', [u], async () => {
+          const r = await g.client(acct.key).responses.create({ model: kind.model, input: 'Capital of France?', reasoning: { effort: 'none' } });
+          assert.equal(r.usage!.output_tokens_details.reasoning_tokens, 0);
+          assert.equal(r.output.some((o) => o.type === 'reasoning'), false);
+        });
+        const sent = lastBody(kind.fake(g));
+        assert.equal(sent.thinking, undefined);
+        assert.equal(sent.reasoning_effort, kind.model === 'svc-fast' ? 'none' : undefined);
+      });
+
+      it('a function-tool loop with reasoning: both turns served, reasoning tokens summed over the turns', async () => {
+        const u1 = { input: 80, cached: 0, output: 60 };
+        const u2 = { input: 150, cached: 40, output: 25 };
+        kind.fake(g).chat.enqueue({ reasoning: THOUGHT, toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], usage: u1, reasoningTokens: 30 }, { text: 'Sunny in Paris.', usage: u2 });
+        const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+        let first!: OpenAI.Responses.Response;
+        await billed(kind.model, 'responses', [u1], async () => {
+          first = await g.client(acct.key).responses.create({ model: kind.model, input: 'Weather in Paris?', tools, reasoning: { effort: 'medium' }, max_output_tokens: 30000 });
+        });
+        assert.deepEqual(first.output.map((o) => o.type), ['reasoning', 'function_call']);
+        assert.equal(first.usage!.output_tokens_details.reasoning_tokens, kind.reasoningTokens);
+        const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+        let second!: OpenAI.Responses.Response;
+        await billed(kind.model, 'responses', [u2], async () => {
+          second = await g.client(acct.key).responses.create({
+            model: kind.model,
+            previous_response_id: first.id,
+            input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
+            tools,
+            reasoning: { effort: 'medium' },
+            max_output_tokens: 30000,
+          });
+        });
+        assert.equal(second.output_text, 'Sunny in Paris.');
+        assert.equal(second.usage!.output_tokens_details.reasoning_tokens, 0);
+        const sent = lastBody(kind.fake(g));
+        if (kind.model === 'svc-vision') {
+          // The API refuses thinking on a tool-use continuation without the turn's signed thinking
+          // block (the fake enforces it); the reasoning item does not carry one, so this turn goes without.
+          assert.equal(sent.thinking, undefined);
+          assert.deepEqual(lastBody(kind.fake(g)).max_tokens, 30000);
+        } else {
+          assert.equal(sent.reasoning_effort, 'medium');
+        }
+      });
+
+      it('chat completions: reasoning_effort reaches the upstream and completion_tokens_details.reasoning_tokens comes back, streamed and not', async () => {
+        kind.fake(g).chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage, reasoningTokens: 30 });
+        await billed(kind.model, 'chat.completions', [usage], async () => {
+          const r = await g.client(acct.key).chat.completions.create({ model: kind.model, max_tokens: 8000, reasoning_effort: 'low', messages: [{ role: 'user', content: 'Capital of France?' }] });
+          assert.equal(r.choices[0]!.message.content, 'Paris.');
+          assert.deepEqual(r.usage, {
+            prompt_tokens: 120,
+            completion_tokens: 200,
+            total_tokens: 320,
+            prompt_tokens_details: { cached_tokens: 20 },
+            completion_tokens_details: { reasoning_tokens: kind.reasoningTokens },
+          });
+        });
+        let sent = lastBody(kind.fake(g));
+        if (kind.model === 'svc-fast') assert.equal(sent.reasoning_effort, 'low');
+        else assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2048 });
+
+        kind.fake(g).chat.enqueue({ reasoning: THOUGHT, text: 'Paris, streamed.', usage, reasoningTokens: 30 });
+        await billed(kind.model, 'chat.completions', [usage], async () => {
+          const stream = await g.client(acct.key).chat.completions.create({
+            model: kind.model,
+            reasoning_effort: 'minimal',
+            stream: true,
+            stream_options: { include_usage: true },
+            messages: [{ role: 'user', content: 'Capital of France?' }],
+          });
+          let text = '';
+          let last: OpenAI.Chat.Completions.ChatCompletionChunk | undefined;
+          for await (const c of stream) {
+            text += c.choices[0]?.delta.content ?? '';
+            last = c;
+          }
+          assert.equal(text, 'Paris, streamed.');
+          assert.deepEqual(last!.usage!.completion_tokens_details, { reasoning_tokens: kind.reasoningTokens });
+          assert.equal(last!.usage!.completion_tokens, 200);
+        });
+        sent = lastBody(kind.fake(g));
+        if (kind.model === 'svc-fast') assert.equal(sent.reasoning_effort, 'minimal');
+        else assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 1024 });
+      });
+    });
+  }
+
+  it('messages: output_config.effort reaches an OpenAI-style upstream as reasoning_effort; a thinking budget alone does not', async () => {
+    const client = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+    const u = { input: 15, cached: 0, output: 40 };
+    g.openai.chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage: u, reasoningTokens: 25 });
+    await billed('svc-fast', 'messages', [u], async () => {
+      const m = await client.messages.create({ model: 'svc-fast', max_tokens: 500, output_config: { effort: 'high' }, messages: [{ role: 'user', content: 'Capital?' }] } as never);
+      assert.deepEqual((m as Anthropic.Message).content[0], { type: 'thinking', thinking: THOUGHT, signature: '' });
+    });
+    assert.equal(lastBody(g.openai).reasoning_effort, 'high');
+    g.openai.chat.enqueue({ text: 'Paris.', usage: u });
+    await billed('svc-fast', 'messages', [u], () =>
+      client.messages.create({ model: 'svc-fast', max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'Capital?' }] }),
+    );
+    assert.equal('reasoning_effort' in lastBody(g.openai), false);
+  });
+
+  it('the Vercel AI SDK OpenAI provider reads the reasoning summary, unmodified, streamed and not', async () => {
+    const provider = createOpenAI({ baseURL: `${g.t.url}/v1`, apiKey: acct.key });
+    const u = { input: 15, cached: 0, output: 40 };
+    g.anthropic.chat.enqueue({ reasoning: THOUGHT, text: 'Paris.', usage: u });
+    await billed('svc-vision', 'responses', [u], async () => {
+      const r = await generateText({ model: provider('svc-vision'), prompt: 'Capital of France?' });
+      assert.equal(r.reasoningText, THOUGHT);
+      assert.equal(r.text, 'Paris.');
+      assert.equal(r.usage.outputTokenDetails.reasoningTokens, countTextTokens(THOUGHT));
+    });
+    g.openai.chat.enqueue({ reasoning: THOUGHT, text: 'Paris, streamed.', usage: u, reasoningTokens: 25 });
+    await billed('svc-fast', 'responses', [u], async () => {
+      const r = streamText({ model: provider('svc-fast'), prompt: 'Capital of France?' });
+      let reasoning = '';
+      for await (const p of r.fullStream) if (p.type === 'reasoning-delta') reasoning += p.text;
+      assert.equal(reasoning, THOUGHT);
+      assert.equal(await r.text, 'Paris, streamed.');
+      assert.equal((await r.usage).outputTokenDetails.reasoningTokens, 25);
+    });
+  });
+
+  it('a reasoning_effort the API does not know is a 400 naming the field', async () => {
+    await assert.rejects(
+      g.client(acct.key).chat.completions.create({ model: 'svc-fast', reasoning_effort: 'max' as never, messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError && JSON.stringify(e.error).includes('reasoning_effort: must be one of none, minimal, low, medium, high, xhigh'),
+    );
+    await assert.rejects(
+      g.client(acct.key).responses.create({ model: 'svc-fast', input: 'x', reasoning: { effort: 'max' as never } }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError && JSON.stringify(e.error).includes('reasoning.effort: must be one of none, minimal, low, medium, high, xhigh'),
+    );
+  });
+});
