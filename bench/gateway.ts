@@ -12,20 +12,29 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *       record, re-encoding), on PGlite or DATABASE_URL,
  *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
  *       transaction of two inserts per request),
+ *   (e) the gateway's /v1/messages on svc-fast (translated from the chat completions upstream),
+ *   (f) /v1/messages on svc-fast-anthropic (the same upstream answering as an Anthropic one),
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
  * held open on a slow-streaming upstream. Each server is a process of its own; this one only
  * generates load.
  *
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
- * BENCH_PROFILE=1 (the gateway writes a --cpu-prof profile to bench/profiles/), LOG_LEVEL of the
+ * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
+ * to bench/profiles/; sum one with bench/profile-top.ts), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
+ * BENCH_ONLY narrows a run to some targets and modes, so a profile holds one route's work: e.g.
+ * `BENCH_ONLY=c,streaming` (letters of the targets, `streaming` / `non-streaming`; BENCH_STREAMS=0
+ * skips the open streams). The ratios are printed only for a full run.
  */
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const onlyTargets = ONLY.filter((s) => /^[a-f]$/.test(s));
+const onlyModes = ONLY.filter((s) => s === 'streaming' || s === 'non-streaming');
 
 interface Child {
   readonly process: ChildProcess;
@@ -69,8 +78,7 @@ async function main(): Promise<void> {
   const instantUrl = upstream.ready.instantUrl as string;
   const slowUrl = upstream.ready.slowUrl as string;
   const proxy = await start('bare-proxy', [instantUrl]);
-  const gatewayArgv = ['--expose-gc', ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [])];
-  const gateway = await start('gateway', [instantUrl, slowUrl], gatewayArgv);
+  const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
 
@@ -80,19 +88,30 @@ async function main(): Promise<void> {
   const json = { 'content-type': 'application/json' };
   // Also a valid Messages body: the same request on /v1/messages, answered in the Anthropic format.
   const message = { model: 'svc-fast', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 256 };
-  const modes = [
+  const allModes = [
     { name: 'non-streaming', body: JSON.stringify(message), stream: false },
     { name: 'streaming (100 chunks)', body: JSON.stringify({ ...message, stream: true }), stream: true },
   ];
+  const modes = allModes.filter((m) => onlyModes.length === 0 || onlyModes.includes(m.stream ? 'streaming' : 'non-streaming'));
   const responsesBody = (stream: boolean) => JSON.stringify({ model: 'svc-fast', input: 'Say hello.', max_output_tokens: 256, stream });
-  const targets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
+  const allTargets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
     { name: '(e) gateway messages', url: `${gatewayUrl}/v1/messages`, headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' }, server: gateway },
+    // Messages where the upstream speaks Messages too, as (c) is chat completions on a chat completions upstream.
+    {
+      name: '(f) gateway messages, anthropic upstream',
+      url: `${gatewayUrl}/v1/messages`,
+      headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      server: gateway,
+      body: (stream: boolean) => JSON.stringify({ ...message, model: 'svc-fast-anthropic', stream }),
+    },
   ];
+  const targets = allTargets.filter((t) => onlyTargets.length === 0 || onlyTargets.includes(t.name[1]!));
   const results = new Map<string, LoadResult>();
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
   const cpuPerRequest = new Map<string, number>();
@@ -102,8 +121,14 @@ async function main(): Promise<void> {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
+        const profiled = PROFILE && target.server === gateway;
+        if (profiled) await gateway.ask({ type: 'profile-start' }, 'profile-started');
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
+        if (profiled) {
+          const file = `bench/profiles/gateway-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.cpuprofile`;
+          await gateway.ask({ type: 'profile-stop', file }, 'profile-stopped');
+        }
         let cpu = '';
         if (target.server && s0) {
           const s1 = await stats(target.server);
@@ -116,7 +141,18 @@ async function main(): Promise<void> {
     }
   }
 
-  console.log('\nratios (c)/(b) (chat completions) and (d)/(b) (messages)');
+  if (ONLY.length === 0) printRatios(modes, results, cpuPerRequest);
+  if (STREAMS > 0) await openStreams(gateway, upstream, gatewayUrl, key);
+
+  const exited = new Promise((r) => gateway.process.once('exit', r));
+  gateway.process.send({ type: 'close' });
+  await exited;
+  proxy.process.kill();
+  upstream.process.kill();
+}
+
+function printRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
+  console.log('\nratios (c)/(b) (chat completions) and (e)/(b), (f)/(b) (messages on each upstream kind)');
   for (const mode of modes) {
     const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
     const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
@@ -126,15 +162,17 @@ async function main(): Promise<void> {
         `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
         `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
     );
-    const [d1, dN] = [at(1, '(e) gateway messages'), at(CONCURRENCY, '(e) gateway messages')];
     const chatRatio = cN.rps / bN.rps;
-    const messagesRatio = dN.rps / bN.rps;
-    console.log(
-      `  ${(mode.name + ' messages').padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
-        `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
-        `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
-        `cpu per request at ${CONCURRENCY}: ${(cpu('(e) gateway messages') * 1000).toFixed(0)} µs`,
-    );
+    for (const [label, target] of [['messages', '(e) gateway messages'], ['messages (f)', '(f) gateway messages, anthropic upstream']] as const) {
+      const [d1, dN] = [at(1, target), at(CONCURRENCY, target)];
+      const messagesRatio = dN.rps / bN.rps;
+      console.log(
+        `  ${(mode.name + ' ' + label).padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
+          `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
+          `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
+          `cpu per request at ${CONCURRENCY}: ${(cpu(target) * 1000).toFixed(0)} µs`,
+      );
+    }
   }
 
   console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
@@ -146,7 +184,10 @@ async function main(): Promise<void> {
         `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
     );
   }
+}
 
+async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, key: string): Promise<void> {
+  const json = { 'content-type': 'application/json' };
   // Memory with STREAMS streams held open through the gateway.
   const memory = async (gc: boolean) => (await gateway.ask<{ usage: NodeJS.MemoryUsage }>({ type: 'memory', gc }, 'memory')).usage;
   const usageCount = async () => (await gateway.ask<{ count: number }>({ type: 'usage-count' }, 'usage-count')).count;
@@ -185,12 +226,6 @@ async function main(): Promise<void> {
     `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
       `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,
   );
-
-  const exited = new Promise((r) => gateway.process.once('exit', r));
-  gateway.process.send({ type: 'close' });
-  await exited;
-  proxy.process.kill();
-  upstream.process.kill();
 }
 
 main().catch((e) => {

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,8 @@ import { createDeps } from '../../src/deps.ts';
 
 /**
  * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
- * temp dir or on DATABASE_URL, with svc-fast on the instant upstream and svc-slow on the
+ * temp dir or on DATABASE_URL, with svc-fast on the instant upstream (svc-fast-anthropic on its
+ * Anthropic side) and svc-slow on the
  * slow-streaming one (svc-lanes, a pipeline, and svc-auto both execute on svc-fast, for
  * bench/routing.ts), and one account with credits and a key. Answers 'memory' with its
  * process.memoryUsage() (after a full GC when asked).
@@ -21,6 +23,7 @@ writeFileSync(
   `
 providers:
   - { id: bench-instant, type: openai, base_url: "${instantUrl}/v1", api_key: bench-key, connections: 256 }
+  - { id: bench-instant-anthropic, type: anthropic, base_url: "${instantUrl}", api_key: bench-key, connections: 256 }
   - { id: bench-slow, type: openai, base_url: "${slowUrl}/v1", api_key: bench-key, connections: 2000 }
 models:
   - id: svc-fast
@@ -29,6 +32,12 @@ models:
     max_output: 900000
     pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
     deployments: [{ provider: bench-instant, model: upstream-model }]
+  - id: svc-fast-anthropic
+    type: chat
+    context: 1000000
+    max_output: 900000
+    pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
+    deployments: [{ provider: bench-instant-anthropic, model: upstream-model }]
   - id: svc-slow
     type: chat
     context: 1000000
@@ -67,7 +76,34 @@ const id = account.json().id as number;
 await app.inject({ method: 'POST', url: `/admin/accounts/${id}/credits`, headers: admin, payload: { credits: 900_000_000 } });
 const key = (await app.inject({ method: 'POST', url: `/admin/accounts/${id}/keys`, headers: admin, payload: { name: 'bench' } })).json().key as string;
 
-process.on('message', (m: { type: string; gc?: boolean }) => {
+// The load runs' own CPU profiles (BENCH_PROFILE=1): started and stopped around each run, so start-up
+// (module compilation, the embedded database's boot) is not in them.
+let profiler: Session | null = null;
+let requestsAtProfileStart = 0;
+
+process.on('message', (m: { type: string; gc?: boolean; file?: string }) => {
+  if (m.type === 'profile-start') {
+    void (async () => {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+      requestsAtProfileStart = requests;
+      process.send!({ type: 'profile-started' });
+    })();
+  }
+  if (m.type === 'profile-stop') {
+    void (async () => {
+      const served = requests - requestsAtProfileStart;
+      const { profile } = await profiler!.post('Profiler.stop');
+      profiler!.disconnect();
+      profiler = null;
+      mkdirSync(join(m.file!, '..'), { recursive: true });
+      // `requests` (not a DevTools field) lets bench/profile-top.ts print time per request.
+      writeFileSync(m.file!, JSON.stringify({ ...profile, requests: served }));
+      process.send!({ type: 'profile-stopped' });
+    })();
+  }
   if (m.type === 'memory') {
     if (m.gc && typeof global.gc === 'function') global.gc();
     process.send!({ type: 'memory', usage: process.memoryUsage() });
@@ -90,7 +126,6 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
       .then((r) => process.send!({ type: 'usage-count', count: Number(r.n), cost: String(r.cost ?? 0), credits: String(r.credits) }));
   }
   if (m.type === 'close') {
-    // Exiting writes the --cpu-prof profile.
     void app
       .close()
       .then(() => deps.close())

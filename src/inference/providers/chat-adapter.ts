@@ -1,6 +1,6 @@
 import type { ModelConfig, ProviderConfig } from '../../config/catalog.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
-import type { ProviderChatResult, ProviderStreamEvent, SseEvent } from './provider-stream.ts';
+import type { ProviderChatResult, ProviderStreamParser } from './provider-stream.ts';
 
 export interface PreparedChatCall {
   readonly path: string;
@@ -20,7 +20,7 @@ export interface ChatAdapter {
     stream: boolean,
   ): PreparedChatCall;
   parseResponse(json: unknown, jsonToolName: string | null, newToolCallId: () => string): ProviderChatResult;
-  parseStream(events: AsyncIterable<SseEvent>, jsonToolName: string | null, newToolCallId: () => string): AsyncIterable<ProviderStreamEvent>;
+  createStreamParser(jsonToolName: string | null, newToolCallId: () => string): ProviderStreamParser;
   /** The message of a non-2xx response body. */
   parseError(bodyText: string): string;
 }

@@ -24,3 +24,29 @@ export interface SseEvent {
   readonly event?: string | undefined;
   readonly data: string;
 }
+
+/**
+ * A provider stream's parser, fed one event at a time as the upstream's bytes arrive (the events
+ * of one read are parsed in one go, with no await per event).
+ */
+export interface ProviderStreamParser {
+  /**
+   * Appends what one event carries to `out`; true once the answer is complete (events after it
+   * are not read). Throws a ProviderFailure for an error event or a malformed one.
+   */
+  push(event: SseEvent, out: ProviderStreamEvent[]): boolean;
+  /** The events ended: appends the finish, or throws when the answer was cut short. */
+  end(out: ProviderStreamEvent[]): void;
+}
+
+/** A parser run over an event iterable, yielding event by event. */
+export async function* parseEvents(parser: ProviderStreamParser, events: AsyncIterable<SseEvent>): AsyncGenerator<ProviderStreamEvent> {
+  const out: ProviderStreamEvent[] = [];
+  for await (const event of events) {
+    const complete = parser.push(event, out);
+    yield* out.splice(0);
+    if (complete) break;
+  }
+  parser.end(out);
+  yield* out;
+}

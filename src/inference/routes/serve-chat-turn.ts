@@ -76,8 +76,11 @@ export async function serveChatTurn(
     sse.send(encoder.start());
     let failure: unknown = null;
     try {
-      for await (const part of stream) {
-        sse.send(encoder.encode(part));
+      // The parts of one upstream read leave in one write.
+      for await (const parts of stream.batches()) {
+        let text = '';
+        for (const part of parts) text += encoder.encode(part);
+        sse.send(text);
         if (sse.full) await sse.drained();
         // Leaving the loop closes the upstream request (the stream's iterator returns).
         if (hold.signal.aborted) break;

@@ -19,8 +19,8 @@ import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.t
 import { createRedactor } from '../redact/create-redactor.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
 import { countTextTokens, estimateChatInputTokens, estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
-import { readSseEvents } from './read-sse-events.ts';
-import { startChatStream, type ChatStream } from './start-chat-stream.ts';
+import { readProviderEvents } from './read-provider-events.ts';
+import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
@@ -179,18 +179,8 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: AbortSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.post(provider, { ...call, stream: true, signal: callSignal }, adapter.parseError);
-        async function* bytes() {
-          try {
-            for await (const chunk of body) yield chunk as Buffer;
-          } catch (e) {
-            throw networkFailure(e, callSignal);
-          } finally {
-            // Closing early (client gone, consumer stopped) releases the upstream request.
-            if (!body.readableEnded) body.destroy();
-          }
-        }
-        const events = adapter.parseStream(readSseEvents(bytes()), call.jsonToolName, newToolCallId);
-        return startChatStream(events, {
+        const events = readProviderEvents(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal);
+        return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),
         });

@@ -9,6 +9,11 @@ import { estimateOutputTokens, withReasoningTokens } from '../tokens/count-token
  */
 export interface ChatStream extends AsyncIterable<StreamPart> {
   /**
+   * The same parts grouped as they arrived (the content of one upstream read together), for a
+   * consumer that writes them in one go. Iterate either this or the stream itself, once.
+   */
+  batches(): AsyncIterable<readonly StreamPart[]>;
+  /**
    * The usage so far: what the upstream reported, and tokenizer estimates for what it did not
    * (a stream cut short or abandoned by the client still bills what was produced).
    */
@@ -32,7 +37,18 @@ export interface StartChatStreamOptions {
  * come before any output (an error status, an `overloaded` event first thing) reject here, while
  * the caller can still answer with an error status or fall back to the next deployment.
  */
-export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>, options: StartChatStreamOptions): Promise<ChatStream> {
+export function startChatStream(source: AsyncIterable<ProviderStreamEvent>, options: StartChatStreamOptions): Promise<ChatStream> {
+  async function* oneByOne(): AsyncGenerator<readonly ProviderStreamEvent[]> {
+    for await (const e of source) yield [e];
+  }
+  return startBatchedChatStream(oneByOne(), options);
+}
+
+/** startChatStream over batches of provider events (see readProviderEvents). */
+export async function startBatchedChatStream(
+  source: AsyncIterable<readonly ProviderStreamEvent[]>,
+  options: StartChatStreamOptions,
+): Promise<ChatStream> {
   const it = source[Symbol.asyncIterator]();
   const reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
   let finish: FinishReason | null = null;
@@ -48,9 +64,10 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
     await it.return?.(undefined);
   };
 
-  const next = async (): Promise<ContentPart | null> => {
+  /** The next batch with content in it; null at the end. */
+  const next = async (): Promise<ContentPart[] | null> => {
     for (;;) {
-      let r: IteratorResult<ProviderStreamEvent>;
+      let r: IteratorResult<readonly ProviderStreamEvent[]>;
       try {
         r = await it.next();
       } catch (e) {
@@ -61,30 +78,34 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
         closed = true;
         return null;
       }
-      const e = r.value;
-      switch (e.type) {
-        case 'reported-usage':
-          Object.assign(reported, e.usage);
-          continue;
-        case 'finish':
-          finish = e.reason;
-          stopSequence = e.stopSequence;
-          continue;
-        case 'text-delta':
-          text += e.text;
-          return e;
-        case 'reasoning-delta':
-          reasoning += e.text;
-          return e;
-        case 'tool-call-start':
-          toolCalls[e.index] = { name: e.name, arguments: '' };
-          return e;
-        case 'tool-call-delta': {
-          const call = toolCalls[e.index];
-          if (call) call.arguments += e.argumentsDelta;
-          return e;
+      const parts: ContentPart[] = [];
+      for (const e of r.value) {
+        switch (e.type) {
+          case 'reported-usage':
+            Object.assign(reported, e.usage);
+            continue;
+          case 'finish':
+            finish = e.reason;
+            stopSequence = e.stopSequence;
+            continue;
+          case 'text-delta':
+            text += e.text;
+            break;
+          case 'reasoning-delta':
+            reasoning += e.text;
+            break;
+          case 'tool-call-start':
+            toolCalls[e.index] = { name: e.name, arguments: '' };
+            break;
+          case 'tool-call-delta': {
+            const call = toolCalls[e.index];
+            if (call) call.arguments += e.argumentsDelta;
+            break;
+          }
         }
+        parts.push(e);
       }
+      if (parts.length > 0) return parts;
     }
   };
 
@@ -108,23 +129,32 @@ export async function startChatStream(source: AsyncIterable<ProviderStreamEvent>
   const first = await next();
   let iterated = false;
 
-  async function* parts(): AsyncGenerator<StreamPart> {
+  async function* batches(): AsyncGenerator<readonly StreamPart[]> {
     try {
-      for (let p = first; p !== null; p = await next()) yield p;
-      yield { type: 'finish', reason: finish ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}) };
+      for (let b = first; b !== null; b = await next()) yield b;
       const u = usage();
-      yield { type: 'usage', usage: u.usage, estimated: u.estimated };
+      yield [
+        { type: 'finish', reason: finish ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}) },
+        { type: 'usage', usage: u.usage, estimated: u.estimated },
+      ];
     } finally {
       await close();
     }
   }
+  const once = () => {
+    if (iterated) throw new Error('a chat stream can be iterated only once');
+    iterated = true;
+    return batches();
+  };
 
   return {
     [Symbol.asyncIterator]() {
-      if (iterated) throw new Error('a chat stream can be iterated only once');
-      iterated = true;
-      return parts();
+      const grouped = once();
+      return (async function* () {
+        for await (const b of grouped) yield* b;
+      })();
     },
+    batches: once,
     usage,
     cancel: close,
   };

@@ -62,6 +62,11 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
     return out + event('content_block_start', { index, content_block: block });
   };
   const delta = (d: object) => event('content_block_delta', { index, delta: d });
+  // Most of a stream: a text delta in the open text block. Its bytes are a constant around the
+  // block's index and the text (what delta() makes of it, tested to be equal).
+  const TEXT_DELTA_HEAD = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
+  const TEXT_DELTA_MIDDLE = ',"delta":{"type":"text_delta","text":';
+  const TEXT_DELTA_TAIL = '}}\n\n';
 
   function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
     let out = '';
@@ -97,7 +102,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
         case 'text-delta': {
           if (part.text === '') return '';
           const head = open?.kind === 'text' ? '' : begin({ kind: 'text' }, { type: 'text', text: '' });
-          return head + delta({ type: 'text_delta', text: part.text });
+          return head + TEXT_DELTA_HEAD + index + TEXT_DELTA_MIDDLE + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
         case 'reasoning-delta':
           return reasoning(part);

@@ -5,6 +5,7 @@ import type { CanonicalMessage, StreamPart } from '../../canonical/chat.ts';
 import { convertToAnthropicMessages } from '../../providers/anthropic/convert-to-anthropic-messages.ts';
 import { parseAnthropicStream } from '../../providers/anthropic/parse-anthropic-stream.ts';
 import type { SseEvent } from '../../providers/provider-stream.ts';
+import { encodeSseEvent } from '../sse.ts';
 import { createMessagesStreamEncoder } from './create-messages-stream-encoder.ts';
 import { formatMessage } from './format-message.ts';
 import { messagesMaxTokens, parseMessagesRequest } from './parse-messages-request.ts';
@@ -182,5 +183,19 @@ describe('round trips through canonical (property)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('createMessagesStreamEncoder', () => {
+  it('writes text deltas from its template exactly as a generic event would be', () => {
+    const encoder = createMessagesStreamEncoder(identity);
+    encoder.start();
+    encoder.encode({ type: 'reasoning-delta', text: 'hmm', signature: 'sig' });
+    const texts = ['Hello', ' "quoted" \\ \n é \u2028 </script>', ''];
+    const out = texts.map((text) => encoder.encode({ type: 'text-delta', text })).join('');
+    const expected = (text: string) => encodeSseEvent('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text } });
+    const start = encodeSseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+      encodeSseEvent('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } });
+    assert.equal(out, start + expected(texts[0]!) + expected(texts[1]!));
   });
 });

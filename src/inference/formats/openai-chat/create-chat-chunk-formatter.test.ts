@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StreamPart } from '../../canonical/chat.ts';
-import { createChatChunkFormatter } from './create-chat-chunk-formatter.ts';
+import { encodeSseData } from '../sse.ts';
+import { createChatChunkFormatter, createChatStreamEncoder } from './create-chat-chunk-formatter.ts';
 
 const base = { id: 'chatcmpl-abc', model: 'svc-fast', created: 1700000000 };
 const parts: StreamPart[] = [
@@ -55,5 +56,27 @@ describe('createChatChunkFormatter', () => {
   it('opens with the role chunk even when the first part is the finish', () => {
     const f = createChatChunkFormatter({ ...base, includeUsage: false });
     assert.equal(f.format({ type: 'finish', reason: 'length' }).length, 2);
+  });
+});
+
+describe('createChatStreamEncoder', () => {
+  it('writes text chunks from its template exactly as the formatter would', () => {
+    const parts: StreamPart[] = [
+      { type: 'reasoning-delta', text: 'thinking' },
+      { type: 'text-delta', text: '' },
+      { type: 'text-delta', text: 'Hello' },
+      { type: 'text-delta', text: ' "quoted" \\ \n é \u2028 </script>' },
+      { type: 'tool-call-start', index: 0, id: 'call_1', name: 'f' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'text-delta', text: 'after' },
+      { type: 'finish', reason: 'stop' },
+      { type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 2 }, estimated: false },
+    ];
+    for (const includeUsage of [false, true]) {
+      const options = { id: 'chatcmpl-1', model: 'svc-x', created: 1, includeUsage };
+      const encoder = createChatStreamEncoder(options);
+      const formatter = createChatChunkFormatter(options);
+      for (const part of parts) assert.equal(encoder.encode(part), formatter.format(part).map(encodeSseData).join(''));
+    }
   });
 });

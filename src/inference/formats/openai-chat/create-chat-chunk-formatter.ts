@@ -75,9 +75,20 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { 
 /** The chat completions stream: one `data:` line per chunk, the in-stream error, then `[DONE]`. */
 export function createChatStreamEncoder(options: ChatChunkFormatterOptions): StreamEncoder {
   const formatter = createChatChunkFormatter(options);
+  // A text chunk after the first is most of a stream: its bytes around the text are the same for
+  // the whole stream (what encodeSseData makes of chunk({ content }), tested to be equal).
+  const sample = createChatChunkFormatter(options).format({ type: 'text-delta', text: '\u0000' }).at(-1);
+  const [head, tail] = encodeSseData(sample).split('"\\u0000"') as [string, string];
+  let opened = false;
   return {
     start: () => '',
-    encode: (part) => formatter.format(part).map(encodeSseData).join(''),
+    encode(part) {
+      if (opened && part.type === 'text-delta' && part.text !== '') return head + JSON.stringify(part.text) + tail;
+      const chunks = formatter.format(part);
+      // Any chunk means the opening one (the assistant role) went out.
+      if (chunks.length > 0) opened = true;
+      return chunks.map(encodeSseData).join('');
+    },
     fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
     end: () => SSE_DONE,
   };

@@ -3,7 +3,7 @@ import { defaultAnthropicMaxTokens } from './anthropic-max-tokens.ts';
 import { buildAnthropicMessagesBody } from './build-anthropic-messages-body.ts';
 import { parseAnthropicError } from './parse-anthropic-error.ts';
 import { parseAnthropicResponse } from './parse-anthropic-response.ts';
-import { parseAnthropicStream } from './parse-anthropic-stream.ts';
+import { createAnthropicStreamParser } from './parse-anthropic-stream.ts';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -27,6 +27,6 @@ export const anthropicChat: ChatAdapter = {
     };
   },
   parseResponse: parseAnthropicResponse,
-  parseStream: parseAnthropicStream,
+  createStreamParser: createAnthropicStreamParser,
   parseError: parseAnthropicError,
 };

@@ -1,7 +1,7 @@
 import { bearer, type ChatAdapter } from '../chat-adapter.ts';
 import { buildOpenAIChatBody } from './build-openai-chat-body.ts';
 import { parseOpenAIChatResponse } from './parse-openai-chat-response.ts';
-import { parseOpenAIChatStream } from './parse-openai-chat-stream.ts';
+import { createOpenAIChatStreamParser } from './parse-openai-chat-stream.ts';
 import { parseOpenAIError } from './parse-openai-error.ts';
 
 /** Any OpenAI-compatible /chat/completions upstream; the base URL includes its version (`.../v1`). */
@@ -15,6 +15,6 @@ export const openAICompatibleChat: ChatAdapter = {
     };
   },
   parseResponse: (json, _jsonToolName, newToolCallId) => parseOpenAIChatResponse(json, newToolCallId),
-  parseStream: (events, _jsonToolName, newToolCallId) => parseOpenAIChatStream(events, newToolCallId),
+  createStreamParser: (_jsonToolName, newToolCallId) => createOpenAIChatStreamParser(newToolCallId),
   parseError: parseOpenAIError,
 };

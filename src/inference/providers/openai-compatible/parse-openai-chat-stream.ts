@@ -1,7 +1,8 @@
 import { createId } from '../../canonical/create-id.ts';
 import type { FinishReason } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
-import type { ProviderStreamEvent, SseEvent } from '../provider-stream.ts';
+import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type SseEvent } from '../provider-stream.ts';
+import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
 import { readOpenAIErrorObject } from './parse-openai-error.ts';
@@ -24,48 +25,69 @@ interface OpenAIChunk {
  * Parses a chat.completion.chunk stream. Tool calls are keyed by the upstream's `index` (ids and
  * names arrive only on a call's first chunk) and renumbered in order of appearance with fresh ids.
  * The stream is complete when `[DONE]` or a finish reason was seen; a stream cut before that is an
- * upstream failure (the caller still bills what arrived).
+ * upstream failure (the caller still bills what arrived). A plain content chunk like the last one
+ * parsed in full is read from its bytes (see createStringFieldTemplate).
  */
+export function createOpenAIChatStreamParser(newToolCallId: () => string = () => createId('call_')): ProviderStreamParser {
+  const toolIndex = new Map<number, number>();
+  const content = createStringFieldTemplate('content');
+  let finish: FinishReason | null = null;
+  let done = false;
+  return {
+    push(event, out) {
+      const text = content.match(event.data);
+      if (text !== undefined) {
+        if (text !== '') out.push({ type: 'text-delta', text });
+        return false;
+      }
+      if (event.data === '[DONE]') {
+        done = true;
+        return true;
+      }
+      const before = out.length;
+      let chunk: OpenAIChunk;
+      try {
+        chunk = JSON.parse(event.data) as OpenAIChunk;
+      } catch {
+        throw new ProviderFailure(502, 'the upstream sent a malformed stream chunk');
+      }
+      const err = readOpenAIErrorObject(chunk.error);
+      if (err) throw new ProviderFailure(err.status ?? 502, err.message);
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta;
+      const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      if (reasoning) out.push({ type: 'reasoning-delta', text: reasoning });
+      if (delta?.content) out.push({ type: 'text-delta', text: delta.content });
+      for (const call of delta?.tool_calls ?? []) {
+        const upstreamIndex = call.index ?? 0;
+        let index = toolIndex.get(upstreamIndex);
+        if (index === undefined) {
+          index = toolIndex.size;
+          toolIndex.set(upstreamIndex, index);
+          out.push({ type: 'tool-call-start', index, id: newToolCallId(), name: call.function?.name ?? '' });
+        }
+        const args = call.function?.arguments;
+        if (args) out.push({ type: 'tool-call-delta', index, argumentsDelta: args });
+      }
+      if (choice?.finish_reason) finish = mapOpenAIFinishReason(choice.finish_reason);
+      const usage = convertOpenAIUsage(chunk.usage);
+      if (usage) out.push({ type: 'reported-usage', usage });
+      // It carried content and nothing that changes the stream's state: later chunks that differ
+      // from it only in their content are read without parsing.
+      if (out.length === before + 1 && out[before]!.type === 'text-delta' && !choice?.finish_reason) content.learn(event.data, delta!.content!);
+      return false;
+    },
+    end(out) {
+      if (finish === null && !done) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
+      out.push({ type: 'finish', reason: finish ?? 'stop' });
+    },
+  };
+}
+
+/** The same over an event iterable (tests, and anything not read in batches). */
 export async function* parseOpenAIChatStream(
   events: AsyncIterable<SseEvent>,
   newToolCallId: () => string = () => createId('call_'),
 ): AsyncGenerator<ProviderStreamEvent> {
-  const toolIndex = new Map<number, number>();
-  let finish: FinishReason | null = null;
-  let done = false;
-  for await (const event of events) {
-    if (event.data === '[DONE]') {
-      done = true;
-      break;
-    }
-    let chunk: OpenAIChunk;
-    try {
-      chunk = JSON.parse(event.data) as OpenAIChunk;
-    } catch {
-      throw new ProviderFailure(502, 'the upstream sent a malformed stream chunk');
-    }
-    const err = readOpenAIErrorObject(chunk.error);
-    if (err) throw new ProviderFailure(err.status ?? 502, err.message);
-    const choice = chunk.choices?.[0];
-    const delta = choice?.delta;
-    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) yield { type: 'reasoning-delta', text: reasoning };
-    if (delta?.content) yield { type: 'text-delta', text: delta.content };
-    for (const call of delta?.tool_calls ?? []) {
-      const upstreamIndex = call.index ?? 0;
-      let index = toolIndex.get(upstreamIndex);
-      if (index === undefined) {
-        index = toolIndex.size;
-        toolIndex.set(upstreamIndex, index);
-        yield { type: 'tool-call-start', index, id: newToolCallId(), name: call.function?.name ?? '' };
-      }
-      const args = call.function?.arguments;
-      if (args) yield { type: 'tool-call-delta', index, argumentsDelta: args };
-    }
-    if (choice?.finish_reason) finish = mapOpenAIFinishReason(choice.finish_reason);
-    const usage = convertOpenAIUsage(chunk.usage);
-    if (usage) yield { type: 'reported-usage', usage };
-  }
-  if (finish === null && !done) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
-  yield { type: 'finish', reason: finish ?? 'stop' };
+  yield* parseEvents(createOpenAIChatStreamParser(newToolCallId), events);
 }
