@@ -1,5 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { cpus } from 'node:os';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
 
@@ -14,12 +17,16 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *       transaction of two inserts per request),
  *   (e) the gateway's /v1/messages on svc-fast (translated from the chat completions upstream),
  *   (f) /v1/messages on svc-fast-anthropic (the same upstream answering as an Anthropic one),
+ *   (g) Portkey's open-source gateway (@portkey-ai/gateway, Node build) on the same upstream,
+ *       installed on demand into BENCH_PORTKEY_DIR so that `npm install` stays lean,
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
- * held open on a slow-streaming upstream. Each server is a process of its own; this one only
+ * held open on a slow-streaming upstream, and whether releasing them billed exactly what their
+ * usage records say. Each server is a process of its own; this one only
  * generates load.
  *
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
+ * BENCH_PORTKEY (1; 0 leaves (g) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
  * to bench/profiles/; sum one with bench/profile-top.ts), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
@@ -33,7 +40,30 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const onlyTargets = ONLY.filter((s) => /^[a-f]$/.test(s));
+const onlyTargets = ONLY.filter((s) => /^[a-g]$/.test(s));
+const PORTKEY = process.env.BENCH_PORTKEY !== '0' && (onlyTargets.length === 0 || onlyTargets.includes('g'));
+const PORTKEY_VERSION = '1.15.2';
+const PORTKEY_DIR = process.env.BENCH_PORTKEY_DIR ?? join(tmpdir(), `svc-bench-portkey-${PORTKEY_VERSION}`);
+
+/** Portkey's start script, installed into PORTKEY_DIR on first use (npm registry, no binaries). */
+function portkeyServer(): string {
+  const script = join(PORTKEY_DIR, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+  if (!existsSync(script)) {
+    console.log(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${PORTKEY_DIR} ...`);
+    mkdirSync(PORTKEY_DIR, { recursive: true });
+    writeFileSync(join(PORTKEY_DIR, 'package.json'), '{"private":true}\n');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', `@portkey-ai/gateway@${PORTKEY_VERSION}`], { cwd: PORTKEY_DIR, stdio: 'inherit' });
+  }
+  return script;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 const onlyModes = ONLY.filter((s) => s === 'streaming' || s === 'non-streaming');
 
 interface Child {
@@ -81,6 +111,7 @@ async function main(): Promise<void> {
   const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
+  const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())]) : null;
 
   console.log(`gateway bench: ${cpus().length} CPUs (shared), node ${process.version}, gateway database ${String(gateway.ready.database)}, ` +
     `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
@@ -109,6 +140,14 @@ async function main(): Promise<void> {
       body: (stream: boolean) => JSON.stringify({ ...message, model: 'svc-fast-anthropic', stream }),
     },
   ];
+  if (portkey) {
+    allTargets.push({
+      name: '(g) portkey',
+      url: `${portkey.ready.url as string}/v1/chat/completions`,
+      headers: { ...json, authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${instantUrl}/v1` },
+      server: portkey,
+    });
+  }
   const targets = allTargets.filter((t) => onlyTargets.length === 0 || onlyTargets.includes(t.name[1]!));
   const results = new Map<string, LoadResult>();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
@@ -142,6 +181,8 @@ async function main(): Promise<void> {
   }
 
   if (ONLY.length === 0) printRatios(modes, results, cpuPerRequest);
+  if (portkey && ONLY.length === 0) printPortkeyRatios(modes, results, cpuPerRequest);
+  portkey?.process.kill();
   if (STREAMS > 0) await openStreams(gateway, upstream, gatewayUrl, key);
 
   const exited = new Promise((r) => gateway.process.once('exit', r));
@@ -186,13 +227,35 @@ function printRatios(modes: readonly { name: string }[], results: Map<string, Lo
   }
 }
 
+function printPortkeyRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
+  console.log('\nratios (c)/(g): svc against Portkey on the same upstream');
+  for (const mode of modes) {
+    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
+    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
+    const [cN, gN, c1, g1] = [at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(g) portkey'), at(1, '(c) gateway svc-fast'), at(1, '(g) portkey')];
+    if ([gN, g1].some((r) => r.errors > 0 || Object.keys(r.statuses).some((code) => code !== '200'))) {
+      // Seen with 1.15.2 on Node 20: its streamed answers fail with 500 (it appends headers to
+      // fetch's immutable response headers); a ratio to errors would mean nothing.
+      console.log(`  ${mode.name.padEnd(24)} n/a: Portkey did not answer 200 (statuses ${JSON.stringify(gN.statuses)})`);
+      continue;
+    }
+    console.log(
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${(cN.rps / gN.rps).toFixed(2)}x (aim >= 8x)   ` +
+        `median at 1: ${c1.p50Ms.toFixed(2)} vs ${g1.p50Ms.toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} vs ${(cpu('(g) portkey') * 1000).toFixed(0)} µs`,
+    );
+  }
+}
+
 async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, key: string): Promise<void> {
   const json = { 'content-type': 'application/json' };
   // Memory with STREAMS streams held open through the gateway.
   const memory = async (gc: boolean) => (await gateway.ask<{ usage: NodeJS.MemoryUsage }>({ type: 'memory', gc }, 'memory')).usage;
-  const usageCount = async () => (await gateway.ask<{ count: number }>({ type: 'usage-count' }, 'usage-count')).count;
+  const books = () => gateway.ask<{ count: number; cost: string; credits: string }>({ type: 'usage-count' }, 'usage-count');
+  const usageCount = async () => (await books()).count;
   const before = await memory(true);
-  const recordsBefore = await usageCount();
+  const booksBefore = await books();
+  const recordsBefore = booksBefore.count;
   const pool = new Pool(gatewayUrl, { connections: STREAMS, pipelining: 1 });
   const body = JSON.stringify({ model: 'svc-slow', messages: [{ role: 'user', content: 'Keep talking.' }], stream: true });
   const t0 = performance.now();
@@ -215,6 +278,9 @@ async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, 
   while ((await usageCount()) < recordsBefore + STREAMS) await new Promise((r) => setTimeout(r, 20));
   const releasedMs = performance.now() - t1;
   await pool.close();
+  const booksAfter = await books();
+  const billed = BigInt(booksBefore.credits) - BigInt(booksAfter.credits);
+  const recorded = BigInt(booksAfter.cost) - BigInt(booksBefore.cost);
   const afterRelease = await memory(true);
 
   console.log(`\n${STREAMS} concurrent streams (svc-slow, one chunk per second), opened in ${openedMs.toFixed(0)} ms, ${upstreamOpen} open upstream`);
@@ -222,6 +288,7 @@ async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, 
   console.log(`  gateway with streams open: rss ${mb(held.rss)}  heapUsed ${mb(held.heapUsed)}  heapTotal ${mb(held.heapTotal)}  external ${mb(held.external)}`);
   console.log(`  same, after a full GC:     rss ${mb(heldGc.rss)}  heapUsed ${mb(heldGc.heapUsed)}  (${((heldGc.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB live heap per stream)`);
   console.log(`  released (finished, settled and recorded) in ${releasedMs.toFixed(0)} ms; after: rss ${mb(afterRelease.rss)}  heapUsed ${mb(afterRelease.heapUsed)}`);
+  console.log(`  billed exactly: ${billed === recorded ? 'yes' : 'NO'} (${STREAMS} usage records cost ${recorded} micro-credits, the balance moved by ${billed})`);
   console.log(
     `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
       `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,
