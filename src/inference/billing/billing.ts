@@ -88,8 +88,9 @@ export interface Billing {
   /** A failed request: gives the hold back, charges nothing, records the status (written behind). */
   release(reservation: Reservation, input: ReleaseInput): Promise<Settlement>;
   /**
-   * Writes the charges queued on this instance now: a read of balances or usage records that
-   * follows shows every answer this instance sent before it (read your own writes).
+   * Writes the charges queued on this instance now, and waits for lease writes in flight: a read
+   * of balances or usage records that follows shows every answer this instance sent before it
+   * (read your own writes).
    */
   written(): Promise<void>;
   /** Writes every queued charge and returns every lease's unheld credits (shutdown). */
@@ -420,7 +421,10 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       });
     },
 
-    written: () => write.flush(),
+    async written() {
+      await write.flush();
+      await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
+    },
 
     async close() {
       closed = true;
