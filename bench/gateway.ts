@@ -72,10 +72,10 @@ interface Child {
   ask<T>(message: object, answer: string): Promise<T>;
 }
 
-async function start(name: string, args: string[], execArgv: string[] = []): Promise<Child> {
+async function start(name: string, args: string[], execArgv: string[] = [], stderr: 'inherit' | 'ignore' = 'inherit'): Promise<Child> {
   const child = fork(new URL(`./children/${name}.ts`, import.meta.url), args, {
     execArgv: ['--import', 'tsx', ...execArgv],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', 'ignore', stderr, 'ipc'],
   });
   const waitFor = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
-  const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())]) : null;
+  const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())], [], 'ignore') : null;
 
   console.log(`gateway bench: ${cpus().length} CPUs (shared), node ${process.version}, gateway database ${String(gateway.ready.database)}, ` +
     `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
@@ -209,7 +209,7 @@ function printRatios(modes: readonly { name: string }[], results: Map<string, Lo
       const messagesRatio = dN.rps / bN.rps;
       console.log(
         `  ${(mode.name + ' ' + label).padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
-          `(chat ${(chatRatio * 100).toFixed(0)}%; aim within 10%: ${Math.abs(messagesRatio - chatRatio) <= 0.1 * chatRatio ? 'met' : 'missed'})   ` +
+          `(chat ${(chatRatio * 100).toFixed(0)}%; aim no more than 10% below: ${messagesRatio >= 0.9 * chatRatio ? 'met' : 'missed'})   ` +
           `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
           `cpu per request at ${CONCURRENCY}: ${(cpu(target) * 1000).toFixed(0)} µs`,
       );
