@@ -3,8 +3,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { accountCredits, catalogYaml, expectedCost, PRICES, startGateway, usageRows, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { IMAGE_URL_PARTS_TURN, PNG_BASE64 } from './helpers/images.ts';
 
-const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** The OpenAI-style message parts the upstream received in its last request. */
 type SentMessage = { role: string; content: string | { type: string; text?: string; image_url?: { url: string; detail?: string } }[] };
@@ -100,15 +100,7 @@ describe('/inference/v1/messages: images on an OpenAI-compatible upstream', () =
       model: 'svc-vision',
       max_tokens: 100,
       messages: [
-        {
-          role: 'user',
-          // Not in the SDK's types: the service's message object allows OpenAI's image_url part here.
-          content: [
-            { type: 'image_url', image_url: { url: 'https://example.com/dog.jpg', detail: 'low' } },
-            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
-            { type: 'text', text: 'Compare.' },
-          ] as never,
-        },
+        IMAGE_URL_PARTS_TURN,
       ],
     });
     assert.equal((m.content[0] as Anthropic.TextBlock).text, 'Two images.');

@@ -6,10 +6,10 @@ import OpenAI from 'openai';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import { accountCredits, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { IMAGE_URL_PARTS_TURN, PNG_BASE64 } from './helpers/images.ts';
 
 const MSG_ID = /^msg_[A-Za-z0-9]{24}$/;
 const CALL_ID = /^call_[A-Za-z0-9]{24}$/;
-const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const weather: Tool = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 const time: Tool = { name: 'get_time', description: 'Time in a zone', input_schema: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] } };
@@ -322,15 +322,7 @@ describe('POST /inference/v1/messages through the Anthropic SDK', () => {
       model: 'svc-vision',
       max_tokens: 50,
       messages: [
-        {
-          role: 'user',
-          // Not in the SDK's types: the service's message object allows OpenAI's image_url part here.
-          content: [
-            { type: 'image_url', image_url: { url: 'https://example.com/dog.jpg', detail: 'low' } },
-            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
-            { type: 'text', text: 'Compare.' },
-          ] as never,
-        },
+        IMAGE_URL_PARTS_TURN,
       ],
     });
     const sent = g.anthropic.requests.at(-1)!.body as { messages: { content: unknown[] }[] };

@@ -111,9 +111,11 @@ export async function withCreditHold<T>(
     done = true;
     abort.dispose();
     const servedBy = servedByOf(lastTarget);
-    const executor = lastTarget ? executorOf(route, lastTarget).brand : route.executors[0]!.brand;
+    const served = lastTarget ? executorOf(route, lastTarget) : route.executors[0]!;
+    const executor = served.brand;
     const servedModel = executor === route.requested ? null : executor.id;
-    const lane = route.lane === null ? null : ((lastTarget ? executorOf(route, lastTarget).lane : null) ?? route.lane);
+    // The lane the executor that answered was listed under (as x-svc-lane says), else the request's own.
+    const lane = route.lane === null ? null : ((lastTarget ? served.lane : null) ?? route.lane);
     // The answer does not wait for the write: a failed write is logged (the request then goes
     // unbilled, its hold back in the lease), never turned into the client's error.
     const written =
