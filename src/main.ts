@@ -1,7 +1,26 @@
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 import { createDeps } from './deps.ts';
 import { DatabaseInUseError } from './storage/pglite-lock.ts';
+
+/**
+ * On the first start on an empty DATA_DIR, the embedded database is created and migrated by
+ * `cli/migrate` in a child process. Creating it grows PGlite's WebAssembly memory to some 700 MB
+ * for a moment, and WebAssembly memory never shrinks (closing and reopening PGlite in the same
+ * process does not give it back either): done here, the service would keep that peak for its
+ * whole life, about 150 MB above every later start (docs/operations.md, "Memory").
+ */
+async function createEmbeddedDatabaseApart(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'pg', 'PG_VERSION'))) return;
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const child = fork(new URL(`./cli/migrate${ext}`, import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // A failure is reported again, with its cause, by the start below, which tries the same itself.
+  if (code !== 0) console.error(`creating the embedded database in a child process failed (exit ${code}); creating it here`);
+}
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +35,7 @@ async function main(): Promise<void> {
   }
   let deps;
   try {
+    if (config.databaseUrl === null) await createEmbeddedDatabaseApart(config.dataDir);
     deps = await createDeps(config);
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DatabaseInUseError) {

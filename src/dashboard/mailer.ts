@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../shared/logger.ts';
 
 export interface Mail {
@@ -21,13 +21,16 @@ export interface Mailer {
  * file and its link logged, so a fresh `npm start` can sign up without a mail server.
  */
 export function createMailer(opts: { smtpUrl: string | null; from: string; dataDir: string; logger: Logger }): Mailer {
-  if (opts.smtpUrl) {
-    const transport = nodemailer.createTransport(opts.smtpUrl);
+  const smtpUrl = opts.smtpUrl;
+  if (smtpUrl) {
+    // nodemailer (some 10 MB of resident memory) is loaded with the first message, not at start.
+    let transport: Promise<Transporter> | null = null;
     return {
       async send(mail) {
-        await transport.sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
+        transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl));
+        await (await transport).sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
       },
-      close: () => transport.close(),
+      close: () => void transport?.then((t) => t.close(), () => {}),
     };
   }
   const outbox = join(opts.dataDir, 'outbox');

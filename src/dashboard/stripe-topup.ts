@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { MICRO_PER_CREDIT } from '../accounts/credits.amount.ts';
 import { badRequest } from '../shared/errors.ts';
 import type { Db } from '../storage/database.ts';
@@ -28,16 +28,23 @@ export interface StripeTopUp {
 
 export function createStripeTopUp(db: Db, settings: StripeSettings): StripeTopUp {
   const api = settings.apiBase ? new URL(settings.apiBase) : null;
-  const stripe = new Stripe(settings.secretKey, {
-    ...(api ? { host: api.hostname, port: Number(api.port || (api.protocol === 'https:' ? 443 : 80)), protocol: api.protocol.replace(':', '') as 'http' | 'https' } : {}),
-    maxNetworkRetries: 1,
-  });
+  // The SDK (some 20 MB of resident memory) is loaded on the first top-up, not at start.
+  let client: Promise<Stripe> | null = null;
+  const stripeClient = () =>
+    (client ??= import('stripe').then(
+      ({ default: StripeSdk }) =>
+        new StripeSdk(settings.secretKey, {
+          ...(api ? { host: api.hostname, port: Number(api.port || (api.protocol === 'https:' ? 443 : 80)), protocol: api.protocol.replace(':', '') as 'http' | 'https' } : {}),
+          maxNetworkRetries: 1,
+        }),
+    ));
 
   return {
     async createCheckout({ accountId, email, cents, returnUrl }) {
       if (!Number.isInteger(cents) || cents < MIN_TOPUP_CENTS || cents > MAX_TOPUP_CENTS) {
         throw badRequest(`amount: must be between ${MIN_TOPUP_CENTS / 100} and ${MAX_TOPUP_CENTS / 100} USD`);
       }
+      const stripe = await stripeClient();
       const session = await stripe.checkout.sessions.create({
         mode: 'payment',
         customer_email: email,
@@ -61,6 +68,7 @@ export function createStripeTopUp(db: Db, settings: StripeSettings): StripeTopUp
     },
 
     async handleWebhook(rawBody, signature) {
+      const stripe = await stripeClient();
       let event: Stripe.Event;
       try {
         event = stripe.webhooks.constructEvent(rawBody, signature, settings.webhookSecret);

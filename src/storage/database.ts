@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -74,6 +73,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
   }
   let pglite: PGlite;
   try {
+    // Loaded here, not at the top: a service on a PostgreSQL server never needs it.
+    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
     pglite = await PGlite.create(dir, {
       // PostgreSQL's default 128 MB buffer pool lives in PGlite's WebAssembly memory, which never
       // shrinks: 16 MB keeps the idle process some 145 MB smaller (docs/operations.md). Pages

@@ -1,8 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { isPrivateAddress } from './private-address.ts';
@@ -77,6 +75,19 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/**
+ * The MCP SDK (with the zod schemas it builds) is loaded on the first MCP tool call, not at start:
+ * some 20 MB of resident memory that a gateway serving no MCP tools never needs.
+ */
+const sdk = async () => {
+  const [{ Client }, { SSEClientTransport }, { StreamableHTTPClientTransport, StreamableHTTPError }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  return { Client, SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError };
+};
+
 export function createMcpClient(settings: McpSettings): McpClient {
   async function checkUrl(url: string): Promise<void> {
     if (settings.allowPrivateNetworks) return;
@@ -129,6 +140,7 @@ export function createMcpClient(settings: McpSettings): McpClient {
   }
 
   async function open(transport: Transport, signal: AbortSignal | undefined): Promise<Client> {
+    const { Client } = await sdk();
     const client = new Client({ name: 'svc-gateway', version: '1.0.0' });
     await withTimeout(settings.connectTimeoutMs, 'connecting to the MCP server', () => client.connect(transport, { signal, timeout: settings.connectTimeoutMs }), () => void transport.close().catch(() => {}));
     return client;
@@ -143,6 +155,7 @@ export function createMcpClient(settings: McpSettings): McpClient {
       const fetch = guardedFetch(agent);
       const url = new URL(target.url);
       const requestInit = { headers: { ...target.headers } };
+      const { StreamableHTTPClientTransport, StreamableHTTPError, SSEClientTransport } = await sdk();
       let client: Client;
       try {
         try {

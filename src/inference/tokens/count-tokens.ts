@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { CanonicalChatRequest, ToolCall } from '../canonical/chat.ts';
 import type { Usage } from '../canonical/usage.ts';
 
@@ -16,7 +16,19 @@ const PER_IMAGE = 765;
  * charges for what was produced.
  */
 export function countTextTokens(text: string): number {
-  return text === '' ? 0 : countTokens(text, PLAIN);
+  return text === '' ? 0 : tokenizer()(text, PLAIN);
+}
+
+type CountTokens = typeof import('gpt-tokenizer').countTokens;
+let loaded: CountTokens | null = null;
+/**
+ * The o200k tables are loaded on the first count, not at start: they are some 60 MB of resident
+ * memory (a 3.7 MB source of array literals, and the maps built from it), and most processes
+ * never count, because upstreams report usage. Synchronous, so counting stays synchronous.
+ */
+function tokenizer(): CountTokens {
+  loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  return loaded;
 }
 
 export function estimateChatInputTokens(request: CanonicalChatRequest): number {
