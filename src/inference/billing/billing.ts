@@ -149,6 +149,12 @@ interface Held extends Reservation {
 const open = new WeakSet<Reservation>();
 
 const LEASE_AHEAD = 4n;
+/**
+ * A bound on one request's own lease writes. Each takes at least what the request lacks from
+ * the account's balance outside the leases (or finds it empty, which ends the loop), so the bound
+ * only matters when other instances keep returning credits; it is not reached otherwise.
+ */
+const MAX_OWN_GROWS = 8;
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
@@ -229,7 +235,11 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     const l = leaseOf(input.principal.accountId);
     l.lastUsed = clock.now();
     let refused = false;
-    for (let attempt = 0; ; attempt++) {
+    // Only this request's own lease writes count: waiting on another request's write is not a
+    // try (under load many requests wait on one write, and the first of them to be served may
+    // take all it brought), so only an account that has nothing more to lease is refused.
+    let grows = 0;
+    for (;;) {
       const valid = clock.now() < l.validUntil;
       const local = valid ? free(l) : 0n;
       const want = holdAmount(input.charge, local + (valid && !refused ? l.outside : 0n));
@@ -244,7 +254,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         await l.taking.catch(() => {});
         continue;
       }
-      if (refused || attempt >= 2) {
+      if (refused || grows >= MAX_OWN_GROWS) {
         // What the account has is in this lease already: hold it, or refuse.
         if (valid && local > 0n && local >= input.charge.minimum) {
           l.held += local;
@@ -254,6 +264,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       }
       const short = (want ?? input.charge.estimate) - local;
       l.target = max(l.target, (want ?? input.charge.minimum) * LEASE_AHEAD);
+      grows++;
       refused = !(await grow(l, max(short, 0n) + l.target, max(1n, input.charge.minimum - local)));
     }
   };
