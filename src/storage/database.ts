@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { claimPgliteDir } from './pglite-lock.ts';
+import { startPgliteThread, type EmbeddedPostgres } from './pglite-thread.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -71,18 +71,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     mkdirSync(dir, { recursive: true });
     release = claimPgliteDir(join(opts.dataDir, 'pg.pid'), dir);
   }
-  let pglite: PGlite;
+  let pglite: EmbeddedPostgres;
   try {
-    // Loaded here, not at the top: a service on a PostgreSQL server never needs it.
-    const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
-    pglite = await PGlite.create(dir, {
-      // PostgreSQL's default 128 MB buffer pool lives in PGlite's WebAssembly memory, which never
-      // shrinks: 16 MB keeps the idle process some 145 MB smaller (docs/operations.md). Pages
-      // beyond it come back from the operating system's file cache, not from the disk.
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-      extensions: { pg_trgm },
-      parsers: { [INT8_OID]: (v: string) => BigInt(v) },
-    });
+    // PostgreSQL's default 128 MB buffer pool lives in PGlite's WebAssembly memory, which never
+    // shrinks: 16 MB keeps the idle process some 145 MB smaller (docs/operations.md). Pages
+    // beyond it come back from the operating system's file cache, not from the disk.
+    pglite = await startPgliteThread({ dir: dir ?? null, sharedBuffers: PGLITE_SHARED_BUFFERS });
   } catch (e) {
     release();
     throw e;

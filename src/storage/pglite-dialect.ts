@@ -1,9 +1,8 @@
 /**
- * Kysely dialect for embedded PostgreSQL (PGlite). Kysely ships one from 0.29, which requires
- * Node 22; this is the same design for 0.28 on Node 20: PGlite has a single connection, so every
- * query and transaction takes it in turn through a mutex.
+ * Kysely dialect for embedded PostgreSQL (PGlite, in its own thread: pglite-thread.ts). Kysely
+ * ships one from 0.29, which requires Node 22; this is the same design for 0.28 on Node 20:
+ * PGlite has a single connection, so every query and transaction takes it in turn through a mutex.
  */
-import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -19,6 +18,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type { EmbeddedPostgres } from './pglite-thread.ts';
 
 class PGliteAdapter extends PostgresAdapter {
   // One connection: the migrator already holds it for the whole run.
@@ -39,12 +39,12 @@ class ConnectionMutex {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: EmbeddedPostgres) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const res = await this.pg.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
+    const res = await this.pg.query<R>(compiled.sql, compiled.parameters);
     return {
-      rows: res.rows ?? [],
+      rows: res.rows,
       numAffectedRows: res.affectedRows != null ? BigInt(res.affectedRows) : undefined,
     };
   }
@@ -60,13 +60,11 @@ class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
 
-  constructor(private readonly pg: PGlite) {
+  constructor(private readonly pg: EmbeddedPostgres) {
     this.#connection = new PGliteConnection(pg);
   }
 
-  async init(): Promise<void> {
-    await this.pg.waitReady;
-  }
+  async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     this.#release = await this.#mutex.lock();
@@ -98,7 +96,7 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: EmbeddedPostgres) {}
   createAdapter(): DialectAdapter {
     return new PGliteAdapter();
   }
