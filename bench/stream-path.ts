@@ -2,46 +2,65 @@ import { createMessagesStreamEncoder } from '../src/inference/formats/anthropic-
 import { createChatStreamEncoder } from '../src/inference/formats/openai-chat/create-chat-chunk-formatter.ts';
 import type { StreamEncoder } from '../src/inference/formats/stream-encoder.ts';
 import { Readable } from 'node:stream';
+import { createAnthropicStreamParser } from '../src/inference/providers/anthropic/parse-anthropic-stream.ts';
 import { createOpenAIChatStreamParser } from '../src/inference/providers/openai-compatible/parse-openai-chat-stream.ts';
+import type { ProviderStreamParser } from '../src/inference/providers/provider-stream.ts';
 import { readProviderEvents } from '../src/inference/upstream/read-provider-events.ts';
 import { startBatchedChatStream } from '../src/inference/upstream/start-chat-stream.ts';
 import { startInstantUpstream } from './lib/instant-upstream.ts';
 
 /**
  * The gateway's per-stream work between the upstream's bytes and the client's, without a network
- * or a database (`npx tsx bench/stream-path.ts`): the bench upstream's 100-chunk stream, read
- * as one buffer (as the gateway's upstream read gets it), parsed, and encoded for chat completions and for messages. Prints CPU µs per
- * stream for each, in the same process (so their ratio holds on a busy machine).
+ * or a database (`npx tsx bench/stream-path.ts`): the bench upstream's 100-chunk stream, read as
+ * one buffer (as the gateway's upstream read gets it), parsed, and encoded, for the gateway's
+ * streamed targets: (c) chat completions from the chat completions stream, (e) messages translated
+ * from that same stream, (f) messages from the upstream's Messages stream. Prints CPU µs per stream
+ * for each, in the same process (so their ratios hold on a busy machine). Each stream is followed
+ * by a turn of the event loop, as in the server: run back to back in one turn, streams keep each
+ * other's garbage alive until the loop turns and the figures become mostly garbage collection.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3000);
 
 const up = await startInstantUpstream(100);
-const res = await fetch(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{"stream":true}' });
-const upstreamBytes = Buffer.from(await res.arrayBuffer());
+const read = async (path: string) => Buffer.from(await (await fetch(`${up.url}${path}`, { method: 'POST', body: '{"stream":true}' })).arrayBuffer());
+const chatBytes = await read('/v1/chat/completions');
+const messagesBytes = await read('/v1/messages');
 await up.close();
 
 const identity = { id: 'chatcmpl-0123456789abcdefghij', model: 'svc-fast', created: 1700000000 };
-const cases: Record<string, () => StreamEncoder> = {
-  chat: () => createChatStreamEncoder({ ...identity, includeUsage: false }),
-  messages: () => createMessagesStreamEncoder({ ...identity, id: 'msg_0123456789abcdefghij' }),
+const messagesIdentity = { ...identity, id: 'msg_0123456789abcdefghij' };
+interface Case {
+  readonly upstream: Buffer;
+  parser(): ProviderStreamParser;
+  encoder(): StreamEncoder;
+}
+const cases: Record<string, Case> = {
+  '(c) chat': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createChatStreamEncoder({ ...identity, includeUsage: false }) },
+  '(e) messages': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
+  '(f) messages': { upstream: messagesBytes, parser: () => createAnthropicStreamParser(null), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
 };
 
-async function one(encoder: StreamEncoder): Promise<number> {
-  const body = Readable.from([upstreamBytes], { objectMode: false });
-  const stream = await startBatchedChatStream(readProviderEvents(body, createOpenAIChatStreamParser(), undefined), { estimateInput: () => 12, mapError: (e) => e });
+async function one(c: Case): Promise<number> {
+  const encoder = c.encoder();
+  const body = Readable.from([c.upstream], { objectMode: false });
+  const stream = await startBatchedChatStream(readProviderEvents(body, c.parser(), undefined), { estimateInput: () => 12, mapError: (e) => e });
   let out = encoder.start();
   for await (const parts of stream.batches()) for (const part of parts) out += encoder.encode(part);
   out += encoder.end();
-  return out.length;
+  // The server writes the text to its socket as UTF-8.
+  return Buffer.byteLength(out);
 }
 
 for (const round of ['warm-up', 'measured']) {
-  for (const [name, make] of Object.entries(cases)) {
+  for (const [name, c] of Object.entries(cases)) {
     const n = round === 'warm-up' ? ROUNDS / 3 : ROUNDS;
     const t0 = process.cpuUsage();
     let bytes = 0;
-    for (let i = 0; i < n; i++) bytes += await one(make());
+    for (let i = 0; i < n; i++) {
+      bytes += await one(c);
+      await new Promise(setImmediate);
+    }
     const t = process.cpuUsage(t0);
-    if (round === 'measured') console.log(`${name.padEnd(9)} ${((t.user + t.system) / n).toFixed(1).padStart(7)} µs CPU per 100-chunk stream, ${(bytes / n).toFixed(0)} bytes out`);
+    if (round === 'measured') console.log(`${name.padEnd(13)} ${((t.user + t.system) / n).toFixed(1).padStart(7)} µs CPU per 100-chunk stream, ${(bytes / n).toFixed(0)} bytes out`);
   }
 }

@@ -25,15 +25,19 @@ export function createStringFieldTemplate(key: string): StringFieldTemplate {
   return {
     match(data) {
       if (prefix === null || data.length < prefix.length + suffix.length + 2) return undefined;
-      if (!data.startsWith(prefix) || !data.endsWith(suffix)) return undefined;
-      const literal = data.slice(prefix.length, data.length - suffix.length);
-      if (literal.length < 2 || literal.charCodeAt(0) !== 34 /* " */ || literal.charCodeAt(literal.length - 1) !== 34) return undefined;
+      const start = prefix.length;
+      const end = data.length - suffix.length;
+      // Slices compared with === rather than startsWith/endsWith: V8 compares equal-length strings
+      // in bulk, while startsWith with a non-constant argument walks them a character at a time
+      // (about 0.35 µs for a 150-byte chunk prefix, most of the parser's time per chunk).
+      if (data.slice(0, start) !== prefix || data.slice(end) !== suffix) return undefined;
+      if (data.charCodeAt(start) !== 34 /* " */ || data.charCodeAt(end - 1) !== 34) return undefined;
       // Most deltas have nothing to unescape: their literal is the text between the quotes.
-      const inner = literal.slice(1, -1);
+      const inner = data.slice(start + 1, end - 1);
       if (!NEEDS_PARSE.test(inner)) return inner;
       try {
         // One literal and nothing else parses; `"a"},"x":{"k":"b"` does not.
-        const value: unknown = JSON.parse(literal);
+        const value: unknown = JSON.parse(data.slice(start, end));
         return typeof value === 'string' ? value : undefined;
       } catch {
         return undefined;

@@ -23,6 +23,19 @@ describe('readSseEvents', () => {
     ]);
   });
 
+  it('drops a leading byte order mark, even split across chunks, and no other', async () => {
+    const bytes = new TextEncoder().encode('\uFEFFdata: 1\n\ndata: \uFEFF2\n\n');
+    for (const cut of [1, 2, 3, 4]) {
+      const events = await collect(readSseEvents(pieces(bytes.slice(0, cut), bytes.slice(cut))));
+      assert.deepEqual(events.map((e) => e.data), ['1', '\uFEFF2']);
+    }
+  });
+
+  it('replaces bytes that are not UTF-8 with U+FFFD', async () => {
+    const events = await collect(readSseEvents(pieces(new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0x61, 0xff, 0x62, 0x0a, 0x0a]))));
+    assert.deepEqual(events.map((e) => e.data), ['a\uFFFDb']);
+  });
+
   it('handles CRLF line endings and a last event without its blank line', async () => {
     const events = await collect(readSseEvents(pieces('data: 1\r\n\r\ndata: 2')));
     assert.deepEqual(events.map((e) => e.data), ['1', '2']);

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { StringDecoder } from 'node:string_decoder';
 
 export interface SseSplitter {
   /** The events completed by this piece of the body (partial lines and UTF-8 sequences wait). */
@@ -11,7 +12,17 @@ export interface SseSplitter {
 export function createSseSplitter(): SseSplitter {
   let queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
-  const decoder = new TextDecoder();
+  // StringDecoder rather than TextDecoder: the same UTF-8 decoding (a character split between
+  // reads waits for its other bytes, invalid bytes become U+FFFD), about ten times faster per
+  // read on Node 20 (1 µs against 11 for a 22 KB read). Unlike TextDecoder it keeps a leading
+  // byte order mark, which the stream's first text drops (the SSE spec ignores one BOM).
+  const decoder = new StringDecoder('utf8');
+  let first = true;
+  const text = (s: string): string => {
+    if (!first || s === '') return s;
+    first = false;
+    return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
+  };
   const take = () => {
     const events = queue;
     queue = [];
@@ -19,12 +30,12 @@ export function createSseSplitter(): SseSplitter {
   };
   return {
     feed(chunk) {
-      parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      parser.feed(text(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
       return take();
     },
     end() {
       // An empty last event dispatches nothing.
-      parser.feed(`${decoder.decode()}\n\n`);
+      parser.feed(`${text(decoder.end())}\n\n`);
       return take();
     },
   };

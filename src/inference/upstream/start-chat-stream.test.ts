@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StreamPart } from '../canonical/chat.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
-import { startChatStream } from './start-chat-stream.ts';
+import { startBatchedChatStream, startChatStream } from './start-chat-stream.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 
 const options = { estimateInput: () => 100, mapError: (e: unknown) => new Error(`mapped: ${(e as Error).message}`) };
@@ -86,6 +86,37 @@ describe('startChatStream', () => {
     const b = source([{ type: 'text-delta', text: 'a' }, { type: 'finish', reason: 'stop' }]);
     const t = await startChatStream(b.iterable, options);
     await t.cancel();
+    assert.equal(b.state.returned, true);
+  });
+
+  it('gives the parts in batches as the source grouped them, then finish and usage', async () => {
+    async function* batches(): AsyncGenerator<ProviderStreamEvent[]> {
+      yield [{ type: 'reported-usage', usage: { inputTokens: 10, cachedInputTokens: 0 } }];
+      yield [{ type: 'text-delta', text: 'a' }, { type: 'text-delta', text: 'b' }];
+      yield [{ type: 'text-delta', text: 'c' }, { type: 'reported-usage', usage: { outputTokens: 3 } }, { type: 'finish', reason: 'length' }];
+    }
+    const s = await startBatchedChatStream(batches(), options);
+    const seen: (readonly StreamPart[])[] = [];
+    for await (const b of s.batches()) seen.push(b);
+    assert.deepEqual(seen, [
+      [{ type: 'text-delta', text: 'a' }, { type: 'text-delta', text: 'b' }],
+      [{ type: 'text-delta', text: 'c' }],
+      [{ type: 'finish', reason: 'length' }, { type: 'usage', usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 3 }, estimated: false }],
+    ]);
+  });
+
+  it('in batches: closes the source when the consumer stops early, throws a failure mapped once, then ends', async () => {
+    const a = source([{ type: 'text-delta', text: 'a' }, { type: 'text-delta', text: 'b' }, { type: 'finish', reason: 'stop' }]);
+    const s = await startChatStream(a.iterable, options);
+    for await (const _b of s.batches()) break;
+    assert.equal(a.state.returned, true);
+
+    const b = source([{ type: 'text-delta', text: 'a' }], { failAfter: 1 });
+    const t = await startChatStream(b.iterable, options);
+    const it = t.batches()[Symbol.asyncIterator]();
+    assert.deepEqual(await it.next(), { done: false, value: [{ type: 'text-delta', text: 'a' }] });
+    await assert.rejects(it.next(), /mapped: Overloaded/);
+    assert.deepEqual(await it.next(), { done: true, value: undefined });
     assert.equal(b.state.returned, true);
   });
 

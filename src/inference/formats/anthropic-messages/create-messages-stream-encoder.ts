@@ -32,6 +32,8 @@ export function anthropicErrorType(status: number): string {
   }
 }
 
+const TEXT_DELTA_TAIL = '}}\n\n';
+
 type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
 
 /**
@@ -62,11 +64,9 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
     return out + event('content_block_start', { index, content_block: block });
   };
   const delta = (d: object) => event('content_block_delta', { index, delta: d });
-  // Most of a stream: a text delta in the open text block. Its bytes are a constant around the
-  // block's index and the text (what delta() makes of it, tested to be equal).
-  const TEXT_DELTA_HEAD = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":';
-  const TEXT_DELTA_MIDDLE = ',"delta":{"type":"text_delta","text":';
-  const TEXT_DELTA_TAIL = '}}\n\n';
+  // Most of a stream: a text delta in the open text block. Its bytes are the same for the whole
+  // block around the text (what delta() makes of it, tested to be equal): made once per block.
+  let textDeltaHead = '';
 
   function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
     let out = '';
@@ -101,8 +101,10 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
       switch (part.type) {
         case 'text-delta': {
           if (part.text === '') return '';
-          const head = open?.kind === 'text' ? '' : begin({ kind: 'text' }, { type: 'text', text: '' });
-          return head + TEXT_DELTA_HEAD + index + TEXT_DELTA_MIDDLE + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
+          if (open?.kind === 'text') return textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
+          const head = begin({ kind: 'text' }, { type: 'text', text: '' });
+          textDeltaHead = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
+          return head + textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
         case 'reasoning-delta':
           return reasoning(part);

@@ -198,4 +198,36 @@ describe('createMessagesStreamEncoder', () => {
       encodeSseEvent('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } });
     assert.equal(out, start + expected(texts[0]!) + expected(texts[1]!));
   });
+
+  it('writes every event, text deltas of any block included, as the generic encoding of what it carries', () => {
+    const textPart = fc.string({ maxLength: 6 }).map((text): StreamPart => ({ type: 'text-delta', text }));
+    const other = fc.oneof(
+      fc.record({ type: fc.constant('reasoning-delta' as const), text: fc.string({ maxLength: 4 }) }),
+      fc.nat(2).map((index): StreamPart => ({ type: 'tool-call-start', index, id: `call_${index}`, name: 'f' })),
+      fc.nat(2).map((index): StreamPart => ({ type: 'tool-call-delta', index, argumentsDelta: '{"a":1}' })),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ arbitrary: textPart, weight: 3 }, { arbitrary: other, weight: 1 }), { maxLength: 20 }), (parts) => {
+        const encoder = createMessagesStreamEncoder(identity);
+        let out = encoder.start();
+        for (const part of parts) out += encoder.encode(part);
+        out += encoder.encode({ type: 'finish', reason: 'stop' });
+        out += encoder.encode({ type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 2 }, estimated: false });
+        out += encoder.end();
+        const events = out.split('\n\n').slice(0, -1).map((e) => e + '\n\n');
+        assert.equal(events.join(''), out);
+        let open = -1;
+        for (const e of events) {
+          const [, type, data] = /^event: ([a-z_]+)\ndata: (.*)\n\n$/s.exec(e)!;
+          const value = JSON.parse(data!) as { type: string; index?: number };
+          assert.equal(e, encodeSseEvent(type!, value));
+          if (type === 'content_block_start') open = value.index!;
+          if (type === 'content_block_delta') assert.equal(value.index, open);
+        }
+        const texts = events.filter((e) => e.includes('"text_delta"')).map((e) => (JSON.parse(e.slice(e.indexOf('data: ') + 6)) as { delta: { text: string } }).delta.text);
+        assert.deepEqual(texts, parts.flatMap((p) => (p.type === 'text-delta' && p.text !== '' ? [p.text] : [])));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
