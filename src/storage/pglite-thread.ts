@@ -25,7 +25,10 @@ export async function startPgliteThread(opts: ThreadOptions): Promise<EmbeddedPo
   const listeners = new Set<(channel: string, payload: string) => void>();
   let nextId = 1;
   let closed = false;
+  let closing = false;
   let onClosed: (() => void) | null = null;
+  // The thread keeps the process alive only while a statement is in flight or it is closing.
+  const holdOpen = () => (pending.size > 0 || closing ? worker.ref() : worker.unref());
 
   const failAll = (e: Error) => {
     for (const p of pending.values()) p.reject(e);
@@ -50,7 +53,7 @@ export async function startPgliteThread(opts: ThreadOptions): Promise<EmbeddedPo
       case 'error': {
         const p = pending.get(m.id);
         pending.delete(m.id);
-        if (pending.size === 0) worker.unref();
+        holdOpen();
         if (m.type === 'result') p?.resolve({ rows: m.rows, affectedRows: m.affectedRows });
         else p?.reject(deserializeError(m.error));
         break;
@@ -75,9 +78,9 @@ export async function startPgliteThread(opts: ThreadOptions): Promise<EmbeddedPo
     query<R>(sql: string, params: readonly unknown[]) {
       if (closed) return Promise.reject(new Error('the embedded database is closed'));
       const id = nextId++;
-      if (pending.size === 0) worker.ref();
       return new Promise<{ rows: R[]; affectedRows: number | null }>((resolve, reject) => {
         pending.set(id, { resolve: resolve as (r: { rows: unknown[]; affectedRows: number | null }) => void, reject });
+        holdOpen();
         send({ type: 'query', id, sql, params });
       });
     },
@@ -88,7 +91,8 @@ export async function startPgliteThread(opts: ThreadOptions): Promise<EmbeddedPo
     async close() {
       if (closed) return;
       closed = true;
-      worker.ref();
+      closing = true;
+      holdOpen();
       await new Promise<void>((resolve) => {
         onClosed = resolve;
         worker.once('exit', () => resolve());
