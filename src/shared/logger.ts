@@ -2,7 +2,24 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
+/** A log line waits at most this long in the buffer. */
+const FLUSH_EVERY_MS = 200;
+
+/**
+ * Lines go to stdout through a 4 KB buffer, written when full and every 200 ms: a write system
+ * call per line (two per request at `info`) cost more CPU than any other single step of a
+ * gateway request in the profiles (docs/bench-gateway.md). pino flushes the buffer at exit; a
+ * process killed outright loses at most the last 200 ms of lines.
+ */
 export function createLogger(level: string): Logger {
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // Ended at exit: nothing left to write.
+    }
+  }, FLUSH_EVERY_MS).unref();
   return pino({
     level,
     base: { service: 'svc' },
@@ -18,5 +35,5 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }
