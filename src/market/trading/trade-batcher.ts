@@ -5,12 +5,12 @@ import { inTransaction } from '../market-transaction.ts';
 import { type CommittedTrade, keyId, placeTradesIn, RetryAlone, type TradeRequest, type TradeSettled } from './place-trades.ts';
 
 /**
- * Group commit of trades, one queue per market. Trades that arrive for a market while its
- * previous batch is being written (or in the same turn of the event loop) are placed together in
- * one transaction by placeTradesIn; each caller is answered only after that transaction
- * committed. A hot market then commits once per batch instead of once per trade, and its row
- * lock is taken once per batch instead of being queued for by every trade; markets run their
- * batches side by side.
+ * Group commit of trades: trades that arrive while the previous batch is being written (or in
+ * the same turn of the event loop) are placed together, whatever their markets, in one
+ * transaction by placeTradesIn; each caller is answered only after that transaction committed.
+ * One batch is written at a time, so a busy service commits once per batch rather than once per
+ * trade (a transaction's begin, locks, statement planning and commit cost far more than a trade's
+ * rows), and no two of its batches wait for each other's row locks.
  */
 export interface TradeBatcher {
   /** Places one trade; resolves with its answer (possibly a replayed one) after the commit, or rejects with its refusal. */
@@ -34,30 +34,27 @@ interface Pending {
 
 export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
   const maxBatch = opts.maxBatch ?? 64;
-  const queues = new Map<number, { pending: Pending[]; busy: boolean; scheduled: boolean }>();
+  let pending: Pending[] = [];
+  let busy = false;
+  let scheduled = false;
 
-  const schedule = (marketId: number) => {
-    const q = queues.get(marketId);
-    if (!q || q.busy || q.scheduled) return;
-    if (q.pending.length === 0) {
-      queues.delete(marketId);
-      return;
-    }
-    q.scheduled = true;
+  const schedule = () => {
+    if (busy || scheduled || pending.length === 0) return;
+    scheduled = true;
     // After the current I/O callbacks: trades that arrived together are placed together.
     setImmediate(() => {
-      q.scheduled = false;
-      void flush(marketId, q);
+      scheduled = false;
+      void flush();
     });
   };
 
-  const flush = async (marketId: number, q: { pending: Pending[]; busy: boolean }) => {
-    q.busy = true;
+  const flush = async () => {
+    busy = true;
     // One key at most once per batch: a repeat waits for the next batch and then replays.
     const batch: Pending[] = [];
     const rest: Pending[] = [];
     const keys = new Set<string>();
-    for (const p of q.pending) {
+    for (const p of pending) {
       const k = p.request.idempotency ? keyId(p.request.idempotency) : null;
       if (batch.length >= maxBatch || (k !== null && keys.has(k))) rest.push(p);
       else {
@@ -65,23 +62,23 @@ export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
         if (k !== null) keys.add(k);
       }
     }
-    q.pending = rest;
+    pending = rest;
     try {
-      await run(marketId, batch);
+      await run(batch);
     } finally {
-      q.busy = false;
-      schedule(marketId);
+      busy = false;
+      schedule();
     }
   };
 
   /** One transaction for the batch; when it fails as a whole, each trade in one of its own. */
-  const run = async (marketId: number, batch: readonly Pending[]) => {
+  const run = async (batch: readonly Pending[]) => {
     let results: TradeSettled[];
     try {
-      results = await inTransaction(opts.db, (trx) => placeTradesIn(trx, opts.clock, marketId, batch.map((p) => p.request)));
+      results = await inTransaction(opts.db, (trx) => placeTradesIn(trx, opts.clock, batch.map((p) => p.request)));
     } catch (e) {
       if (batch.length === 1) return batch[0]!.reject(e);
-      for (const p of batch) await run(marketId, [p]);
+      for (const p of batch) await run([p]);
       return;
     }
     const committed = results.flatMap((r) => (r.ok && r.trade ? [r.trade] : []));
@@ -99,19 +96,14 @@ export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
       else if (r.error instanceof RetryAlone) again.push(p);
       else p.reject(r.error);
     });
-    for (const p of again) await run(marketId, [p]);
+    for (const p of again) await run([p]);
   };
 
   return {
     place(request) {
       return new Promise((resolve, reject) => {
-        let q = queues.get(request.marketId);
-        if (!q) {
-          q = { pending: [], busy: false, scheduled: false };
-          queues.set(request.marketId, q);
-        }
-        q.pending.push({ request, resolve, reject });
-        schedule(request.marketId);
+        pending.push({ request, resolve, reject });
+        schedule();
       });
     },
   };
