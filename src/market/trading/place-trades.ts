@@ -63,6 +63,16 @@ export interface CommittedTrade {
   readonly at: Date;
 }
 
+/** How placeTradesIn takes its locks. */
+export interface PlaceTradesOptions {
+  /**
+   * Leave out the trades of markets another transaction holds locked (answered MarketBusy)
+   * instead of waiting for them: a batch of many markets is not held up by one market's long
+   * transaction (a settlement). Default: wait.
+   */
+  readonly skipLockedMarkets?: boolean;
+}
+
 /** What became of one request of a batch, in request order. */
 export type TradeSettled =
   | { readonly ok: true; readonly answer: StoredAnswer & { readonly replayed: boolean }; readonly trade: CommittedTrade | null }
@@ -89,7 +99,9 @@ interface Planned {
  *    trades nothing, a key used with another body is 409;
  * 2. locks the batch's markets in id order, then its wallets in address order (the lock order of
  *    every money transaction: markets before wallets, each in one global order, so batches and
- *    settlements cannot deadlock), and reserves trade ids, in one statement;
+ *    settlements cannot deadlock), and reserves trade ids, in one statement; with
+ *    `skipLockedMarkets`, a market another transaction holds is skipped and its trades are
+ *    answered MarketBusy, trading nothing;
  * 3. checks and quotes each trade in request order against the running pools and balances, exactly
  *    as if the trades ran one after another; a refused trade (404, 400) changes nothing, so it
  *    cannot fail its neighbours;
@@ -101,7 +113,12 @@ interface Planned {
  * Refused trades' key claims are removed in the same statement, so a refused attempt is not
  * remembered (as when a lone trade's transaction rolls back).
  */
-export async function placeTradesIn(trx: Transaction<Database>, clock: Clock, requests: readonly TradeRequest[]): Promise<TradeSettled[]> {
+export async function placeTradesIn(
+  trx: Transaction<Database>,
+  clock: Clock,
+  requests: readonly TradeRequest[],
+  opts: PlaceTradesOptions = {},
+): Promise<TradeSettled[]> {
   const now = new Date(clock.now());
   const settled: (TradeSettled | undefined)[] = requests.map(() => undefined);
   const claimed = await claimKeys(trx, requests, now, settled);
@@ -114,12 +131,20 @@ export async function placeTradesIn(trx: Transaction<Database>, clock: Clock, re
   const valid = toTrade.filter((x) => settled[x.i] === undefined);
   const marketIds = [...new Set(valid.map((x) => x.r.marketId))].sort((a, b) => a - b);
   const wallets = [...new Set(valid.map((x) => x.wallet!))].sort();
-  const locked = valid.length > 0 ? await lockBatch(trx, marketIds, wallets, valid.length) : { markets: new Map(), wallets: new Map(), ids: [] };
+  const skipLocked = opts.skipLockedMarkets === true;
+  const locked = valid.length > 0 ? await lockBatch(trx, marketIds, wallets, valid.length, skipLocked) : { markets: new Map(), wallets: new Map(), ids: [] };
+  // A market left out of the map is not there (its trades are 404, from checkTrade) or, when
+  // skipping, locked by another transaction: a second look (rare) tells which.
+  const missing = marketIds.filter((id) => !locked.markets.has(id));
+  const busy = skipLocked && missing.length > 0 ? await existingMarkets(trx, missing) : new Set<number>();
 
-  // A market that is not there is left out of the map: its trades are 404 (checkTrade).
   const running = { markets: locked.markets, wallets: locked.wallets };
   const plans: Planned[] = [];
   for (const x of valid) {
+    if (busy.has(x.r.marketId)) {
+      settled[x.i] = { ok: false, error: new MarketBusy() };
+      continue;
+    }
     try {
       plans.push(plan(running, x.i, x.wallet!, x.r, now));
     } catch (e) {
@@ -193,8 +218,9 @@ async function claimKeys(trx: Transaction<Database>, requests: readonly TradeReq
 export const keyId = (k: { principal: string; route: string; key: string }): string => `${k.principal}\u0000${k.route}\u0000${k.key}`;
 
 /**
- * Locks the given markets in id order, then the given wallets in address order, and reserves
- * `count` trade ids: one statement, a row per market found (none when none is). The wallets and
+ * Locks the given markets in id order (skipping those another transaction holds, when asked),
+ * then the given wallets in address order, and reserves `count` trade ids: one statement, a row
+ * per market locked (none when none is). The wallets and
  * ids come on the row of the smallest market id only: its CASE first evaluates
  * `(select min(id) from m)`, which reads, and so locks, every market before the wallets'
  * subquery runs.
@@ -204,11 +230,12 @@ async function lockBatch(
   marketIds: readonly number[],
   wallets: readonly string[],
   count: number,
+  skipLocked: boolean,
 ): Promise<{ markets: Map<number, Mutable<BatchMarket>>; wallets: Map<string, LockedWallet>; ids: number[] }> {
   const names = [...TRADING_COLUMNS, 'volume'];
   const columns = sql.raw(names.map((c) => `m.${c}`).join(', '));
   const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] | null }>`
-    with m as materialized (select ${sql.raw(names.join(', '))} from markets where id = any(${marketIds}::int[]) order by id for update)
+    with m as materialized (select ${sql.raw(names.join(', '))} from markets where id = any(${marketIds}::int[]) order by id ${sql.raw(skipLocked ? 'for update skip locked' : 'for update')})
     select ${columns},
       case when m.id = (select min(id) from m) then (select array_agg(array[w.address, w.balance::text, w.locked::text]) from (
         select address, balance, locked from wallets where address = any(${wallets}::text[]) order by address for update
@@ -225,6 +252,12 @@ async function lockBatch(
     if (reserved) ids = [...reserved].sort((a, b) => a - b);
   }
   return { markets, wallets: map, ids };
+}
+
+/** Which of these markets exist (a plain read: it does not wait for their locks). */
+async function existingMarkets(trx: Transaction<Database>, ids: readonly number[]): Promise<Set<number>> {
+  const r = await sql<{ id: number }>`select id from markets where id = any(${ids}::int[])`.execute(trx);
+  return new Set(r.rows.map((row) => row.id));
 }
 
 /** The market columns a batch reads: the trading columns and the volume the answers show. */
@@ -294,6 +327,17 @@ export class RetryAlone extends Error {
   constructor() {
     super('an earlier trade of the batch failed');
     this.name = 'RetryAlone';
+  }
+}
+
+/**
+ * A trade left out of a batch that skips locked markets: another transaction holds its market.
+ * The batcher places it again in a transaction that waits for that lock.
+ */
+export class MarketBusy extends Error {
+  constructor() {
+    super('the market is locked by another transaction');
+    this.name = 'MarketBusy';
   }
 }
 
