@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { IdempotentRequest } from '../src/market/auth/idempotency.ts';
 import { inTransaction } from '../src/market/market-transaction.ts';
 import { createMarket } from '../src/market/markets/markets.admin.ts';
@@ -198,6 +199,41 @@ describe('group commit of trades (one transaction per batch, across markets)', (
     const stored = await h.db.selectFrom('idempotency_keys').select(['key', 'response_json']).where('principal', '=', w).orderBy('key').execute();
     assert.deepEqual(stored.map((s) => s.key), ['k1', 'k2']);
     assert.deepEqual(JSON.parse(stored[0]!.response_json!), first.value.body);
+    await assertBooksBalanced(h.db);
+  });
+
+  it("when the batch's statement fails for one trade, places the others, keeps their Idempotency-Keys and forgets the failed one's", async () => {
+    const m = await newMarket('Faulty');
+    const w = addr(0x601);
+    await fund(w, 50n);
+    const trades = createTradeBatcher({ db: h.db, clock });
+    const key = (k: string): IdempotentRequest => ({ principal: w, route: 'pool.trade', key: k, requestSha256: `sha-${k}` });
+    const r = (k: string, amount: bigint): TradeRequest => ({ wallet: w, marketId: m.id, side: 'yes', amount, idempotency: key(k) });
+    // A stake of exactly 7.777777 USDC fails in the database, as an unexpected failure would.
+    await sql`create function fail_one_trade() returns trigger language plpgsql as $$
+      begin if new.amount = 7777777 then raise exception 'injected failure'; end if; return new; end $$`.execute(h.db);
+    await sql`create trigger fail_one_trade before insert on trades for each row execute function fail_one_trade()`.execute(h.db);
+    let results: PromiseSettledResult<unknown>[];
+    try {
+      // One batch: the first is written, the second fails, the third is placed again alone.
+      results = await Promise.allSettled([trades.place(r('f1', 2n * USDC)), trades.place(r('f2', 7_777_777n)), trades.place(r('f3', 3n * USDC))]);
+    } finally {
+      await sql`drop trigger fail_one_trade on trades`.execute(h.db);
+      await sql`drop function fail_one_trade()`.execute(h.db);
+    }
+    assert.deepEqual(
+      results.map((x) => (x.status === 'fulfilled' ? 'ok' : /injected failure/.test(String(x.reason)) ? 'injected failure' : messageOf(x.reason))),
+      ['ok', 'injected failure', 'ok'],
+    );
+    // The failed trade's key is not remembered: the same request runs as new once the fault is gone.
+    const again = await trades.place(r('f2', 7_777_777n));
+    assert.equal(again.replayed, false);
+    const stored = await h.db.selectFrom('idempotency_keys').select(['key', 'response_status']).where('principal', '=', w).orderBy('key').execute();
+    assert.deepEqual(stored, [
+      { key: 'f1', response_status: 200 },
+      { key: 'f2', response_status: 200 },
+      { key: 'f3', response_status: 200 },
+    ]);
     await assertBooksBalanced(h.db);
   });
 

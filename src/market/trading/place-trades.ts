@@ -152,7 +152,8 @@ export async function placeTradesIn(
     }
   }
 
-  const refusedKeys = toTrade.filter((x) => !settled[x.i]?.ok && claimed.has(x.i)).map((x) => requests[x.i]!.idempotency!);
+  // Only the refused ones: a planned trade is not settled yet, and its key gets its answer.
+  const refusedKeys = toTrade.filter((x) => settled[x.i]?.ok === false && claimed.has(x.i)).map((x) => requests[x.i]!.idempotency!);
   const written = await writeWithSavepoints(trx, plans, locked.ids, requests, now, refusedKeys);
   for (const w of written) {
     settled[w.plan.index] = w.error === undefined ? { ok: true, answer: { ...w.answer!, replayed: false }, trade: w.trade! } : { ok: false, error: w.error };
@@ -351,7 +352,9 @@ interface Written {
 /**
  * Writes the planned trades in one statement inside a savepoint; if it fails, rolls back to the
  * savepoint and writes them one by one, each in its own savepoint (a failed one is answered with
- * its error and the rest go on).
+ * its error and the rest go on). The keys of refused trades, and then of trades not written, are
+ * removed, so that their retries run as new (a planned trade with a key claimed it in this
+ * transaction: any other keyed request was settled by claimKeys).
  */
 async function writeWithSavepoints(
   trx: Transaction<Database>,
@@ -373,7 +376,7 @@ async function writeWithSavepoints(
     return out;
   } catch (batchError) {
     await sql`rollback to savepoint trade_batch`.execute(trx);
-    if (plans.length === 1) return [{ plan: plans[0]!, error: batchError }];
+    if (plans.length === 1) return forgetUnwritten(trx, [{ plan: plans[0]!, error: batchError }], requests, now, refusedKeys);
   }
   // The batch statement failed: each trade alone, in its own savepoint. The prices and balances
   // were planned as if every trade succeeds, so once one fails the trades after it are not
@@ -395,7 +398,20 @@ async function writeWithSavepoints(
       failed = true;
     }
   }
-  if (refusedKeys.length > 0) await writeTrades(trx, [], requests, now, refusedKeys);
+  return forgetUnwritten(trx, out, requests, now, refusedKeys);
+}
+
+/** Removes the keys of the refused trades and of the trades of `out` not written; returns `out`. */
+async function forgetUnwritten(
+  trx: Transaction<Database>,
+  out: Written[],
+  requests: readonly TradeRequest[],
+  now: Date,
+  refusedKeys: readonly IdempotentRequest[],
+): Promise<Written[]> {
+  const unwritten = out.flatMap((w) => (w.error === undefined ? [] : (requests[w.plan.index]!.idempotency ?? [])));
+  const forget = [...refusedKeys, ...unwritten];
+  if (forget.length > 0) await writeTrades(trx, [], requests, now, forget);
   return out;
 }
 
