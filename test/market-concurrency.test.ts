@@ -4,6 +4,7 @@ import { createMarket } from '../src/market/markets/markets.admin.ts';
 import { cancelMarket } from '../src/market/settlement/cancel-market.ts';
 import { resolveMarket } from '../src/market/settlement/resolve-market.ts';
 import { placeTrade } from '../src/market/trading/place-trade.ts';
+import { createTradeBatcher } from '../src/market/trading/trade-batcher.ts';
 import { depositToWallet } from '../src/market/wallets/deposit.ts';
 import { HttpError } from '../src/shared/errors.ts';
 import type { DatabaseHandle } from '../src/storage/database.ts';
@@ -31,6 +32,54 @@ describe('market money under concurrency', { skip }, () => {
     h = await marketDatabase();
   });
   after(() => h.close());
+
+  it("holds up only the trades of a market another transaction holds locked: the batch's other markets go on", async () => {
+    const busy = await newMarket('Locked by a long transaction');
+    const free = await newMarket('Free');
+    const w = addr(0x501);
+    await depositToWallet(h.db, clock, { wallet: w, amount: 20n * USDC });
+    const trades = createTradeBatcher({ db: h.db, clock });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // As a settlement of the market would: its row locked until the transaction ends.
+    const holder = h.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('markets').select('id').where('id', '=', busy.id).forUpdate().execute();
+      locked();
+      await released;
+    });
+    await isLocked;
+    // Placed in the same turn, so offered to the same batch.
+    const onBusy = trades.place({ wallet: w, marketId: busy.id, side: 'yes', amount: 2n * USDC, idempotency: null });
+    const onBusyToo = trades.place({ wallet: w, marketId: busy.id, side: 'no', amount: 4n * USDC, idempotency: null });
+    const onFree = trades.place({ wallet: w, marketId: free.id, side: 'no', amount: 3n * USDC, idempotency: null });
+    // Answered while the other market is still locked (a batch waiting for that lock never answers).
+    const freeAnswer = await onFree;
+    assert.equal((freeAnswer.body as { data: { market_id: number } }).data.market_id, free.id);
+    // And so is a trade on the free market placed after it, while the locked market's trades wait.
+    await trades.place({ wallet: w, marketId: free.id, side: 'yes', amount: USDC, idempotency: null });
+    release();
+    await holder;
+    const answers = await Promise.all([onBusy, onBusyToo]);
+    assert.deepEqual(
+      answers.map((a) => (a.body as { data: { market_id: number } }).data.market_id),
+      [busy.id, busy.id],
+    );
+    const rows = await h.db.selectFrom('trades').select(['market_id', 'amount']).where('wallet', '=', w).orderBy('id').execute();
+    assert.deepEqual(
+      rows.map((r) => [r.market_id, r.amount]),
+      [
+        [free.id, 3n * USDC],
+        [free.id, USDC],
+        [busy.id, 2n * USDC],
+        [busy.id, 4n * USDC],
+      ],
+    );
+    const wallet = await h.db.selectFrom('wallets').select('balance').where('address', '=', w).executeTakeFirstOrThrow();
+    assert.equal(wallet.balance, 10n * USDC);
+    await assertBooksBalanced(h.db);
+  });
 
   it('lets exactly the covered trades of one wallet through, across markets', async () => {
     const w = addr(0x1);

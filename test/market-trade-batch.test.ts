@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { IdempotentRequest } from '../src/market/auth/idempotency.ts';
 import { inTransaction } from '../src/market/market-transaction.ts';
 import { createMarket } from '../src/market/markets/markets.admin.ts';
@@ -15,7 +16,7 @@ import { addr, assertBooksBalanced, manualClock, marketDatabase, USDC } from './
 
 const messageOf = (e: unknown) => (e instanceof HttpError ? `${e.status} ${e.message}` : String(e));
 
-describe('group commit of trades (one transaction per market batch)', () => {
+describe('group commit of trades (one transaction per batch, across markets)', () => {
   let h: DatabaseHandle;
   const clock = manualClock(Date.now());
   const end = () => new Date(clock.now() + 7 * 86_400_000).toISOString();
@@ -47,7 +48,7 @@ describe('group commit of trades (one transaction per market batch)', () => {
       { wallet: b, side: 'yes', amount: 3n * USDC },
     ];
     const settled = await inTransaction(h.db, (trx) =>
-      placeTradesIn(trx, clock, batched.id, plan.map((p) => ({ ...p, marketId: batched.id, idempotency: null }))),
+      placeTradesIn(trx, clock, plan.map((p) => ({ ...p, marketId: batched.id, idempotency: null }))),
     );
     assert.deepEqual(
       settled.map((s) => (s.ok ? 'ok' : messageOf(s.error))),
@@ -115,6 +116,57 @@ describe('group commit of trades (one transaction per market batch)', () => {
     await assertBooksBalanced(h.db);
   });
 
+  it('places concurrent trades on several markets in few transactions, each market priced as if its trades ran in id order', async () => {
+    const markets = [await newMarket('Spread A'), await newMarket('Spread B'), await newMarket('Spread C', 'threeway')];
+    const wallets = Array.from({ length: 8 }, (_, i) => addr(0x200 + i));
+    await Promise.all(wallets.map((w) => fund(w, 40n)));
+    const batches: CommittedTrade[][] = [];
+    const trades = createTradeBatcher({ db: h.db, clock, onCommitted: (t) => void batches.push([...t]) });
+    // Each wallet stakes 1+2+...+6 = 21 USDC on the markets in turn, one request on a market that
+    // does not exist, and one more than it has left.
+    const requests: TradeRequest[] = wallets.flatMap((w, i) => [
+      ...[1n, 2n, 3n, 4n, 5n, 6n].map((k) => ({
+        wallet: w,
+        marketId: markets[(i + Number(k)) % 3]!.id,
+        side: (['yes', 'no', 'draw'] as const)[(i + Number(k)) % 3]!,
+        amount: k * USDC,
+        idempotency: null,
+      })),
+      { wallet: w, marketId: 999_998, side: 'yes', amount: USDC, idempotency: null },
+      { wallet: w, marketId: markets[i % 3]!.id, side: 'yes', amount: 20n * USDC, idempotency: null },
+    ]);
+    const results = await Promise.allSettled(requests.map((r) => trades.place(r)));
+    const outcome = results.map((r) => (r.status === 'fulfilled' ? 'ok' : messageOf(r.reason)));
+    assert.deepEqual(outcome, wallets.flatMap(() => [...Array<string>(6).fill('ok'), '404 Market not found', '400 Insufficient balance']));
+    assert.ok(batches.length < 48, `${batches.length} transactions for 48 trades`);
+    assert.equal(batches.flat().length, 48);
+    assert.ok(batches.some((b) => new Set(b.map((t) => t.marketId)).size > 1), 'a batch spans markets');
+
+    const answers = new Map(
+      results.flatMap((r) => (r.status === 'fulfilled' ? [(r.value.body as { data: TradeResult }).data] : [])).map((d) => [d.trade_id, d]),
+    );
+    for (const m of markets) {
+      const rows = await h.db.selectFrom('trades').selectAll().where('market_id', '=', m.id).orderBy('id').execute();
+      const market = await h.db.selectFrom('markets').selectAll().where('id', '=', m.id).executeTakeFirstOrThrow();
+      let pools = poolsOf({ ...market, pool_yes: 0n, pool_no: 0n, pool_draw: 0n });
+      for (const r of rows) {
+        const q = quoteTrade(pools, r.outcome as Outcome, r.amount);
+        assert.equal(r.shares, q.shares);
+        assert.equal(r.price_yes_after, q.pricesAfter.yes);
+        assert.equal(answers.get(r.id)!.new_yes_price, q.pricesAfter.yes);
+        assert.equal(answers.get(r.id)!.market_id, m.id);
+        pools = q.poolsAfter;
+      }
+      assert.equal(market.trade_count, rows.length);
+      assert.equal(market.escrow, rows.reduce((s, r) => s + r.amount, 0n));
+    }
+    for (const w of wallets) {
+      const row = await h.db.selectFrom('wallets').select('balance').where('address', '=', w).executeTakeFirstOrThrow();
+      assert.equal(row.balance, 19n * USDC);
+    }
+    await assertBooksBalanced(h.db);
+  });
+
   it('keeps Idempotency-Keys exact inside and across batches', async () => {
     const m = await newMarket('Keys');
     const w = addr(0x301);
@@ -147,6 +199,41 @@ describe('group commit of trades (one transaction per market batch)', () => {
     const stored = await h.db.selectFrom('idempotency_keys').select(['key', 'response_json']).where('principal', '=', w).orderBy('key').execute();
     assert.deepEqual(stored.map((s) => s.key), ['k1', 'k2']);
     assert.deepEqual(JSON.parse(stored[0]!.response_json!), first.value.body);
+    await assertBooksBalanced(h.db);
+  });
+
+  it("when the batch's statement fails for one trade, places the others, keeps their Idempotency-Keys and forgets the failed one's", async () => {
+    const m = await newMarket('Faulty');
+    const w = addr(0x601);
+    await fund(w, 50n);
+    const trades = createTradeBatcher({ db: h.db, clock });
+    const key = (k: string): IdempotentRequest => ({ principal: w, route: 'pool.trade', key: k, requestSha256: `sha-${k}` });
+    const r = (k: string, amount: bigint): TradeRequest => ({ wallet: w, marketId: m.id, side: 'yes', amount, idempotency: key(k) });
+    // A stake of exactly 7.777777 USDC fails in the database, as an unexpected failure would.
+    await sql`create function fail_one_trade() returns trigger language plpgsql as $$
+      begin if new.amount = 7777777 then raise exception 'injected failure'; end if; return new; end $$`.execute(h.db);
+    await sql`create trigger fail_one_trade before insert on trades for each row execute function fail_one_trade()`.execute(h.db);
+    let results: PromiseSettledResult<unknown>[];
+    try {
+      // One batch: the first is written, the second fails, the third is placed again alone.
+      results = await Promise.allSettled([trades.place(r('f1', 2n * USDC)), trades.place(r('f2', 7_777_777n)), trades.place(r('f3', 3n * USDC))]);
+    } finally {
+      await sql`drop trigger fail_one_trade on trades`.execute(h.db);
+      await sql`drop function fail_one_trade()`.execute(h.db);
+    }
+    assert.deepEqual(
+      results.map((x) => (x.status === 'fulfilled' ? 'ok' : /injected failure/.test(String(x.reason)) ? 'injected failure' : messageOf(x.reason))),
+      ['ok', 'injected failure', 'ok'],
+    );
+    // The failed trade's key is not remembered: the same request runs as new once the fault is gone.
+    const again = await trades.place(r('f2', 7_777_777n));
+    assert.equal(again.replayed, false);
+    const stored = await h.db.selectFrom('idempotency_keys').select(['key', 'response_status']).where('principal', '=', w).orderBy('key').execute();
+    assert.deepEqual(stored, [
+      { key: 'f1', response_status: 200 },
+      { key: 'f2', response_status: 200 },
+      { key: 'f3', response_status: 200 },
+    ]);
     await assertBooksBalanced(h.db);
   });
 

@@ -18,6 +18,8 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly statuses: Record<string, number>;
+  /** Non-2xx answers by status and body (the first 200 characters), with counts. */
+  readonly failures: Record<string, number>;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -35,6 +37,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const path = u.pathname + u.search;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const failures: Record<string, number> = {};
   let errors = 0;
   let recording = false;
   let stop = false;
@@ -53,12 +56,17 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     const t0 = performance.now();
     try {
       const res = await pool.request({ path, method: opts.method ?? 'GET', headers, body });
-      for await (const _chunk of res.body) {
-        // drain
-      }
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      // A failure's body says why; a success's is only drained.
+      let text = '';
+      for await (const chunk of res.body) if (!ok && text.length < 200) text += String(chunk);
       if (recording) {
         latencies.push(performance.now() - t0);
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        if (!ok) {
+          const k = `${res.statusCode} ${text.slice(0, 200)}`;
+          failures[k] = (failures[k] ?? 0) + 1;
+        }
       }
     } catch {
       if (recording) errors++;
@@ -86,9 +94,14 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     statuses,
+    failures,
   };
 }
 
 export function formatResult(name: string, r: LoadResult): string {
-  return `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  errors ${r.errors}  statuses ${JSON.stringify(r.statuses)}`;
+  const failures = Object.entries(r.failures).sort((a, b) => b[1] - a[1]);
+  return (
+    `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2)} ms  p99 ${r.p99Ms.toFixed(2)} ms  errors ${r.errors}  statuses ${JSON.stringify(r.statuses)}` +
+    failures.map(([k, count]) => `\n  ${String(count).padStart(6)} x ${k}`).join('')
+  );
 }

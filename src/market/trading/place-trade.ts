@@ -20,7 +20,7 @@ export async function placeTrade(db: Kysely<Database>, clock: Clock, input: Plac
 
 /** placeTrade inside the caller's transaction (which owns the retry: run it through inTransaction). */
 export async function placeTradeIn(trx: Transaction<Database>, clock: Clock, input: PlaceTradeInput): Promise<TradeResult> {
-  const [settled] = await placeTradesIn(trx, clock, input.marketId, [{ ...input, idempotency: null }]);
+  const [settled] = await placeTradesIn(trx, clock, [{ ...input, idempotency: null }]);
   if (!settled?.ok) throw settled?.error ?? new Error('placeTradeIn: no result');
   return (settled.answer.body as { data: TradeResult }).data;
 }

@@ -63,6 +63,16 @@ export interface CommittedTrade {
   readonly at: Date;
 }
 
+/** How placeTradesIn takes its locks. */
+export interface PlaceTradesOptions {
+  /**
+   * Leave out the trades of markets another transaction holds locked (answered MarketBusy)
+   * instead of waiting for them: a batch of many markets is not held up by one market's long
+   * transaction (a settlement). Default: wait.
+   */
+  readonly skipLockedMarkets?: boolean;
+}
+
 /** What became of one request of a batch, in request order. */
 export type TradeSettled =
   | { readonly ok: true; readonly answer: StoredAnswer & { readonly replayed: boolean }; readonly trade: CommittedTrade | null }
@@ -83,12 +93,15 @@ interface Planned {
 }
 
 /**
- * Places the trades of one market in the caller's transaction (group commit: the caller commits
- * once for all of them). In order:
+ * Places a batch of trades, on any markets, in the caller's transaction (group commit: the caller
+ * commits once for all of them). In order:
  * 1. claims the Idempotency-Keys in one statement; a key answered before replays its answer and
  *    trades nothing, a key used with another body is 409;
- * 2. locks the market, then the batch's wallets in address order (the lock order of every money
- *    transaction), and reserves trade ids, in one statement;
+ * 2. locks the batch's markets in id order, then its wallets in address order (the lock order of
+ *    every money transaction: markets before wallets, each in one global order, so batches and
+ *    settlements cannot deadlock), and reserves trade ids, in one statement; with
+ *    `skipLockedMarkets`, a market another transaction holds is skipped and its trades are
+ *    answered MarketBusy, trading nothing;
  * 3. checks and quotes each trade in request order against the running pools and balances, exactly
  *    as if the trades ran one after another; a refused trade (404, 400) changes nothing, so it
  *    cannot fail its neighbours;
@@ -103,8 +116,8 @@ interface Planned {
 export async function placeTradesIn(
   trx: Transaction<Database>,
   clock: Clock,
-  marketId: number,
   requests: readonly TradeRequest[],
+  opts: PlaceTradesOptions = {},
 ): Promise<TradeSettled[]> {
   const now = new Date(clock.now());
   const settled: (TradeSettled | undefined)[] = requests.map(() => undefined);
@@ -113,30 +126,35 @@ export async function placeTradesIn(
   const toTrade = requests.map((r, i) => ({ r, i, wallet: isWalletAddress(r.wallet) ? r.wallet.toLowerCase() : null })).filter((x) => settled[x.i] === undefined);
   if (toTrade.length === 0) return settled as TradeSettled[];
   for (const x of toTrade) {
-    if (x.r.marketId !== marketId) throw new Error('placeTradesIn: every request must be on the batch market');
     if (x.wallet === null) settled[x.i] = { ok: false, error: checkError(() => normalizeWalletAddress(x.r.wallet)) };
   }
-  const wallets = [...new Set(toTrade.flatMap((x) => (x.wallet === null ? [] : [x.wallet])))].sort();
-  const locked = await lockBatch(trx, marketId, wallets, toTrade.length);
+  const valid = toTrade.filter((x) => settled[x.i] === undefined);
+  const marketIds = [...new Set(valid.map((x) => x.r.marketId))].sort((a, b) => a - b);
+  const wallets = [...new Set(valid.map((x) => x.wallet!))].sort();
+  const skipLocked = opts.skipLockedMarkets === true;
+  const locked = valid.length > 0 ? await lockBatch(trx, marketIds, wallets, valid.length, skipLocked) : { markets: new Map(), wallets: new Map(), ids: [] };
+  // A market left out of the map is not there (its trades are 404, from checkTrade) or, when
+  // skipping, locked by another transaction: a second look (rare) tells which.
+  const missing = marketIds.filter((id) => !locked.markets.has(id));
+  const busy = skipLocked && missing.length > 0 ? await existingMarkets(trx, missing) : new Set<number>();
 
+  const running = { markets: locked.markets, wallets: locked.wallets };
   const plans: Planned[] = [];
-  if (locked) {
-    const running = { market: { ...locked.market }, wallets: locked.wallets };
-    for (const x of toTrade) {
-      if (settled[x.i] !== undefined) continue;
-      try {
-        plans.push(plan(running, x.i, x.wallet!, x.r, now));
-      } catch (e) {
-        settled[x.i] = { ok: false, error: e };
-      }
+  for (const x of valid) {
+    if (busy.has(x.r.marketId)) {
+      settled[x.i] = { ok: false, error: new MarketBusy() };
+      continue;
     }
-  } else {
-    for (const x of toTrade) settled[x.i] ??= { ok: false, error: checkError(() => checkTrade(undefined, x.r.side, x.r.amount, now)) };
+    try {
+      plans.push(plan(running, x.i, x.wallet!, x.r, now));
+    } catch (e) {
+      settled[x.i] = { ok: false, error: e };
+    }
   }
 
-  const ids = locked?.ids ?? [];
-  const refusedKeys = toTrade.filter((x) => !settled[x.i]?.ok && claimed.has(x.i)).map((x) => requests[x.i]!.idempotency!);
-  const written = await writeWithSavepoints(trx, marketId, plans, ids, requests, now, refusedKeys);
+  // Only the refused ones: a planned trade is not settled yet, and its key gets its answer.
+  const refusedKeys = toTrade.filter((x) => settled[x.i]?.ok === false && claimed.has(x.i)).map((x) => requests[x.i]!.idempotency!);
+  const written = await writeWithSavepoints(trx, plans, locked.ids, requests, now, refusedKeys);
   for (const w of written) {
     settled[w.plan.index] = w.error === undefined ? { ok: true, answer: { ...w.answer!, replayed: false }, trade: w.trade! } : { ok: false, error: w.error };
   }
@@ -201,31 +219,46 @@ async function claimKeys(trx: Transaction<Database>, requests: readonly TradeReq
 export const keyId = (k: { principal: string; route: string; key: string }): string => `${k.principal}\u0000${k.route}\u0000${k.key}`;
 
 /**
- * Locks the market row, then the given wallets in address order, and reserves `count` trade ids:
- * one statement. The wallets' lateral subquery runs only once the market row is locked (and not
- * at all without a market). Undefined when there is no such market.
+ * Locks the given markets in id order (skipping those another transaction holds, when asked),
+ * then the given wallets in address order, and reserves `count` trade ids: one statement, a row
+ * per market locked (none when none is). The wallets and
+ * ids come on the row of the smallest market id only: its CASE first evaluates
+ * `(select min(id) from m)`, which reads, and so locks, every market before the wallets'
+ * subquery runs.
  */
 async function lockBatch(
   trx: Transaction<Database>,
-  marketId: number,
+  marketIds: readonly number[],
   wallets: readonly string[],
   count: number,
-): Promise<{ market: BatchMarket; wallets: Map<string, LockedWallet>; ids: number[] } | undefined> {
+  skipLocked: boolean,
+): Promise<{ markets: Map<number, Mutable<BatchMarket>>; wallets: Map<string, LockedWallet>; ids: number[] }> {
   const names = [...TRADING_COLUMNS, 'volume'];
   const columns = sql.raw(names.map((c) => `m.${c}`).join(', '));
-  const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] }>`
+  const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] | null }>`
+    with m as materialized (select ${sql.raw(names.join(', '))} from markets where id = any(${marketIds}::int[]) order by id ${sql.raw(skipLocked ? 'for update skip locked' : 'for update')})
     select ${columns},
-      (select array_agg(array[w.address, w.balance::text, w.locked::text]) from (
+      case when m.id = (select min(id) from m) then (select array_agg(array[w.address, w.balance::text, w.locked::text]) from (
         select address, balance, locked from wallets where address = any(${wallets}::text[]) order by address for update
-      ) w) as wallets,
-      (select array_agg(nextval('trades_id_seq')::int) from generate_series(1, ${count}::int)) as ids
-    from (select ${sql.raw(names.join(', '))} from markets where id = ${marketId} for update) m`.execute(trx);
-  const row = r.rows[0];
-  if (!row) return undefined;
-  const { wallets: walletRows, ids, ...market } = row;
+      ) w) end as wallets,
+      case when m.id = (select min(id) from m) then (select array_agg(nextval('trades_id_seq')::int) from generate_series(1, ${count}::int)) end as ids
+    from m`.execute(trx);
+  const markets = new Map<number, Mutable<BatchMarket>>();
   const map = new Map<string, LockedWallet>();
-  for (const [address, balance, lockedUnits] of walletRows ?? []) map.set(address, { balance: BigInt(balance), locked: BigInt(lockedUnits) });
-  return { market, wallets: map, ids: [...ids].sort((a, b) => a - b) };
+  let ids: number[] = [];
+  for (const row of r.rows) {
+    const { wallets: walletRows, ids: reserved, ...market } = row;
+    markets.set(market.id, market);
+    for (const [address, balance, lockedUnits] of walletRows ?? []) map.set(address, { balance: BigInt(balance), locked: BigInt(lockedUnits) });
+    if (reserved) ids = [...reserved].sort((a, b) => a - b);
+  }
+  return { markets, wallets: map, ids };
+}
+
+/** Which of these markets exist (a plain read: it does not wait for their locks). */
+async function existingMarkets(trx: Transaction<Database>, ids: readonly number[]): Promise<Set<number>> {
+  const r = await sql<{ id: number }>`select id from markets where id = any(${ids}::int[])`.execute(trx);
+  return new Set(r.rows.map((row) => row.id));
 }
 
 /** The market columns a batch reads: the trading columns and the volume the answers show. */
@@ -237,13 +270,13 @@ const SHARES = { yes: 'shares_yes', no: 'shares_no', draw: 'shares_draw' } as co
 
 /** Checks and quotes one trade against the running state and applies it there. */
 function plan(
-  running: { market: Mutable<BatchMarket>; wallets: Map<string, LockedWallet> },
+  running: { markets: Map<number, Mutable<BatchMarket>>; wallets: Map<string, LockedWallet> },
   index: number,
   wallet: string,
   input: PlaceTradeInput,
   now: Date,
 ): Planned {
-  const { market, quote } = checkTrade(running.market, input.side, input.amount, now);
+  const { market, quote } = checkTrade(running.markets.get(input.marketId), input.side, input.amount, now);
   const w = running.wallets.get(wallet);
   const available = w ? w.balance - w.locked : 0n;
   if (!w || available < quote.stake) throw badRequest('Insufficient balance');
@@ -298,6 +331,17 @@ export class RetryAlone extends Error {
   }
 }
 
+/**
+ * A trade left out of a batch that skips locked markets: another transaction holds its market.
+ * The batcher places it again in a transaction that waits for that lock.
+ */
+export class MarketBusy extends Error {
+  constructor() {
+    super('the market is locked by another transaction');
+    this.name = 'MarketBusy';
+  }
+}
+
 interface Written {
   readonly plan: Planned;
   readonly trade?: CommittedTrade;
@@ -308,11 +352,12 @@ interface Written {
 /**
  * Writes the planned trades in one statement inside a savepoint; if it fails, rolls back to the
  * savepoint and writes them one by one, each in its own savepoint (a failed one is answered with
- * its error and the rest go on).
+ * its error and the rest go on). The keys of refused trades, and then of trades not written, are
+ * removed, so that their retries run as new (a planned trade with a key claimed it in this
+ * transaction: any other keyed request was settled by claimKeys).
  */
 async function writeWithSavepoints(
   trx: Transaction<Database>,
-  marketId: number,
   plans: readonly Planned[],
   ids: readonly number[],
   requests: readonly TradeRequest[],
@@ -320,18 +365,18 @@ async function writeWithSavepoints(
   refusedKeys: readonly IdempotentRequest[],
 ): Promise<Written[]> {
   if (plans.length === 0) {
-    if (refusedKeys.length > 0) await writeTrades(trx, marketId, [], requests, now, refusedKeys);
+    if (refusedKeys.length > 0) await writeTrades(trx, [], requests, now, refusedKeys);
     return [];
   }
   const withIds = plans.map((p, k) => ({ plan: p, id: ids[k]! }));
   await sql`savepoint trade_batch`.execute(trx);
   try {
-    const out = await writeTrades(trx, marketId, withIds, requests, now, refusedKeys);
+    const out = await writeTrades(trx, withIds, requests, now, refusedKeys);
     await sql`release savepoint trade_batch`.execute(trx);
     return out;
   } catch (batchError) {
     await sql`rollback to savepoint trade_batch`.execute(trx);
-    if (plans.length === 1) return [{ plan: plans[0]!, error: batchError }];
+    if (plans.length === 1) return forgetUnwritten(trx, [{ plan: plans[0]!, error: batchError }], requests, now, refusedKeys);
   }
   // The batch statement failed: each trade alone, in its own savepoint. The prices and balances
   // were planned as if every trade succeeds, so once one fails the trades after it are not
@@ -345,7 +390,7 @@ async function writeWithSavepoints(
     }
     await sql`savepoint trade_one`.execute(trx);
     try {
-      out.push(...(await writeTrades(trx, marketId, [one], requests, now, [])));
+      out.push(...(await writeTrades(trx, [one], requests, now, [])));
       await sql`release savepoint trade_one`.execute(trx);
     } catch (e) {
       await sql`rollback to savepoint trade_one`.execute(trx);
@@ -353,19 +398,31 @@ async function writeWithSavepoints(
       failed = true;
     }
   }
-  if (refusedKeys.length > 0) await writeTrades(trx, marketId, [], requests, now, refusedKeys);
+  return forgetUnwritten(trx, out, requests, now, refusedKeys);
+}
+
+/** Removes the keys of the refused trades and of the trades of `out` not written; returns `out`. */
+async function forgetUnwritten(
+  trx: Transaction<Database>,
+  out: Written[],
+  requests: readonly TradeRequest[],
+  now: Date,
+  refusedKeys: readonly IdempotentRequest[],
+): Promise<Written[]> {
+  const unwritten = out.flatMap((w) => (w.error === undefined ? [] : (requests[w.plan.index]!.idempotency ?? [])));
+  const forget = [...refusedKeys, ...unwritten];
+  if (forget.length > 0) await writeTrades(trx, [], requests, now, forget);
   return out;
 }
 
 /**
- * One statement: the trades (with their reserved ids), the positions (one upsert per wallet and
- * outcome), each trade's two ledger entries (its own movement), the wallets' balances, the
- * market's pools, shares, escrow, volume and trade count, the answers of the trades' keys, and the
- * removal of refused trades' keys. Checks that every wallet and the market row were there.
+ * One statement: the trades (with their reserved ids), the positions (one upsert per market,
+ * wallet and outcome), each trade's two ledger entries (its own movement), the wallets' balances,
+ * each market's pools, shares, escrow, volume and trade count, the answers of the trades' keys,
+ * and the removal of refused trades' keys. Checks that every wallet and market row was there.
  */
 async function writeTrades(
   trx: Transaction<Database>,
-  marketId: number,
   items: readonly { plan: Planned; id: number }[],
   requests: readonly TradeRequest[],
   now: Date,
@@ -373,17 +430,20 @@ async function writeTrades(
 ): Promise<Written[]> {
   const trades = items.map((x) => ({ ...x.plan.trade, id: x.id }));
   const n = trades.length;
-  const delta = { yes: [0n, 0n], no: [0n, 0n], draw: [0n, 0n] } as Record<Outcome, [bigint, bigint]>;
+  // Per market: the stake and the shares added to each outcome (pool, shares), and the total.
+  const perMarket = new Map<number, { pool: Record<Outcome, bigint>; shares: Record<Outcome, bigint>; total: bigint; n: number }>();
   const perWallet = new Map<string, bigint>();
-  const perPosition = new Map<string, { wallet: string; outcome: Outcome; shares: bigint; cost: bigint }>();
-  let total = 0n;
+  const perPosition = new Map<string, { marketId: number; wallet: string; outcome: Outcome; shares: bigint; cost: bigint }>();
   for (const t of trades) {
-    delta[t.outcome][0] += t.amount;
-    delta[t.outcome][1] += t.shares;
-    total += t.amount;
+    let m = perMarket.get(t.marketId);
+    if (!m) perMarket.set(t.marketId, (m = { pool: { yes: 0n, no: 0n, draw: 0n }, shares: { yes: 0n, no: 0n, draw: 0n }, total: 0n, n: 0 }));
+    m.pool[t.outcome] += t.amount;
+    m.shares[t.outcome] += t.shares;
+    m.total += t.amount;
+    m.n += 1;
     perWallet.set(t.wallet, (perWallet.get(t.wallet) ?? 0n) + t.amount);
-    const k = `${t.wallet}:${t.outcome}`;
-    const p = perPosition.get(k) ?? { wallet: t.wallet, outcome: t.outcome, shares: 0n, cost: 0n };
+    const k = `${t.marketId}:${t.wallet}:${t.outcome}`;
+    const p = perPosition.get(k) ?? { marketId: t.marketId, wallet: t.wallet, outcome: t.outcome, shares: 0n, cost: 0n };
     p.shares += t.shares;
     p.cost += t.amount;
     perPosition.set(k, p);
@@ -397,34 +457,37 @@ async function writeTrades(
     const k = requests[w.plan.index]!.idempotency;
     return k ? [{ k, json: JSON.stringify(w.answer!.body) }] : [];
   });
+  const str = (xs: readonly bigint[]) => xs.map(String);
   const positions = [...perPosition.values()];
   const walletList = [...perWallet];
-  const str = (xs: readonly bigint[]) => xs.map(String);
+  const marketList = [...perMarket];
+  const byMarket = (f: (m: (typeof marketList)[number][1]) => bigint) => str(marketList.map(([, m]) => f(m)));
   const result = await sql<{ trades: number; positions: number; entries: number; wallets: number; markets: number; answered: number }>`
     with t as (
       insert into trades (id, market_id, wallet, outcome, amount, shares, price, price_yes_after, price_no_after, price_draw_after, created_at)
-      select x.id, ${marketId}::int, x.wallet, x.outcome, x.amount, x.shares, x.price, x.y, x.n, x.d, ${now}::timestamptz
-      from unnest(${trades.map((t) => t.id)}::int[], ${trades.map((t) => t.wallet)}::text[], ${trades.map((t) => t.outcome)}::text[],
-        ${str(trades.map((t) => t.amount))}::bigint[], ${str(trades.map((t) => t.shares))}::bigint[], ${trades.map((t) => t.price)}::float8[],
-        ${trades.map((t) => t.pricesAfter.yes)}::float8[], ${trades.map((t) => t.pricesAfter.no)}::float8[],
-        ${trades.map((t) => t.pricesAfter.draw ?? null)}::float8[]) as x(id, wallet, outcome, amount, shares, price, y, n, d)
+      select x.id, x.market_id, x.wallet, x.outcome, x.amount, x.shares, x.price, x.y, x.n, x.d, ${now}::timestamptz
+      from unnest(${trades.map((t) => t.id)}::int[], ${trades.map((t) => t.marketId)}::int[], ${trades.map((t) => t.wallet)}::text[],
+        ${trades.map((t) => t.outcome)}::text[], ${str(trades.map((t) => t.amount))}::bigint[], ${str(trades.map((t) => t.shares))}::bigint[],
+        ${trades.map((t) => t.price)}::float8[], ${trades.map((t) => t.pricesAfter.yes)}::float8[], ${trades.map((t) => t.pricesAfter.no)}::float8[],
+        ${trades.map((t) => t.pricesAfter.draw ?? null)}::float8[]) as x(id, market_id, wallet, outcome, amount, shares, price, y, n, d)
       returning 1),
     p as (
       insert into positions (market_id, wallet, outcome, shares, cost_basis, created_at, updated_at)
-      select ${marketId}::int, x.wallet, x.outcome, x.shares, x.cost, ${now}::timestamptz, ${now}::timestamptz
-      from unnest(${positions.map((p) => p.wallet)}::text[], ${positions.map((p) => p.outcome)}::text[],
-        ${str(positions.map((p) => p.shares))}::bigint[], ${str(positions.map((p) => p.cost))}::bigint[]) as x(wallet, outcome, shares, cost)
+      select x.market_id, x.wallet, x.outcome, x.shares, x.cost, ${now}::timestamptz, ${now}::timestamptz
+      from unnest(${positions.map((p) => p.marketId)}::int[], ${positions.map((p) => p.wallet)}::text[], ${positions.map((p) => p.outcome)}::text[],
+        ${str(positions.map((p) => p.shares))}::bigint[], ${str(positions.map((p) => p.cost))}::bigint[]) as x(market_id, wallet, outcome, shares, cost)
       on conflict (market_id, wallet, outcome) do update set shares = positions.shares + excluded.shares,
         cost_basis = positions.cost_basis + excluded.cost_basis, updated_at = excluded.updated_at
       returning 1),
     l as (
       insert into ledger_entries (movement_id, account, amount, type, wallet, market_id, trade_id, created_at)
-      select x.movement_id, x.account, x.amount, 'trade', x.wallet, ${marketId}::int, x.trade_id, ${now}::timestamptz
+      select x.movement_id, x.account, x.amount, 'trade', x.wallet, x.market_id, x.trade_id, ${now}::timestamptz
       from unnest(${items.flatMap((x) => [x.plan.movementId, x.plan.movementId])}::uuid[],
-        ${trades.flatMap((t) => [walletAccount(t.wallet), escrowAccount(marketId)])}::text[],
+        ${trades.flatMap((t) => [walletAccount(t.wallet), escrowAccount(t.marketId)])}::text[],
         ${trades.flatMap((t) => [String(-t.amount), String(t.amount)])}::bigint[],
-        ${trades.flatMap((t) => [t.wallet, t.wallet])}::text[], ${trades.flatMap((t) => [t.id, t.id])}::int[])
-        as x(movement_id, account, amount, wallet, trade_id)
+        ${trades.flatMap((t) => [t.wallet, t.wallet])}::text[], ${trades.flatMap((t) => [t.marketId, t.marketId])}::int[],
+        ${trades.flatMap((t) => [t.id, t.id])}::int[])
+        as x(movement_id, account, amount, wallet, market_id, trade_id)
       returning 1),
     w as (
       update wallets set balance = wallets.balance - x.amount, updated_at = ${now}::timestamptz
@@ -432,13 +495,14 @@ async function writeTrades(
       where wallets.address = x.address
       returning 1),
     m as (
-      update markets set escrow = escrow + ${String(total)}::bigint,
-        pool_yes = pool_yes + ${String(delta.yes[0])}::bigint, shares_yes = shares_yes + ${String(delta.yes[1])}::bigint,
-        pool_no = pool_no + ${String(delta.no[0])}::bigint, shares_no = shares_no + ${String(delta.no[1])}::bigint,
-        pool_draw = pool_draw + ${String(delta.draw[0])}::bigint, shares_draw = shares_draw + ${String(delta.draw[1])}::bigint,
-        volume = volume + ${String(total)}::bigint, trade_count = trade_count + ${n}::int,
-        last_trade_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
-      where id = ${marketId}::int and ${n}::int > 0
+      update markets set escrow = escrow + x.total, pool_yes = pool_yes + x.py, shares_yes = shares_yes + x.sy,
+        pool_no = pool_no + x.pn, shares_no = shares_no + x.sn, pool_draw = pool_draw + x.pd, shares_draw = shares_draw + x.sd,
+        volume = volume + x.total, trade_count = trade_count + x.n, last_trade_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+      from unnest(${marketList.map(([id]) => id)}::int[], ${byMarket((m) => m.total)}::bigint[],
+        ${byMarket((m) => m.pool.yes)}::bigint[], ${byMarket((m) => m.shares.yes)}::bigint[], ${byMarket((m) => m.pool.no)}::bigint[],
+        ${byMarket((m) => m.shares.no)}::bigint[], ${byMarket((m) => m.pool.draw)}::bigint[], ${byMarket((m) => m.shares.draw)}::bigint[],
+        ${marketList.map(([, m]) => m.n)}::int[]) as x(id, total, py, sy, pn, sn, pd, sd, n)
+      where markets.id = x.id
       returning 1),
     k as (
       update idempotency_keys set response_status = 200, response_json = x.json, completed_at = ${now}::timestamptz
@@ -456,7 +520,7 @@ async function writeTrades(
   if (n === 0) return [];
   if (!row || row.trades !== n || row.entries !== 2 * n || row.positions !== positions.length) throw new LedgerError('the trades were not all written');
   if (row.wallets !== walletList.length) throw new LedgerError('no wallet row for a trade');
-  if (row.markets !== 1) throw new LedgerError(`no market ${marketId}`);
+  if (row.markets !== marketList.length) throw new LedgerError('no market row for a trade');
   if (row.answered !== keyed.length) throw new LedgerError('an Idempotency-Key claim was lost');
   return written;
 }

@@ -2,15 +2,20 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Db } from '../../storage/database.ts';
 import type { StoredAnswer } from '../auth/idempotency.ts';
 import { inTransaction } from '../market-transaction.ts';
-import { type CommittedTrade, keyId, placeTradesIn, RetryAlone, type TradeRequest, type TradeSettled } from './place-trades.ts';
+import { type CommittedTrade, keyId, MarketBusy, placeTradesIn, RetryAlone, type TradeRequest, type TradeSettled } from './place-trades.ts';
 
 /**
- * Group commit of trades, one queue per market. Trades that arrive for a market while its
- * previous batch is being written (or in the same turn of the event loop) are placed together in
- * one transaction by placeTradesIn; each caller is answered only after that transaction
- * committed. A hot market then commits once per batch instead of once per trade, and its row
- * lock is taken once per batch instead of being queued for by every trade; markets run their
- * batches side by side.
+ * Group commit of trades: trades that arrive while the previous batch is being written (or in
+ * the same turn of the event loop) are placed together, whatever their markets, in one
+ * transaction by placeTradesIn; each caller is answered only after that transaction committed.
+ * One batch is written at a time, so a busy service commits once per batch rather than once per
+ * trade (a transaction's begin, locks, statement planning and commit cost far more than a trade's
+ * rows), and no two of its batches wait for each other's row locks.
+ *
+ * The batch skips markets another transaction holds locked (a settlement, an admin edit): their
+ * trades go to a queue of that market, whose batches wait for the lock, one at a time, while the
+ * other markets trade on. A market's later trades join its queue while it has one, rather than
+ * trying the lock again in every batch.
  */
 export interface TradeBatcher {
   /** Places one trade; resolves with its answer (possibly a replayed one) after the commit, or rejects with its refusal. */
@@ -32,56 +37,80 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
-  const maxBatch = opts.maxBatch ?? 64;
-  const queues = new Map<number, { pending: Pending[]; busy: boolean; scheduled: boolean }>();
+/** A queue whose batches are written one at a time by `write`. */
+class Lane {
+  #pending: Pending[] = [];
+  #busy = false;
+  #scheduled = false;
 
-  const schedule = (marketId: number) => {
-    const q = queues.get(marketId);
-    if (!q || q.busy || q.scheduled) return;
-    if (q.pending.length === 0) {
-      queues.delete(marketId);
-      return;
-    }
-    q.scheduled = true;
+  constructor(
+    private readonly write: (batch: readonly Pending[]) => Promise<void>,
+    private readonly maxBatch: number,
+    private readonly onIdle: () => void = () => {},
+  ) {}
+
+  push(p: Pending): void {
+    this.#pending.push(p);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#busy || this.#scheduled) return;
+    if (this.#pending.length === 0) return this.onIdle();
+    this.#scheduled = true;
     // After the current I/O callbacks: trades that arrived together are placed together.
     setImmediate(() => {
-      q.scheduled = false;
-      void flush(marketId, q);
+      this.#scheduled = false;
+      void this.#flush();
     });
-  };
+  }
 
-  const flush = async (marketId: number, q: { pending: Pending[]; busy: boolean }) => {
-    q.busy = true;
+  async #flush(): Promise<void> {
+    this.#busy = true;
     // One key at most once per batch: a repeat waits for the next batch and then replays.
     const batch: Pending[] = [];
     const rest: Pending[] = [];
     const keys = new Set<string>();
-    for (const p of q.pending) {
+    for (const p of this.#pending) {
       const k = p.request.idempotency ? keyId(p.request.idempotency) : null;
-      if (batch.length >= maxBatch || (k !== null && keys.has(k))) rest.push(p);
+      if (batch.length >= this.maxBatch || (k !== null && keys.has(k))) rest.push(p);
       else {
         batch.push(p);
         if (k !== null) keys.add(k);
       }
     }
-    q.pending = rest;
+    this.#pending = rest;
     try {
-      await run(marketId, batch);
+      await this.write(batch);
     } finally {
-      q.busy = false;
-      schedule(marketId);
+      this.#busy = false;
+      this.#schedule();
     }
+  }
+}
+
+export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
+  const maxBatch = opts.maxBatch ?? 64;
+  const main = new Lane((batch) => run(batch, false), maxBatch);
+  /** The queues of markets found locked, each gone once empty. */
+  const waiting = new Map<number, Lane>();
+  const laneOf = (marketId: number): Lane => {
+    let lane = waiting.get(marketId);
+    if (!lane) waiting.set(marketId, (lane = new Lane((batch) => run(batch, true), maxBatch, () => waiting.delete(marketId))));
+    return lane;
   };
 
-  /** One transaction for the batch; when it fails as a whole, each trade in one of its own. */
-  const run = async (marketId: number, batch: readonly Pending[]) => {
+  /**
+   * One transaction for the batch; when it fails as a whole, each trade in one of its own.
+   * `waits`: whether it waits for market locks (a market's own queue) or skips locked markets.
+   */
+  const run = async (batch: readonly Pending[], waits: boolean): Promise<void> => {
     let results: TradeSettled[];
     try {
-      results = await inTransaction(opts.db, (trx) => placeTradesIn(trx, opts.clock, marketId, batch.map((p) => p.request)));
+      results = await inTransaction(opts.db, (trx) => placeTradesIn(trx, opts.clock, batch.map((p) => p.request), { skipLockedMarkets: !waits }));
     } catch (e) {
       if (batch.length === 1) return batch[0]!.reject(e);
-      for (const p of batch) await run(marketId, [p]);
+      for (const p of batch) await run([p], waits);
       return;
     }
     const committed = results.flatMap((r) => (r.ok && r.trade ? [r.trade] : []));
@@ -97,21 +126,16 @@ export function createTradeBatcher(opts: TradeBatcherOptions): TradeBatcher {
       const p = batch[k]!;
       if (r.ok) p.resolve(r.answer);
       else if (r.error instanceof RetryAlone) again.push(p);
+      else if (r.error instanceof MarketBusy) laneOf(p.request.marketId).push(p);
       else p.reject(r.error);
     });
-    for (const p of again) await run(marketId, [p]);
+    for (const p of again) await run([p], waits);
   };
 
   return {
     place(request) {
       return new Promise((resolve, reject) => {
-        let q = queues.get(request.marketId);
-        if (!q) {
-          q = { pending: [], busy: false, scheduled: false };
-          queues.set(request.marketId, q);
-        }
-        q.pending.push({ request, resolve, reject });
-        schedule(request.marketId);
+        (waiting.get(request.marketId) ?? main).push({ request, resolve, reject });
       });
     },
   };
