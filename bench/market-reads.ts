@@ -265,9 +265,13 @@ async function main(): Promise<void> {
       child!.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
     const app = `http://127.0.0.1:${ports.app}`;
+    // Each run from a loopback address of its own: at these rates two endpoints' runs would pass
+    // the per-IP limit of one minute (RATE_LIMIT_MARKET_PER_MINUTE is at most 1,000,000) and
+    // the later one would measure 429s.
+    let runs = 0;
     const load = async (name: string, url: string): Promise<{ name: string } & LoadResult> => ({
       name,
-      ...(await runLoad({ url, concurrency: connections, durationMs: seconds * 1000, warmupMs: 2000 })),
+      ...(await runLoad({ url, concurrency: connections, durationMs: seconds * 1000, warmupMs: 2000, localAddress: `127.0.0.${10 + runs++}` })),
     });
     // The single-market price: the most traded market (the one the list shows first).
     const top = ids[0]!;
@@ -297,6 +301,7 @@ async function main(): Promise<void> {
         r.p99Ms.toFixed(2).padStart(8),
         String(bad).padStart(7),
       );
+      for (const [what, n] of Object.entries(r.failures)) console.log(`    ${n} x ${what}`);
     }
     const aim = (key: string, label: string, share: number) => {
       const r = byKey.get(key);
