@@ -166,7 +166,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     adminToken: admin.value,
     secretsKey,
     marketKeys: createApiKeyLookup({ db: database.db, secretsKey, clock }),
-    chain: overrides.chain ?? createChainAdapter(config.chain),
+    chain: overrides.chain ?? (await createChainAdapter(config.chain)),
     marketFeed,
     marketStream,
     upstreams,

@@ -304,7 +304,7 @@ describe('on-chain custody (EVM, local ganache chain)', () => {
 
 describe('CHAIN=none', () => {
   it('has no on-chain balance and leaves deposits and withdrawals to the operator', async () => {
-    const none = createChainAdapter({ kind: 'none' });
+    const none = await createChainAdapter({ kind: 'none' });
     assert.equal(none.kind, 'none');
     assert.equal(none.name, null);
     assert.equal(await none.onChainAvailable(), null);

@@ -1,5 +1,11 @@
-import { isAddress } from 'viem';
-import { privateKeyToAddress } from 'viem/accounts';
+import { createRequire } from 'node:module';
+
+/**
+ * viem (some 20 MB of resident memory) only when a chain setting is given: loadConfig is
+ * synchronous, so it is required here rather than imported at start.
+ */
+const viem = () => createRequire(import.meta.url)('viem') as typeof import('viem');
+const viemAccounts = () => createRequire(import.meta.url)('viem/accounts') as typeof import('viem/accounts');
 import { ConfigError } from './config-error.ts';
 
 /** No chain: the operator credits deposits and completes withdrawals by hand. */
@@ -55,7 +61,7 @@ function wholeNumber(env: Env, key: string, def: number | undefined, min: number
 function address(env: Env, key: string): `0x${string}` {
   const raw = required(env, key);
   // Mixed case must be a valid EIP-55 checksum: a typo in a mixed-case address is caught here.
-  if (!isAddress(raw)) throw new ConfigError(key, `not a valid address (0x + 40 hex digits, correct checksum if mixed case): ${raw}`);
+  if (!viem().isAddress(raw)) throw new ConfigError(key, `not a valid address (0x + 40 hex digits, correct checksum if mixed case): ${raw}`);
   return raw.toLowerCase() as `0x${string}`;
 }
 
@@ -65,7 +71,7 @@ function privateKey(env: Env, key: string): `0x${string}` {
   // The reasons never echo the value: it is a secret.
   if (!PRIVATE_KEY.test(withPrefix)) throw new ConfigError(key, 'expected 32 bytes as 64 hex digits (optionally 0x-prefixed)');
   try {
-    privateKeyToAddress(withPrefix as `0x${string}`);
+    viemAccounts().privateKeyToAddress(withPrefix as `0x${string}`);
   } catch {
     throw new ConfigError(key, 'not a valid secp256k1 private key');
   }

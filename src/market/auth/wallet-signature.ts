@@ -1,4 +1,3 @@
-import { recoverMessageAddress } from 'viem';
 
 /**
  * The lower-case address that produced an EIP-191 personal_sign `signature` over `message`, or
@@ -7,6 +6,8 @@ import { recoverMessageAddress } from 'viem';
 export async function recoverWalletSigner(message: string, signature: string): Promise<string | null> {
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
   try {
+    // Loaded with the first wallet signature, not at start (a gateway-only service never needs it).
+    const { recoverMessageAddress } = await import('viem');
     const address = await recoverMessageAddress({ message, signature: signature as `0x${string}` });
     return address.toLowerCase();
   } catch {
