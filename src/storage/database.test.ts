@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openDatabase, PGLITE_SHARED_BUFFERS } from './database.ts';
+import { openDatabase, PGLITE_SHARED_BUFFERS, PREPARED } from './database.ts';
 
 describe('the embedded database', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-db-'));
@@ -19,6 +19,26 @@ describe('the embedded database', () => {
       } finally {
         await handle.close();
       }
+    }
+  });
+});
+
+describe('statements marked PREPARED', () => {
+  it('run as one named prepared statement per text on PostgreSQL, and as plain text on PGlite', async () => {
+    const handle = await openDatabase({ databaseUrl: process.env.DATABASE_URL || null, dataDir: null });
+    try {
+      const names = await handle.db.transaction().execute(async (trx) => {
+        for (const n of [1, 2, 3]) {
+          const { rows } = await sql<{ n: number }>`${PREPARED}select ${n}::int + 1 as n`.execute(trx);
+          assert.deepEqual(rows, [{ n: n + 1 }]);
+        }
+        if (handle.kind !== 'postgres') return [];
+        const r = await sql<{ name: string }>`select name from pg_prepared_statements where name like 'svc_%'`.execute(trx);
+        return r.rows.map((row) => row.name);
+      });
+      if (handle.kind === 'postgres') assert.equal(names.length, 1, `one statement for one text: ${names.join(', ')}`);
+    } finally {
+      await handle.close();
     }
   });
 });

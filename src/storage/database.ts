@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
@@ -60,6 +61,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     });
     // An idle client losing its server must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    pool.on('connect', prepareMarked);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const url = opts.databaseUrl;
     return { db, kind: 'postgres', listen: (channels, onNotify, onReconnect) => listenPostgres(url, channels, onNotify, onReconnect), close: () => db.destroy() };
@@ -104,6 +106,34 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
         release();
       }
     },
+  };
+}
+
+/**
+ * Marks a statement to be run as a named prepared statement on PostgreSQL: put it first in a
+ * `sql` template (`sql\`${PREPARED} select ...\``). Each connection then parses and plans the
+ * statement's text once and afterwards only binds and executes it: for the few statements of the
+ * hot paths whose text never changes (the trade batch's), not for every query, since the server
+ * keeps every prepared statement of a connection for the connection's life. PGlite runs the
+ * text as it is (the mark is a comment).
+ */
+export const PREPARED = sql.raw('/* prepared */ ');
+const MARK = '/* prepared */ ';
+
+type QueryFn = (text: unknown, values?: unknown) => unknown;
+
+/** Sends marked statements with a name derived from their text (one per distinct text). */
+function prepareMarked(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as QueryFn;
+  const names = new Map<string, string>();
+  (client as unknown as { query: QueryFn }).query = (text, values) => {
+    if (typeof text !== 'string' || !text.startsWith(MARK)) return query(text, values);
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return query({ name, text, values });
   };
 }
 

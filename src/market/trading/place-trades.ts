@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import { badRequest } from '../../shared/errors.ts';
+import { PREPARED } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
 import { authError } from '../auth/auth.errors.ts';
 import type { IdempotentRequest, StoredAnswer } from '../auth/idempotency.ts';
@@ -178,7 +179,7 @@ async function claimKeys(trx: Transaction<Database>, requests: readonly TradeReq
   const keyed = requests.map((r, i) => ({ k: r.idempotency, i })).filter((x): x is { k: IdempotentRequest; i: number } => x.k !== null);
   const claimed = new Set<number>();
   if (keyed.length === 0) return claimed;
-  const inserted = await sql<{ principal: string; route: string; key: string }>`
+  const inserted = await sql<{ principal: string; route: string; key: string }>`${PREPARED}
     insert into idempotency_keys (principal, route, key, request_sha256, created_at)
     select x.principal, x.route, x.key, x.sha, ${now}::timestamptz from unnest(${keyed.map((x) => x.k.principal)}::text[],
       ${keyed.map((x) => x.k.route)}::text[], ${keyed.map((x) => x.k.key)}::text[], ${keyed.map((x) => x.k.requestSha256)}::text[])
@@ -197,7 +198,7 @@ async function claimKeys(trx: Transaction<Database>, requests: readonly TradeReq
     seen.add(id);
   }
   if (existing.length === 0) return claimed;
-  const rows = await sql<{ principal: string; route: string; key: string; request_sha256: string; response_status: number | null; response_json: string | null }>`
+  const rows = await sql<{ principal: string; route: string; key: string; request_sha256: string; response_status: number | null; response_json: string | null }>`${PREPARED}
     select principal, route, key, request_sha256, response_status, response_json from idempotency_keys
     where (principal, route, key) in (select * from unnest(${existing.map((x) => x.k.principal)}::text[],
       ${existing.map((x) => x.k.route)}::text[], ${existing.map((x) => x.k.key)}::text[]))`.execute(trx);
@@ -235,7 +236,7 @@ async function lockBatch(
 ): Promise<{ markets: Map<number, Mutable<BatchMarket>>; wallets: Map<string, LockedWallet>; ids: number[] }> {
   const names = [...TRADING_COLUMNS, 'volume'];
   const columns = sql.raw(names.map((c) => `m.${c}`).join(', '));
-  const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] | null }>`
+  const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] | null }>`${PREPARED}
     with m as materialized (select ${sql.raw(names.join(', '))} from markets where id = any(${marketIds}::int[]) order by id ${sql.raw(skipLocked ? 'for update skip locked' : 'for update')})
     select ${columns},
       case when m.id = (select min(id) from m) then (select array_agg(array[w.address, w.balance::text, w.locked::text]) from (
@@ -257,7 +258,7 @@ async function lockBatch(
 
 /** Which of these markets exist (a plain read: it does not wait for their locks). */
 async function existingMarkets(trx: Transaction<Database>, ids: readonly number[]): Promise<Set<number>> {
-  const r = await sql<{ id: number }>`select id from markets where id = any(${ids}::int[])`.execute(trx);
+  const r = await sql<{ id: number }>`${PREPARED}select id from markets where id = any(${ids}::int[])`.execute(trx);
   return new Set(r.rows.map((row) => row.id));
 }
 
@@ -462,7 +463,7 @@ async function writeTrades(
   const walletList = [...perWallet];
   const marketList = [...perMarket];
   const byMarket = (f: (m: (typeof marketList)[number][1]) => bigint) => str(marketList.map(([, m]) => f(m)));
-  const result = await sql<{ trades: number; positions: number; entries: number; wallets: number; markets: number; answered: number }>`
+  const result = await sql<{ trades: number; positions: number; entries: number; wallets: number; markets: number; answered: number }>`${PREPARED}
     with t as (
       insert into trades (id, market_id, wallet, outcome, amount, shares, price, price_yes_after, price_no_after, price_draw_after, created_at)
       select x.id, x.market_id, x.wallet, x.outcome, x.amount, x.shares, x.price, x.y, x.n, x.d, ${now}::timestamptz
