@@ -8,10 +8,10 @@ import { DatabaseInUseError } from './storage/pglite-lock.ts';
 
 /**
  * On the first start on an empty DATA_DIR, the embedded database is created and migrated by
- * `cli/migrate` in a child process. Creating it grows PGlite's WebAssembly memory to some 700 MB
+ * `cli/migrate` in a child process. Creating it grows PGlite's WebAssembly memory to some 850 MB
  * for a moment, and WebAssembly memory never shrinks (closing and reopening PGlite in the same
  * process does not give it back either): done here, the service would keep that peak for its
- * whole life, about 150 MB above every later start (docs/operations.md, "Memory").
+ * whole life, some 150 MB above every later start (docs/operations.md, "Memory").
  */
 async function createEmbeddedDatabaseApart(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'pg', 'PG_VERSION'))) return;

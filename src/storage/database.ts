@@ -117,17 +117,21 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
  * keeps every prepared statement of a connection for the connection's life. PGlite runs the
  * text as it is (the mark is a comment).
  */
-export const PREPARED = sql.raw('/* prepared */ ');
 const MARK = '/* prepared */ ';
+export const PREPARED = sql.raw(MARK);
 
-type QueryFn = (text: unknown, values?: unknown) => unknown;
+type QueryFn = (...args: unknown[]) => unknown;
 
-/** Sends marked statements with a name derived from their text (one per distinct text). */
+/**
+ * Sends marked statements with a name derived from their text (one per distinct text); every
+ * other call, in any of node-postgres's forms (a config object, a callback), goes through as is.
+ */
 function prepareMarked(client: pg.PoolClient): void {
   const query = client.query.bind(client) as QueryFn;
   const names = new Map<string, string>();
-  (client as unknown as { query: QueryFn }).query = (text, values) => {
-    if (typeof text !== 'string' || !text.startsWith(MARK)) return query(text, values);
+  (client as unknown as { query: QueryFn }).query = (...args) => {
+    const [text, values] = args;
+    if (typeof text !== 'string' || !text.startsWith(MARK) || typeof args[2] === 'function') return query(...args);
     let name = names.get(text);
     if (name === undefined) {
       name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
