@@ -28,6 +28,7 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
  * BENCH_PORTKEY (1; 0 leaves (g) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
+ * or with BENCH_PROFILE=alloc a sampling allocation profile, summed by bench/alloc-top.ts,
  * to bench/profiles/; sum one with bench/profile-top.ts), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
  * BENCH_ONLY narrows a run to some targets and modes, so a profile holds one route's work: e.g.
@@ -38,7 +39,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
-const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
+const ALLOCATIONS = process.env.BENCH_PROFILE === 'alloc';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const onlyTargets = ONLY.filter((s) => /^[a-g]$/.test(s));
 const PORTKEY = process.env.BENCH_PORTKEY !== '0' && (onlyTargets.length === 0 || onlyTargets.includes('g'));
@@ -161,11 +163,11 @@ async function main(): Promise<void> {
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
         const profiled = PROFILE && target.server === gateway;
-        if (profiled) await gateway.ask({ type: 'profile-start' }, 'profile-started');
+        if (profiled) await gateway.ask({ type: 'profile-start', allocations: ALLOCATIONS }, 'profile-started');
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
         if (profiled) {
-          const file = `bench/profiles/gateway-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.cpuprofile`;
+          const file = `bench/profiles/gateway-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.${ALLOCATIONS ? 'heapprofile' : 'cpuprofile'}`;
           await gateway.ask({ type: 'profile-stop', file }, 'profile-stopped');
         }
         let cpu = '';

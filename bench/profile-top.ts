@@ -39,7 +39,7 @@ const area = (url: string): string => {
   if (url === '') return '(native/vm)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
-  const src = /\/(src\/[^/]+(?:\/[^/]+)?)\//.exec(url);
+  const src = /\/((?:src|dist)\/[^/]+(?:\/[^/]+)?)\//.exec(url);
   if (src) return src[1]!;
   if (url.startsWith('node:')) return 'node internals';
   return url.replace(/^.*\//, '');
@@ -50,7 +50,7 @@ const areas = new Map<string, number>();
 let total = 0;
 for (const [id, micros] of self) {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}`;
+  const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules|src|dist|bench)\//, '$1/')}:${lineNumber + 1}`;
   const key = `${functionName || '(anonymous)'}${where}`;
   functions.set(key, (functions.get(key) ?? 0) + micros);
   if (functionName !== '(idle)') areas.set(area(url), (areas.get(area(url)) ?? 0) + micros);
@@ -82,7 +82,7 @@ if (stacksOf !== -1) {
   for (const [id, micros] of self) {
     if (byId.get(id)!.callFrame.functionName !== name) continue;
     const chain: string[] = [];
-    for (let p = parentOf.get(id); p !== undefined && chain.length < 6; p = parentOf.get(p)) {
+    for (let p = parentOf.get(id); p !== undefined && chain.length < Number(process.env.STACK_DEPTH ?? 6); p = parentOf.get(p)) {
       const f = byId.get(p)!.callFrame;
       chain.push(`${f.functionName || '(anonymous)'}@${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`);
     }

@@ -14,6 +14,7 @@ import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseForeignCharsets } from './http/charset.ts';
+import { installRequestLog } from './http/request-log.ts';
 import { installMetrics } from './http/metrics.ts';
 import { optionalDefaultedQueries } from './http/openapi.ts';
 import { appValidators } from './http/validators.ts';
@@ -63,6 +64,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     connectionTimeout: config.requestTimeoutMs,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // One line per request instead (src/http/request-log.ts).
+    disableRequestLogging: true,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -74,9 +77,11 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     schemaController: { compilersFactory: { buildValidator: appValidators() as never } },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
+  installRequestLog(app);
   installErrorHandling(app);
   refuseForeignCharsets(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });

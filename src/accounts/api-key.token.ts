@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 32 random bytes in base62 take at most 43 digits (62^43 > 2^256); shorter ones are padded. */
@@ -31,7 +31,8 @@ export function encodeBase62(bytes: Uint8Array, length: number): string {
  * randomness, so there is nothing to guess, and an unsalted hash can be looked up by index.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot hash: no Hash object per request.
+  return hash('sha256', key, 'hex');
 }
 
 /** Cheap shape check, so a malformed credential never costs a cache slot or a query. */

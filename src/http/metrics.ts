@@ -22,7 +22,7 @@ export function installMetrics(app: FastifyInstance, opts: { defaultMetrics: boo
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -30,6 +30,7 @@ export function installMetrics(app: FastifyInstance, opts: { defaultMetrics: boo
     };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
   return { registry };
 }

@@ -35,32 +35,38 @@ interface Present {
 
 export function readString(obj: Fields, key: string, path: string, opts: Present & { readonly nonEmpty?: boolean } = {}): string | undefined {
   const v = obj[key];
-  const p = at(path, key);
   if (v === undefined || v === null) {
-    if (opts.required) invalid(p, 'is required');
+    if (opts.required) invalid(at(path, key), 'is required');
     return undefined;
   }
-  if (typeof v !== 'string') invalid(p, 'must be a string');
-  if (opts.nonEmpty && v.length === 0) invalid(p, 'must not be empty');
+  if (typeof v !== 'string') invalid(at(path, key), 'must be a string');
+  if (opts.nonEmpty && v.length === 0) invalid(at(path, key), 'must not be empty');
   return v;
 }
 
-export function readNumber(obj: Fields, key: string, path: string, opts: Present & { readonly min?: number; readonly max?: number; readonly integer?: boolean } = {}): number | undefined {
+type NumberBounds = Present & { readonly min?: number; readonly max?: number };
+
+// The field's path is built only for an error message: these run for every optional field of
+// every request.
+function readNumeric(obj: Fields, key: string, path: string, opts: NumberBounds, integer: boolean): number | undefined {
   const v = obj[key];
-  const p = at(path, key);
   if (v === undefined || v === null) {
-    if (opts.required) invalid(p, 'is required');
+    if (opts.required) invalid(at(path, key), 'is required');
     return undefined;
   }
-  if (typeof v !== 'number' || !Number.isFinite(v)) invalid(p, opts.integer ? 'must be an integer' : 'must be a number');
-  if (opts.integer && !Number.isSafeInteger(v)) invalid(p, 'must be an integer');
-  if (opts.min !== undefined && v < opts.min) invalid(p, `must be >= ${opts.min}`);
-  if (opts.max !== undefined && v > opts.max) invalid(p, `must be <= ${opts.max}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) invalid(at(path, key), integer ? 'must be an integer' : 'must be a number');
+  if (integer && !Number.isSafeInteger(v)) invalid(at(path, key), 'must be an integer');
+  if (opts.min !== undefined && v < opts.min) invalid(at(path, key), `must be >= ${opts.min}`);
+  if (opts.max !== undefined && v > opts.max) invalid(at(path, key), `must be <= ${opts.max}`);
   return v;
 }
 
-export function readInteger(obj: Fields, key: string, path: string, opts: Present & { readonly min?: number; readonly max?: number } = {}): number | undefined {
-  return readNumber(obj, key, path, { ...opts, integer: true });
+export function readNumber(obj: Fields, key: string, path: string, opts: NumberBounds & { readonly integer?: boolean } = {}): number | undefined {
+  return readNumeric(obj, key, path, opts, opts.integer === true);
+}
+
+export function readInteger(obj: Fields, key: string, path: string, opts: NumberBounds = {}): number | undefined {
+  return readNumeric(obj, key, path, opts, true);
 }
 
 export function readBoolean(obj: Fields, key: string, path: string): boolean | undefined {
@@ -80,12 +86,11 @@ export function readEnum<T extends string>(obj: Fields, key: string, path: strin
 /** `stop`-like fields: a string or an array of strings, as an array. */
 export function readStringOrList(obj: Fields, key: string, path: string, opts: { readonly maxItems?: number } = {}): string[] {
   const v = obj[key];
-  const p = at(path, key);
   if (v === undefined || v === null) return [];
   if (typeof v === 'string') return [v];
   if (!Array.isArray(v) || !v.every((s): s is string => typeof s === 'string')) {
-    invalid(p, 'must be a string or an array of strings');
+    invalid(at(path, key), 'must be a string or an array of strings');
   }
-  if (opts.maxItems !== undefined && v.length > opts.maxItems) invalid(p, `must have at most ${opts.maxItems} items`);
+  if (opts.maxItems !== undefined && v.length > opts.maxItems) invalid(at(path, key), `must have at most ${opts.maxItems} items`);
   return v;
 }

@@ -87,7 +87,12 @@ async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, cap);
 }
 
-function splitBase(baseUrl: string): { origin: string; basePath: string } {
+interface SplitBase {
+  readonly origin: string;
+  readonly basePath: string;
+}
+
+function splitBase(baseUrl: string): SplitBase {
   const u = new URL(baseUrl);
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
 }
@@ -100,6 +105,13 @@ function splitBase(baseUrl: string): { origin: string; basePath: string } {
  */
 export function createUpstreamTransport(options: UpstreamTransportOptions = {}): UpstreamTransport {
   const pools = new Map<string, Pool>();
+  // A catalog has a handful of base URLs; parsing one per request was a visible cost.
+  const bases = new Map<string, SplitBase>();
+  const baseOf = (baseUrl: string): SplitBase => {
+    let split = bases.get(baseUrl);
+    if (!split) bases.set(baseUrl, (split = splitBase(baseUrl)));
+    return split;
+  };
   let downloader: Agent | null = null;
 
   const dispatcherFor = (provider: ProviderConfig, origin: string): Dispatcher => {
@@ -121,7 +133,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
   return {
     async post(provider, request, readError) {
       throwIfAborted(request.signal);
-      const { origin, basePath } = splitBase(provider.baseUrl);
+      const { origin, basePath } = baseOf(provider.baseUrl);
       let response: Dispatcher.ResponseData;
       try {
         response = await dispatcherFor(provider, origin).request({

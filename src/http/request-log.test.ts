@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { installRequestLog } from './request-log.ts';
+
+describe('installRequestLog', () => {
+  it('writes one line per request, when it is answered, with its id and no credential', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const app = Fastify({ loggerInstance: pino(sink), disableRequestLogging: true, genReqId: () => 'req-1' });
+    installRequestLog(app);
+    app.get('/thing', async () => ({ ok: true }));
+    await app.inject({ method: 'GET', url: '/thing?x=1', headers: { authorization: 'Bearer svk_secret' } });
+    await app.inject({ method: 'POST', url: '/missing' });
+    await app.close();
+
+    assert.equal(lines.length, 2);
+    const [first, second] = lines as [Record<string, unknown>, Record<string, unknown>];
+    assert.equal(first.msg, 'request completed');
+    assert.equal(first.reqId, 'req-1');
+    assert.equal(first.method, 'GET');
+    assert.equal(first.url, '/thing?x=1');
+    assert.equal(first.statusCode, 200);
+    assert.equal(typeof first.responseTime, 'number');
+    assert.equal(second.statusCode, 404);
+    assert.doesNotMatch(JSON.stringify(lines), /svk_secret/);
+  });
+});
