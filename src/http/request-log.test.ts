@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { installRequestLog } from './request-log.ts';
 
@@ -14,7 +14,7 @@ describe('installRequestLog', () => {
         done();
       },
     });
-    const app = Fastify({ loggerInstance: pino(sink), disableRequestLogging: true, genReqId: () => 'req-1' });
+    const app = Fastify({ loggerInstance: pino(sink) as FastifyBaseLogger, disableRequestLogging: true, genReqId: () => 'req-1' });
     installRequestLog(app);
     app.get('/thing', async () => ({ ok: true }));
     await app.inject({ method: 'GET', url: '/thing?x=1', headers: { authorization: 'Bearer svk_secret' } });

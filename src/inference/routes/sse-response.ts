@@ -35,10 +35,12 @@ export const SSE_HEADERS: Readonly<OutgoingHttpHeaders> = {
  */
 export function startSse(reply: FastifyReply): SseResponse {
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+  const set = reply.getHeaders();
+  for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
+  for (const name in SSE_HEADERS) headers[name] = SSE_HEADERS[name];
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { ...headers, ...SSE_HEADERS });
+  res.writeHead(200, headers);
   const closed = () => res.destroyed || res.writableEnded;
   let pending = '';
   let scheduled = false;

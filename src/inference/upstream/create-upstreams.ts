@@ -166,11 +166,18 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const call = adapter.prepare(provider, upstreamModel, target.model, request, true);
         // Until the first content arrives the call runs on a timer of its own: a stream that has
         // not started in time fails over like any timeout (the transport bounds the headers).
-        const firstByte = new AbortController();
-        const timer = setTimeout(() => firstByte.abort(new FirstByteTimeout()), provider.firstByteTimeoutMs);
-        const callSignal = signal ? AbortSignal.any([signal, firstByte.signal]) : firstByte.signal;
+        // One controller, aborted by the timer or by the client's signal through a listener:
+        // AbortSignal.any made a composite signal with weak references per stream, a visible
+        // share of a stream's CPU and garbage. The listener lives as long as the client's
+        // signal, which is the request's own.
+        const callAbort = new AbortController();
+        const timer = setTimeout(() => callAbort.abort(new FirstByteTimeout()), provider.firstByteTimeoutMs);
+        if (signal) {
+          if (signal.aborted) callAbort.abort(signal.reason);
+          else signal.addEventListener('abort', () => callAbort.abort(signal.reason), { once: true });
+        }
         try {
-          return await startStream(call, callSignal);
+          return await startStream(call, callAbort.signal);
         } finally {
           clearTimeout(timer);
         }
