@@ -76,7 +76,10 @@ const config = loadConfig({
 const deps = await createDeps(config);
 const app = await buildApp(deps);
 let requests = 0;
-app.addHook('onResponse', async () => void requests++);
+app.addHook('onResponse', (_request, _reply, done) => {
+  requests++;
+  done();
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
