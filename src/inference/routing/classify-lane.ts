@@ -6,8 +6,11 @@ import { TextLaneModel } from './lanes/text-lane-model.ts';
 export const LANES = ['vision', 'agent', 'code', 'math', 'multilingual', 'general'] as const;
 export type Lane = (typeof LANES)[number];
 
-// Loaded once, when the gateway starts: the trained text model shipped in lanes/model.json.
-const textModel = TextLaneModel.load();
+/**
+ * The trained text model shipped in lanes/model.json, unpacked on the first classification (1 MB of
+ * weights), not at start: only requests for a pipeline or svc-auto are classified.
+ */
+let textModel: TextLaneModel | null = null;
 
 /**
  * The lane of a chat request, whatever protocol it arrived in. Rules 1-2 are structural (an image
@@ -23,5 +26,5 @@ export function classifyLane(request: CanonicalChatRequest): Lane {
     request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0));
   if (agentic) return 'agent';
   const input = textLaneInput(request);
-  return input ? textModel.classify(input) : 'general';
+  return input ? (textModel ??= TextLaneModel.load()).classify(input) : 'general';
 }

@@ -1,4 +1,5 @@
-import { eld } from 'eld/extrasmall';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
 import { LEXICON } from './lexicon.ts';
 
@@ -316,6 +317,21 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
 
 }
 
+type Eld = typeof import('eld/extrasmall').eld;
+/**
+ * `eld` is loaded on the first detection, not at start: its n-gram tables are some 28 MB of heap
+ * (56 MB of resident memory in a process that loads it alone), and only requests for a pipeline or
+ * svc-auto are classified, and of those only the ones the other features leave open run `eld`.
+ * Synchronous, so classifying stays synchronous: `eld` is ESM only, so it is loaded with
+ * require(esm) (Node 20.19 and later), by its file's path, as its exports list only `import`. On an
+ * older Node, which cannot require ESM, it is imported when this module loads, as before.
+ */
+let eldLoaded: Eld | null = process.features.require_module ? null : (await import('eld/extrasmall')).eld;
+function languageDetector(): Eld {
+  eldLoaded ??= (createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('eld/extrasmall'))) as typeof import('eld/extrasmall')).eld;
+  return eldLoaded;
+}
+
 /** The language gap buckets' edges: how far the detected language is ahead of English. */
 const GAP_EDGES = [0.05, 0.15, 0.3] as const;
 
@@ -326,7 +342,7 @@ const GAP_EDGES = [0.05, 0.15, 0.3] as const;
  * the other features leave the lane open (see LANGUAGE_OUTCOMES).
  */
 export function extractLanguageFeatures(raw: string, out: FeatureBuffer): void {
-  const detected = eld.detect(raw.length > LANG_CHARS ? raw.slice(0, LANG_CHARS) : raw);
+  const detected = languageDetector().detect(raw.length > LANG_CHARS ? raw.slice(0, LANG_CHARS) : raw);
   if (detected.language === '') tag(out, 'lang:none');
   else {
     const english = detected.language === 'en';
