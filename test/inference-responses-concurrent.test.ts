@@ -56,4 +56,23 @@ describe('/v1/responses: many concurrent stored responses', () => {
       assert.ok(seen[0]!.includes(answers[i]!), `follow-up ${i} carries its answer`);
     }
   });
+
+  it('an instance closed with responses in flight answers only responses it stored', async () => {
+    const three = await startGateway({ env: ENV, database: one.t.database });
+    const acct = await createTestAccount(one.t, { credits: 100_000 });
+    const client = three.client(acct.key);
+    const ask = (i: number): Promise<OpenAI.Responses.Response> => {
+      if (i % 2 === 0) return client.responses.create({ model: 'svc-fast', input: `q${i}` });
+      const stream = client.responses.stream({ model: 'svc-fast', input: `q${i}` });
+      stream.on('error', () => {});
+      return stream.finalResponse();
+    };
+    // Requests that reach the instance once it is closing fail (503, connection refused): not answered.
+    const runs = Array.from({ length: 32 }, (_, i) => ask(i).catch(() => null));
+    while (three.openai.requests.length < 8) await new Promise((r) => setTimeout(r, 1));
+    await three.close();
+    const answered = (await Promise.all(runs)).filter((r) => r !== null);
+    assert.ok(answered.length >= 8, `${answered.length} answered`);
+    for (const r of answered) assert.equal((await two.client(acct.key).responses.retrieve(r.id)).id, r.id);
+  });
 });

@@ -135,4 +135,13 @@ describe('stored responses, written in batches', () => {
     assert.deepEqual(kept?.body, JSON.parse(JSON.stringify(existing.body)), 'the duplicate did not overwrite the response stored first');
     await store.idle();
   });
+
+  it('idle() resolves once every queued response is committed (what closing the app waits for)', async () => {
+    const store = createResponseStore(db);
+    const batch = [stored(acct), stored(acct), stored(acct), stored(acct)];
+    const writes = batch.map((r) => store(r));
+    await store.idle();
+    for (const r of batch) assert.ok(await loadResponse(db, acct, r.id, now), r.id);
+    await Promise.all(writes);
+  });
 });
