@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount } from './helpers/inference.ts';
 
@@ -60,7 +61,10 @@ describe('/v1/responses: many concurrent stored responses', () => {
   it('an instance closed with responses in flight answers only responses it stored', async () => {
     const three = await startGateway({ env: ENV, database: one.t.database });
     const acct = await createTestAccount(one.t, { credits: 100_000 });
-    const client = three.client(acct.key);
+    // A connection per request: a keep-alive connection whose request finished after close() began
+    // would hold the closing server until its keep-alive timeout (72 s).
+    const noKeepAlive = new Agent({ pipelining: 0 });
+    const client = new OpenAI({ apiKey: acct.key, baseURL: `${three.t.url}/v1`, maxRetries: 0, fetch: undiciFetch as never, fetchOptions: { dispatcher: noKeepAlive } as never });
     const ask = (i: number): Promise<OpenAI.Responses.Response> => {
       if (i % 2 === 0) return client.responses.create({ model: 'svc-fast', input: `q${i}` });
       const stream = client.responses.stream({ model: 'svc-fast', input: `q${i}` });
@@ -74,5 +78,6 @@ describe('/v1/responses: many concurrent stored responses', () => {
     const answered = (await Promise.all(runs)).filter((r) => r !== null);
     assert.ok(answered.length >= 8, `${answered.length} answered`);
     for (const r of answered) assert.equal((await two.client(acct.key).responses.retrieve(r.id)).id, r.id);
+    await noKeepAlive.close();
   });
 });
