@@ -13,8 +13,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *   (b) a bare pass-through proxy (node:http + undici, no logic),
  *   (c) the gateway on svc-fast (key check, rate limit, parsing, reserve/settle billing, usage
  *       record, re-encoding), on PGlite or DATABASE_URL,
- *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response: one
- *       transaction of two inserts per request),
+ *   (d) the gateway's /v1/responses on svc-fast (the same, plus the stored response, committed
+ *       before the answer in group-committed batches: one statement per batch),
  *   (e) the gateway's /v1/messages on svc-fast (translated from the chat completions upstream),
  *   (f) /v1/messages on svc-fast-anthropic (the same upstream answering as an Anthropic one),
  *   (g) Portkey's open-source gateway (@portkey-ai/gateway, Node build) on the same upstream,

@@ -132,6 +132,8 @@ export async function startGateway(
     env?: Record<string, string>;
     clock?: Clock;
     catalog?: (f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }) => string;
+    /** Share another gateway's database (a second instance); not closed by this one. */
+    database?: TestApp['database'];
   } = {},
 ): Promise<Gateway> {
   const [openai, anthropic, rerank] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeRerank()]);
@@ -139,7 +141,7 @@ export async function startGateway(
   const configFile = join(dir, 'catalog.yaml');
   writeFileSync(configFile, (opts.catalog ?? catalogYaml)({ openai, anthropic, rerank }));
   // Idle credit leases go back at once, so tests can check that nothing stays reserved.
-  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const t = await startTestApp({ env: { CONFIG_FILE: configFile, CREDIT_LEASE_IDLE_MS: '100', ...opts.env }, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.database ? { database: opts.database } : {}) });
   await t.listen();
   return {
     t,

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Db } from '../../storage/database.ts';
-import { createBatchWriter } from './batch-writes.ts';
+import { createBatchWriter } from '../../storage/batch-writes.ts';
 import { computeCost, type BillableUsage } from './cost.ts';
 import { releaseStaleHolds, renewLeases, returnLease, settleCharges, takeLease, type SettledCharge, type SettleItem } from './credits.repository.ts';
 import { holdAmount, outputTokensCovered, type ChargeEstimate } from './estimate.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../storage/database.ts';
+import { PREPARED, type Db } from '../../storage/database.ts';
 import type { ConversationItem, OutputItem } from '../formats/openai-responses/response-items.ts';
 
 export interface StoredResponse {
@@ -67,30 +67,39 @@ export async function loadResponse(db: Db, accountId: number, id: string, now: D
   };
 }
 
-export async function saveResponse(db: Db, r: StoredResponse): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('responses')
-      .values({
-        id: r.id,
-        account_id: r.accountId,
-        previous_response_id: r.previousResponseId,
-        model: r.model,
-        input_items: JSON.stringify(r.inputItems),
-        output_items: JSON.stringify(r.outputItems),
-        body: JSON.stringify(r.body),
-        created_at: r.createdAt,
-        expires_at: r.expiresAt,
-      })
-      .execute();
-    const items = r.outputItems.filter((i) => typeof i.id === 'string' && i.id !== '');
-    if (items.length > 0) {
-      await tx
-        .insertInto('response_items')
-        .values(items.map((i) => ({ item_id: i.id!, response_id: r.id, account_id: r.accountId, item: JSON.stringify(i) })))
-        .execute();
-    }
-  });
+/**
+ * Stores responses, each with its output items that have an id (for `item_reference`), in one
+ * statement whatever their number: the batch travels as one JSON document (one JSON.stringify, one
+ * parameter), the responses rows come out of it with jsonb_to_recordset and the response_items
+ * rows out of the inserted output_items, so the text never changes (a named prepared statement on
+ * PostgreSQL) and the JSON columns hold what JSON.stringify of each value gives (jsonb keeps the
+ * value, not the text). All or nothing: one bad row fails the statement (the store then writes
+ * the batch one by one, src/inference/responses/response-store.ts).
+ */
+export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Promise<void> {
+  const rows = rs.map((r) => ({
+    id: r.id,
+    account_id: r.accountId,
+    previous_response_id: r.previousResponseId,
+    model: r.model,
+    input_items: r.inputItems,
+    output_items: r.outputItems,
+    body: r.body,
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt.toISOString(),
+  }));
+  await sql`${PREPARED}
+    with saved as (
+      insert into responses (id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at)
+      select id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
+          input_items jsonb, output_items jsonb, body jsonb, created_at timestamptz, expires_at timestamptz)
+      returning id, account_id, output_items
+    )
+    insert into response_items (item_id, response_id, account_id, item)
+    select item->>'id', saved.id, saved.account_id, item
+      from saved cross join lateral jsonb_array_elements(saved.output_items) as item
+     where jsonb_typeof(item->'id') = 'string' and item->>'id' <> ''`.execute(db);
 }
 
 /** Output items of the account's live stored responses, by id (ids of other accounts are not found). */

@@ -4,26 +4,31 @@ import { parseResponsesRequest } from '../formats/openai-responses/parse-respons
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { InferenceRoutes } from '../inference-plugin.ts';
+import { createResponseStore } from '../responses/response-store.ts';
 import { loadResponse } from '../responses/responses.repository.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
-import { serveResponse, type ResponsesDeps } from './serve-response.ts';
+import { serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
 
 const UNSUPPORTED = 'listing, deleting and cancelling stored responses is not supported; stored responses expire on their own';
 
 /**
  * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), GET
  * /responses/:id for the owner of a stored response, and 405 for what is not supported (listing,
- * deleting, cancelling, input item listing).
+ * deleting, cancelling, input item listing). The group owns the store that writes responses in
+ * group-committed batches: one for both mounts, and closing the app waits for what it has queued
+ * (before the database closes).
  */
 export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
+  const serving: ServeResponseDeps = { ...deps, store: createResponseStore(deps.db) };
   return async (app: FastifyInstance, ctx: InferenceContext) => {
+    app.addHook('onClose', async () => serving.store.idle());
     app.post(
       '/responses',
       {
         onRequest: ctx.guard('inference'),
         schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Create a response (OpenAI Responses: stored conversations, function tools, MCP tools)' },
       },
-      async (request, reply) => serveResponse(ctx, deps, request, reply, parseResponsesRequest(request.body)),
+      async (request, reply) => serveResponse(ctx, serving, request, reply, parseResponsesRequest(request.body)),
     );
     app.get<{ Params: { id: string } }>(
       '/responses/:id',

@@ -23,7 +23,8 @@ import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-me
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
-import { findItems, loadChain, saveResponse } from '../responses/responses.repository.ts';
+import type { ResponseStore } from '../responses/response-store.ts';
+import { findItems, loadChain } from '../responses/responses.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
 import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
@@ -34,6 +35,11 @@ export interface ResponsesDeps {
   readonly db: Db;
   readonly config: ResponsesConfig;
   readonly mcp: McpClient;
+}
+
+/** The deps and the store of stored responses, which the route group owns (responses-routes.ts). */
+export interface ServeResponseDeps extends ResponsesDeps {
+  readonly store: ResponseStore;
 }
 
 /** The tools an MCP server offers the model in this response, and the names the model knows them by. */
@@ -148,7 +154,7 @@ function roundOutput(maxOutput: number | null | undefined): number {
  */
 export async function serveResponse(
   ctx: InferenceContext,
-  deps: ResponsesDeps,
+  deps: ServeResponseDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   parsed: ParsedResponsesRequest,
@@ -235,7 +241,7 @@ interface ResponseRun {
   readonly now: Date;
 }
 
-async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: FastifyRequest, reply: FastifyReply, run: ResponseRun): Promise<object | undefined> {
+async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, request: FastifyRequest, reply: FastifyReply, run: ResponseRun): Promise<object | undefined> {
   const { parsed, route, history, input, hold } = run;
   const id = createId('resp_');
   const recorder = new ResponseRecorder(
@@ -421,7 +427,8 @@ async function runResponse(ctx: InferenceContext, deps: ResponsesDeps, request: 
   const body = recorder.finish(status, totals, incompleteReason ? { incompleteReason } : {});
   if (parsed.store) {
     try {
-      await saveResponse(deps.db, {
+      // Group-committed with the other responses finishing now; resolves once this one is committed.
+      await deps.store({
         id,
         accountId: run.accountId,
         previousResponseId: parsed.previousResponseId,
