@@ -14,7 +14,8 @@ import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseForeignCharsets } from './http/charset.ts';
-import { installRequestLog } from './http/request-log.ts';
+import { closeConnectionsOnShutdown } from './http/close-connections.ts';
+import { RequestLog } from './http/request-log.ts';
 import { installMetrics } from './http/metrics.ts';
 import { optionalDefaultedQueries } from './http/openapi.ts';
 import { appValidators } from './http/validators.ts';
@@ -64,8 +65,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     connectionTimeout: config.requestTimeoutMs,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
-    // One line per request instead (src/http/request-log.ts).
-    disableRequestLogging: true,
+    // One flat line per request (src/http/request-log.ts).
+    logController: new RequestLog(),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -81,7 +82,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     void reply.header('x-request-id', request.id);
     done();
   });
-  installRequestLog(app);
+  closeConnectionsOnShutdown(app);
   installErrorHandling(app);
   refuseForeignCharsets(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });

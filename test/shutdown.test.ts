@@ -27,3 +27,52 @@ describe('graceful shutdown', () => {
     assert.deepEqual(res.body, { success: true, data: 'finished' });
   });
 });
+
+describe('graceful shutdown with keep-alive clients', () => {
+  // A client that keeps its connection open (as browsers and SDK agents do) must not hold the
+  // close for the server's keep-alive timeout (72 s): the answers finished while closing say
+  // `Connection: close`, and connections that fall idle are closed.
+  it('closes a kept-alive connection once its request in flight is answered', async () => {
+    const { Client } = await import('undici');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const inside = new Promise<void>((r) => (entered = r));
+    let closeBegan!: () => void;
+    const closeBegun = new Promise<void>((r) => (closeBegan = r));
+    const t = await startTestApp({
+      beforeReady: (app) => {
+        app.addHook('preClose', (done) => {
+          closeBegan();
+          done();
+        });
+        app.get('/api/_slow', async () => {
+          entered();
+          await gate;
+          return { success: true, data: 'finished' };
+        });
+      },
+    });
+    const url = await t.listen();
+    const client = new Client(url, { keepAliveTimeout: 600_000, keepAliveMaxTimeout: 600_000 });
+    try {
+      const warm = await client.request({ path: '/healthz', method: 'GET' });
+      await warm.body.text();
+      const pending = client.request({ path: '/api/_slow', method: 'GET' });
+      await inside;
+      let closed = false;
+      const closing = t.close().then(() => void (closed = true));
+      await closeBegun;
+      release();
+      const res = await pending;
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(await res.body.json(), { success: true, data: 'finished' });
+      assert.equal(res.headers.connection, 'close');
+      // Far below the 72 s keep-alive the connection would otherwise be held for.
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 20_000).unref())]);
+      assert.equal(closed, true, 'the close waited on the idle kept-alive connection');
+    } finally {
+      await client.destroy();
+    }
+  });
+});

@@ -3,9 +3,9 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { installRequestLog } from './request-log.ts';
+import { RequestLog } from './request-log.ts';
 
-describe('installRequestLog', () => {
+describe('RequestLog', () => {
   it('writes one line per request, when it is answered, with its id and no credential', async () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
@@ -14,16 +14,16 @@ describe('installRequestLog', () => {
         done();
       },
     });
-    const app = Fastify({ loggerInstance: pino(sink) as FastifyBaseLogger, disableRequestLogging: true, genReqId: () => 'req-1' });
-    installRequestLog(app);
+    const app = Fastify({ loggerInstance: pino(sink) as FastifyBaseLogger, logController: new RequestLog(), genReqId: () => 'req-1' });
     app.get('/thing', async () => ({ ok: true }));
     await app.inject({ method: 'GET', url: '/thing?x=1', headers: { authorization: 'Bearer svk_secret' } });
     await app.inject({ method: 'POST', url: '/missing' });
     await app.close();
 
-    assert.equal(lines.length, 2);
-    const [first, second] = lines as [Record<string, unknown>, Record<string, unknown>];
-    assert.equal(first.msg, 'request completed');
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    assert.equal(completed.length, 2);
+    assert.equal(lines.filter((l) => l.msg === 'incoming request').length, 0);
+    const [first, second] = completed as [Record<string, unknown>, Record<string, unknown>];
     assert.equal(first.reqId, 'req-1');
     assert.equal(first.method, 'GET');
     assert.equal(first.url, '/thing?x=1');
