@@ -19,6 +19,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  *   (f) /v1/messages on svc-fast-anthropic (the same upstream answering as an Anthropic one),
  *   (g) Portkey's open-source gateway (@portkey-ai/gateway, Node build) on the same upstream,
  *       installed on demand into BENCH_PORTKEY_DIR so that `npm install` stays lean,
+ *   (h) the Fastify floor (bench/lib/fastify-floor.ts): Fastify, the JSON body parsed and
+ *       re-serialized, undici, the JSON answer parsed and serialized (streams piped), nothing else,
  * non-streamed and streamed (100 chunks), at concurrency 1 (the latency each layer adds) and at
  * BENCH_CONCURRENCY (throughput); then the gateway process's memory with BENCH_STREAMS streams
  * held open on a slow-streaming upstream, and whether releasing them billed exactly what their
@@ -42,7 +44,7 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const ALLOCATIONS = process.env.BENCH_PROFILE === 'alloc';
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const onlyTargets = ONLY.filter((s) => /^[a-g]$/.test(s));
+const onlyTargets = ONLY.filter((s) => /^[a-h]$/.test(s));
 const PORTKEY = process.env.BENCH_PORTKEY !== '0' && (onlyTargets.length === 0 || onlyTargets.includes('g'));
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_DIR = process.env.BENCH_PORTKEY_DIR ?? join(tmpdir(), `svc-bench-portkey-${PORTKEY_VERSION}`);
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
   const instantUrl = upstream.ready.instantUrl as string;
   const slowUrl = upstream.ready.slowUrl as string;
   const proxy = await start('bare-proxy', [instantUrl]);
+  const floor = await start('fastify-floor', [instantUrl]);
   const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
   const allTargets: { name: string; url: string; headers: Record<string, string>; server?: Child; body?: (stream: boolean) => string }[] = [
     { name: '(a) upstream', url: `${instantUrl}/v1/chat/completions`, headers: json },
     { name: '(b) bare proxy', url: `${proxy.ready.url as string}/v1/chat/completions`, headers: json, server: proxy },
+    { name: '(h) fastify floor', url: `${floor.ready.url as string}/v1/chat/completions`, headers: json, server: floor },
     { name: '(c) gateway svc-fast', url: `${gatewayUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway },
     { name: '(d) gateway responses', url: `${gatewayUrl}/v1/responses`, headers: { ...json, authorization: `Bearer ${key}` }, server: gateway, body: responsesBody },
     { name: '(e) gateway messages', url: `${gatewayUrl}/v1/messages`, headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' }, server: gateway },
@@ -191,6 +195,7 @@ async function main(): Promise<void> {
   gateway.process.send({ type: 'close' });
   await exited;
   proxy.process.kill();
+  floor.process.kill();
   upstream.process.kill();
 }
 
@@ -216,6 +221,17 @@ function printRatios(modes: readonly { name: string }[], results: Map<string, Lo
           `cpu per request at ${CONCURRENCY}: ${(cpu(target) * 1000).toFixed(0)} µs`,
       );
     }
+  }
+
+  console.log('\nthe Fastify floor (h): what any Fastify gateway that parses what it forwards spends, against (b) and (c)');
+  for (const mode of modes) {
+    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
+    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
+    const [bN, hN, cN] = [at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(h) fastify floor'), at(CONCURRENCY, '(c) gateway svc-fast')];
+    console.log(
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: (h)/(b) ${((hN.rps / bN.rps) * 100).toFixed(0)}%, (c)/(h) ${((cN.rps / hN.rps) * 100).toFixed(0)}%   ` +
+        `cpu per request at ${CONCURRENCY}: (b) ${(cpu('(b) bare proxy') * 1000).toFixed(0)}, (h) ${(cpu('(h) fastify floor') * 1000).toFixed(0)}, (c) ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs`,
+    );
   }
 
   console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
