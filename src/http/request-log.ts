@@ -15,7 +15,7 @@ export class RequestLog extends LogController {
     const line = {
       method: request.method,
       url: request.url,
-      remoteAddress: request.socket.remoteAddress,
+      remoteAddress: request.raw.socket?.remoteAddress,
       statusCode: reply.statusCode,
       responseTime: reply.elapsedTime,
     };
