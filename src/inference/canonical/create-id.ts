@@ -2,8 +2,8 @@ import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-// Random bytes drawn 4 KB at a time: each draw is a synchronous crypto job whose fixed cost was
-// most of an id's (3.7% of a chat request's CPU when every id drew its own bytes).
+// Random bytes drawn 4 KB at a time: each draw is a synchronous crypto job, whose fixed cost was
+// most of an id's when every id drew its own bytes.
 const pool = Buffer.alloc(4096);
 let next = pool.length;
 

@@ -85,7 +85,7 @@ export function routeModel(catalog: Catalog, requested: ModelConfig, request: Ca
 
 /**
  * Whether the lane and the request's needs pick what serves it: a pipeline, or svc-auto. A model
- * that serves itself skips the classifier (3% of a plain chat request's CPU in the profiles).
+ * that serves itself skips the classifier, whose lane it would not use.
  */
 function choosesByLane(catalog: Catalog, requested: ModelConfig): boolean {
   return requested.pipeline !== null || (requested.deployments.length === 0 && catalog.auto !== null);
