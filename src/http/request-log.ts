@@ -5,8 +5,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
  * method, url, client address, status and response time, as flat fields. Fastify's own logging
  * writes two lines (one on arrival) under `req` and `res` keys, which pino passes through the
  * redaction of credential headers, copying them (some 7 KB of garbage per request). No header is
- * logged here, so nothing needs redacting. Fastify's other
- * lines (errors, streams that failed after their headers) are kept.
+ * logged here, so nothing needs redacting. Fastify's other lines (errors, streams that failed
+ * after their headers) are kept.
  */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
