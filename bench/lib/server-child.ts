@@ -1,0 +1,17 @@
+import type { Server } from 'node:http';
+
+/**
+ * The IPC side of a bench server child (bench/gateway.ts): counts the requests its server
+ * receives, answers 'stats' with its CPU time and that count, and reports ready with its URL.
+ */
+export function serveBenchChild(server: Server, url: string): void {
+  let requests = 0;
+  server.on('request', () => void requests++);
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'stats') {
+      const cpu = process.cpuUsage();
+      process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
+    }
+  });
+  process.send!({ type: 'ready', url });
+}
