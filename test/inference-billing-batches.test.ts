@@ -33,6 +33,16 @@ async function books(db: Db, id: number) {
   // Every charge row is its usage record's cost.
   const charges = await sql<{ ok: boolean }>`
     select bool_and(l.amount = -u.cost) as ok from credit_ledger l join usage_records u on u.id = l.usage_id where l.account_id = ${id} and l.kind = 'charge'`.execute(db);
+  // The charge rows carry no foreign keys (migration 2026_11_26_98): the query docs/operations.md
+  // gives operators finds no row pointing at a missing account, key or usage record.
+  const orphans = await sql<{ n: string }>`
+    select (select count(*) from usage_records u
+              where not exists (select 1 from accounts a where a.id = u.account_id)
+                 or (u.key_id is not null and not exists (select 1 from api_keys k where k.id = u.key_id)))
+         + (select count(*) from credit_ledger l
+              where not exists (select 1 from accounts a where a.id = l.account_id)
+                 or (l.usage_id is not null and not exists (select 1 from usage_records u where u.id = l.usage_id))) as n`.execute(db);
+  assert.equal(Number(orphans.rows[0]!.n), 0, 'no usage record or ledger row points at a missing row');
   return { ...a, leases, ledger, usage, chargesMatch: charges.rows[0]?.ok ?? null };
 }
 
