@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PREPARED_MARK } from './prepared-mark.ts';
 import { claimPgliteDir } from './pglite-lock.ts';
 import { startPgliteThread, type EmbeddedPostgres } from './pglite-thread.ts';
 import { migrations } from './migrations/index.ts';
@@ -110,15 +111,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
 }
 
 /**
- * Marks a statement to be run as a named prepared statement on PostgreSQL: put it first in a
- * `sql` template (`sql\`${PREPARED} select ...\``). Each connection then parses and plans the
- * statement's text once and afterwards only binds and executes it: for the few statements of the
- * hot paths whose text never changes (the trade batch's), not for every query, since the server
- * keeps every prepared statement of a connection for the connection's life. PGlite runs the
- * text as it is (the mark is a comment).
+ * Marks a statement to be run as a named prepared statement: put it first in a `sql` template
+ * (`sql\`${PREPARED} select ...\``). Each connection (PGlite's one, or each of the pool's) then
+ * parses and plans the statement's text once and afterwards only binds and executes it: for the
+ * few statements of the hot paths whose text never changes (the charge batch's, the trade
+ * batch's), not for every query, since the server keeps every prepared statement of a connection
+ * for the connection's life. PGlite: pglite-prepared.ts.
  */
-const MARK = '/* prepared */ ';
-export const PREPARED = sql.raw(MARK);
+export const PREPARED = sql.raw(PREPARED_MARK);
 
 type QueryFn = (...args: unknown[]) => unknown;
 
@@ -131,7 +131,7 @@ function prepareMarked(client: pg.PoolClient): void {
   const names = new Map<string, string>();
   (client as unknown as { query: QueryFn }).query = (...args) => {
     const [text, values] = args;
-    if (typeof text !== 'string' || !text.startsWith(MARK) || typeof args[2] === 'function') return query(...args);
+    if (typeof text !== 'string' || !text.startsWith(PREPARED_MARK) || typeof args[2] === 'function') return query(...args);
     let name = names.get(text);
     if (name === undefined) {
       name = `svc_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;

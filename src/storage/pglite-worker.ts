@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
+import { createPgliteRunner } from './pglite-prepared.ts';
 import { serializeError, type ToThread, type FromThread, type ThreadOptions } from './pglite-thread-messages.ts';
 
 const port = parentPort!;
@@ -28,11 +29,16 @@ try {
   process.exit(1);
 }
 pg.onNotification((channel, payload) => post({ type: 'notify', channel, payload }));
+const run = createPgliteRunner(pg);
+// One statement at a time, in the order sent: a prepared statement's first run takes two calls.
+let turn: Promise<void> = Promise.resolve();
 port.on('message', (m: ToThread) => {
   if (m.type === 'query') {
-    pg.query(m.sql, [...m.params], { rowMode: 'object' }).then(
-      (r) => post({ type: 'result', id: m.id, rows: r.rows ?? [], affectedRows: r.affectedRows ?? null }),
-      (e: unknown) => post({ type: 'error', id: m.id, error: serializeError(e) }),
+    turn = turn.then(() =>
+      run(m.sql, m.params).then(
+        (r) => post({ type: 'result', id: m.id, rows: r.rows, affectedRows: r.affectedRows }),
+        (e: unknown) => post({ type: 'error', id: m.id, error: serializeError(e) }),
+      ),
     );
   } else if (m.type === 'close') {
     pg.close().then(

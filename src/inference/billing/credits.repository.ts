@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { UsageSource } from '../../accounts/accounts.tables.ts';
-import type { Db } from '../../storage/database.ts';
+import { PREPARED, type Db } from '../../storage/database.ts';
 
 /**
  * Credit leases: an instance holds a slice of an account's available balance (credits -
@@ -33,7 +33,7 @@ export async function takeLease(
   db: Db,
   input: { accountId: number; instanceId: string; leaseId: bigint | null; want: bigint; minimum: bigint },
 ): Promise<LeaseTaken | null> {
-  const r = await sql<{ amount: bigint | null; available: bigint | null; grown_id: bigint | null; created_id: bigint | null }>`
+  const r = await sql<{ amount: bigint | null; available: bigint | null; grown_id: bigint | null; created_id: bigint | null }>`${PREPARED}
     with relaxed as (
       select set_config('synchronous_commit', 'off', true)
     ), acct as (
@@ -144,7 +144,7 @@ const text = (v: bigint): string => v.toString();
 export async function settleCharges(db: Db, items: readonly SettleItem[]): Promise<SettledCharge[]> {
   return db.transaction().execute(async (trx) => {
     const ids = [...new Set(items.map((i) => i.usage.accountId))].sort((a, b) => a - b);
-    const locked = await sql<{ id: number; credits: bigint }>`
+    const locked = await sql<{ id: number; credits: bigint }>`${PREPARED}
       select id, credits from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
     const credits = new Map(locked.rows.map((r) => [r.id, r.credits]));
     const before: bigint[] = [];
@@ -156,7 +156,8 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
       return c - charged;
     });
     const col = <T>(f: (u: UsageRecordInput) => T) => items.map((i) => f(i.usage));
-    const r = await sql<{ ord: string; id: bigint }>`
+    // Prepared: parsing and planning this statement was most of a small batch's cost on PGlite.
+    const r = await sql<{ ord: string; id: bigint }>`${PREPARED}
       with v as (
         select * from unnest(
           ${items.map((i) => (i.leaseId === null ? null : text(i.leaseId)))}::bigint[], ${items.map((i) => text(i.charged))}::bigint[],
