@@ -316,6 +316,7 @@ describe('many open-output requests at once on a balance close to one request wo
     assert.deepEqual(statuses, [], 'no answer before the upstream answers: none refused');
     const inFlight = atUpstream();
     assert.ok(inFlight > 1 && inFlight < n, `${inFlight} requests held credits at once, the others waited`);
+    assert.match((await g.t.app.inject('/metrics')).body, new RegExp(`^inference_credit_waiting ${n - inFlight}$`, 'm'));
     go();
     await Promise.all(requests);
     assert.deepEqual(statuses, Array.from({ length: n }, () => 200));
