@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
+import { Gauge } from 'prom-client';
 import { accountsAdminRoutes } from './accounts/admin/accounts-admin-routes.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
@@ -88,6 +89,14 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
   const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
   app.addHook('onClose', async () => stopUpstreamMetrics());
+  new Gauge({
+    name: 'inference_credit_waiting',
+    help: "Inference requests waiting for the holds of their account's requests in flight to give credits back",
+    registers: [metrics.registry],
+    collect() {
+      this.set(deps.billing.waiting());
+    },
+  });
 
   await app.register(swagger, {
     openapi: {

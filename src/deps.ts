@@ -137,6 +137,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     leaseIdleMs: config.billing.leaseIdleMs,
     staleAfterMs: config.billing.leaseStaleMs,
     renewEveryMs: Math.floor(config.billing.leaseStaleMs / 6),
+    holdWaitMs: config.billing.holdWaitMs,
     // An embedded database has one user: whatever it holds belongs to a process that is gone.
     releaseAllAtStart: database.kind === 'pglite' && overrides.database === undefined,
   });

@@ -272,3 +272,59 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
     await assertBooks(g, acct.id);
   });
 });
+
+describe('many open-output requests at once on a balance close to one request worst case', () => {
+  let g: Gateway;
+  before(async () => {
+    // A waiting request is never timed out here: the test lets the upstream answer when it is ready.
+    g = await startGateway({ env: { CREDIT_HOLD_WAIT_MS: '600000' } });
+  });
+  after(() => g.close());
+
+  it('answers every one 200 and charges each exactly, however many are in flight at once', async () => {
+    // svc-fast's worst case without max_tokens is about 811 credits. An open request holds half of
+    // what is available (at least its typical cost, about 4.6 credits), so some ten requests in
+    // flight hold all of 1,000 credits, though each costs 0.06 credits. The upstream keeps every
+    // request until all of them are at the upstream or waiting for credits: then those waiting
+    // must get their holds as the others end, not 402.
+    const acct = await createTestAccount(g.t, { credits: 1000 });
+    const usage = { input: 100, cached: 10, output: 20 };
+    const n = 30;
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => (go = resolve));
+    for (let i = 0; i < n; i++) g.openai.chat.enqueue({ text: `answer ${i}`, usage, waitFor: gate });
+    const sent = g.openai.requests.length;
+    const before = await accountCredits(g.t, acct.id);
+    const c = g.client(acct.key);
+    const statuses: number[] = [];
+    const requests = Array.from({ length: n }, async (_, i) => {
+      try {
+        if (i % 2 === 0) await c.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: `q${i}` }] });
+        else {
+          for await (const _c of await c.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: `q${i}` }], stream: true })) {
+            // read to the end
+          }
+        }
+        statuses.push(200);
+      } catch (e) {
+        statuses.push(e instanceof OpenAI.APIError && e.status !== undefined ? e.status : -1);
+      }
+    });
+    const atUpstream = () => g.openai.requests.length - sent;
+    // Polls for a state, asserts nothing about time: every request held (at the upstream) or waiting.
+    while (statuses.length === 0 && atUpstream() + g.t.deps.billing.waiting() < n) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(statuses, [], 'no answer before the upstream answers: none refused');
+    const inFlight = atUpstream();
+    assert.ok(inFlight > 1 && inFlight < n, `${inFlight} requests held credits at once, the others waited`);
+    assert.match((await g.t.app.inject('/metrics')).body, new RegExp(`^inference_credit_waiting ${n - inFlight}$`, 'm'));
+    go();
+    await Promise.all(requests);
+    assert.deepEqual(statuses, Array.from({ length: n }, () => 200));
+    assert.equal(atUpstream(), n);
+    const rows = await waitForUsage(g.t, acct.id, n);
+    assert.equal(rows.length, n);
+    const after = await accountCredits(g.t, acct.id);
+    assert.equal(before.credits - after.credits, BigInt(n) * expectedCost(PRICES['svc-fast'], usage));
+    await assertBooks(g, acct.id);
+  });
+});

@@ -51,6 +51,11 @@ export interface Config {
     readonly leaseIdleMs: number;
     /** A lease its instance stopped renewing for this long is released by any instance's sweep. */
     readonly leaseStaleMs: number;
+    /**
+     * The longest a request short of credits waits for the holds of its account's requests in
+     * flight to give credits back before 402 (0: 402 at once).
+     */
+    readonly holdWaitMs: number;
   };
   readonly trustProxy: boolean;
   readonly logLevel: string;
@@ -178,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
       flushMs: int(env, 'BILLING_FLUSH_MS', 50, 0, 1000),
       leaseIdleMs: int(env, 'CREDIT_LEASE_IDLE_MS', 5000, 100, 600_000),
       leaseStaleMs: int(env, 'CREDIT_LEASE_STALE_MS', 60_000, 5000, 3_600_000),
+      holdWaitMs: int(env, 'CREDIT_HOLD_WAIT_MS', 30_000, 0, 600_000),
     }),
     trustProxy: bool(env, 'TRUST_PROXY'),
     logLevel,

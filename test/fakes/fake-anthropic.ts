@@ -159,6 +159,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (request.method === 'POST' && request.path === '/v1/messages') {
       const scenario = chat.next();
       if (scenario.hang) return;
+      if (scenario.waitFor) await scenario.waitFor.catch(() => {});
       return messages(request, res, scenario);
     }
     return sendJson(res, 404, errorBody('not_found_error', 'Not found'), HEADERS);

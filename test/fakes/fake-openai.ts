@@ -156,6 +156,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     if (request.path === '/v1/chat/completions') {
       const scenario = chat.next();
       if (scenario.hang) return; // the client's abort or timeout ends it
+      if (scenario.waitFor) await scenario.waitFor.catch(() => {});
       return chatCompletion(request, res, scenario, base);
     }
     const failure = failures.shift();

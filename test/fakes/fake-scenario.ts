@@ -31,6 +31,8 @@ export interface FakeChatScenario {
   readonly stallAfter?: number;
   /** Never answer (not even headers) until the client hangs up. */
   readonly hang?: boolean;
+  /** Answer only once this settles (a test holds requests at the upstream, then lets them go). */
+  readonly waitFor?: Promise<unknown>;
 }
 
 export const DEFAULT_USAGE = { input: 40, cached: 0, output: 12 } as const;

@@ -76,7 +76,9 @@ export type Settlement = SettledCharge;
 export interface Billing {
   /**
    * Holds credits for a request, or throws 402 `out of credits - please top up at the dashboard`.
-   * In the steady state no database work: the hold comes out of this instance's lease.
+   * In the steady state no database work: the hold comes out of this instance's lease. A request
+   * that finds less than its minimum while requests of the same account are in flight here, whose
+   * holds could cover it, waits for them to give credits back (at most `holdWaitMs`) before 402.
    */
   reserve(input: ReserveInput): Promise<Reservation>;
   /**
@@ -93,7 +95,12 @@ export interface Billing {
    * (read your own writes).
    */
   written(): Promise<void>;
-  /** Writes every queued charge and returns every lease's unheld credits (shutdown). */
+  /** Requests waiting, now, for the holds in flight of their account to give credits back. */
+  waiting(): number;
+  /**
+   * Writes every queued charge and returns every lease's unheld credits (shutdown). Requests
+   * waiting for credits are answered 503 at once.
+   */
   close(): Promise<void>;
 }
 
@@ -109,6 +116,11 @@ export interface BillingOptions {
   readonly staleAfterMs?: number;
   /** Release every lease at start: this process is the database's only user (embedded). */
   readonly releaseAllAtStart?: boolean;
+  /**
+   * The longest a request that finds less than its minimum waits for the holds in flight of its
+   * account to give credits back before it is refused (0: refused at once).
+   */
+  readonly holdWaitMs?: number;
 }
 
 export const BILLING_DEFAULTS = {
@@ -116,6 +128,7 @@ export const BILLING_DEFAULTS = {
   leaseIdleMs: 5_000,
   renewEveryMs: 10_000,
   staleAfterMs: 60_000,
+  holdWaitMs: 30_000,
 } as const;
 
 /**
@@ -137,6 +150,8 @@ interface Lease {
   /** Trusted until then: a lease not renewed in time may be swept by another instance. */
   validUntil: number;
   taking: Promise<boolean> | null;
+  /** Resolved (and cleared) when the lease's free part may have grown: a hold given back, a write. */
+  freed: { readonly promise: Promise<void>; readonly resolve: () => void } | null;
 }
 
 interface Held extends Reservation {
@@ -186,10 +201,33 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
 
   const free = (l: Lease) => l.db - l.pending - l.held;
 
+  /** Wakes the requests waiting on the lease: its free part may have grown. */
+  const wake = (l: Lease) => {
+    const f = l.freed;
+    l.freed = null;
+    f?.resolve();
+  };
+  let waiting = 0;
+
+  /** Resolves when the lease's free part may have grown (or at shutdown), or at `deadline`. */
+  const freedOrDeadline = async (l: Lease, deadline: Promise<void>): Promise<void> => {
+    if (!l.freed) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      l.freed = { promise, resolve };
+    }
+    waiting++;
+    try {
+      await Promise.race([l.freed.promise, deadline]);
+    } finally {
+      waiting--;
+    }
+  };
+
   const leaseOf = (accountId: number): Lease => {
     let l = leases.get(accountId);
     if (!l) {
-      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, lastUsed: clock.now(), validUntil: 0, taking: null };
+      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
       leases.set(accountId, l);
     }
     return l;
@@ -216,6 +254,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         l.db += t.granted;
         l.outside = t.availableAfter;
         l.validUntil = clock.now() + cfg.staleAfterMs / 2;
+        if (t.granted > 0n) wake(l);
         return true;
       })
       .finally(() => {
@@ -230,6 +269,12 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
    * balance (this lease's free part plus what is outside every lease), taken from the lease,
    * which grows first (one database write) when its free part is short. At most two writes
    * per request, and only when the lease runs dry; renewals ahead of time keep that rare.
+   *
+   * A request the account cannot serve now, while holds of requests in flight here could (they
+   * give back at their end what they did not spend), waits for them instead of 402: each hold
+   * given back wakes it to try again, until it is served, the account is short even counting
+   * every hold in flight, or `holdWaitMs` passed. Nothing in flight, or nothing that could
+   * cover the minimum: 402 at once.
    */
   const hold = async (input: ReserveInput): Promise<{ lease: Lease; amount: bigint }> => {
     const l = leaseOf(input.principal.accountId);
@@ -239,33 +284,63 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     // try (under load many requests wait on one write, and the first of them to be served may
     // take all it brought), so only an account that has nothing more to lease is refused.
     let grows = 0;
-    for (;;) {
-      const valid = clock.now() < l.validUntil;
-      const local = valid ? free(l) : 0n;
-      const want = holdAmount(input.charge, local + (valid && !refused ? l.outside : 0n));
-      if (want !== null && want <= local) {
-        l.held += want;
-        l.target = max(l.target, max(want * LEASE_AHEAD, l.held * 2n));
-        // Renew before it runs out, off the request's path.
-        if (free(l) < l.target / 2n && !l.taking) grow(l, l.target - free(l), 1n).catch(() => {});
-        return { lease: l, amount: want };
-      }
-      if (l.taking) {
-        await l.taking.catch(() => {});
-        continue;
-      }
-      if (refused || grows >= MAX_OWN_GROWS) {
-        // What the account has is in this lease already: hold it, or refuse.
-        if (valid && local > 0n && local >= input.charge.minimum) {
-          l.held += local;
-          return { lease: l, amount: local };
+    // Set by the first wait for holds in flight; bounds all of this request's waits.
+    let deadline: Promise<void> | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let waitedOut = false;
+    let askedAgain = false;
+    try {
+      for (;;) {
+        const valid = clock.now() < l.validUntil;
+        const local = valid ? free(l) : 0n;
+        const want = holdAmount(input.charge, local + (valid && !refused ? l.outside : 0n));
+        if (want !== null && want <= local) {
+          l.held += want;
+          l.target = max(l.target, max(want * LEASE_AHEAD, l.held * 2n));
+          // Renew before it runs out, off the request's path.
+          if (free(l) < l.target / 2n && !l.taking) grow(l, l.target - free(l), 1n).catch(() => {});
+          return { lease: l, amount: want };
         }
-        throw new HttpError(402, OUT_OF_CREDITS);
+        if (l.taking) {
+          await l.taking.catch(() => {});
+          continue;
+        }
+        if (refused || grows >= MAX_OWN_GROWS) {
+          // What the account has is in this lease already: hold it, wait for more, or refuse.
+          if (valid && local > 0n && local >= input.charge.minimum) {
+            l.held += local;
+            return { lease: l, amount: local };
+          }
+          // Short now; the holds in flight give back what their requests do not spend. When they
+          // could cover the minimum (given back whole, with the free part), wait rather than refuse.
+          if (l.held > 0n && free(l) + l.held >= input.charge.minimum && cfg.holdWaitMs > 0 && !waitedOut) {
+            deadline ??= new Promise<void>((resolve) => {
+              timer = setTimeout(() => {
+                waitedOut = true;
+                resolve();
+              }, cfg.holdWaitMs);
+            });
+            await freedOrDeadline(l, deadline);
+            if (closed) throw new HttpError(503, 'service is shutting down');
+            continue;
+          }
+          if (deadline && !askedAgain) {
+            // It waited: before 402, ask the account once more (a top-up meanwhile, a lease
+            // another instance gave back).
+            askedAgain = true;
+            refused = false;
+            grows = Math.min(grows, MAX_OWN_GROWS - 1);
+            continue;
+          }
+          throw new HttpError(402, OUT_OF_CREDITS);
+        }
+        const short = (want ?? input.charge.estimate) - local;
+        l.target = max(l.target, (want ?? input.charge.minimum) * LEASE_AHEAD);
+        grows++;
+        refused = !(await grow(l, max(short, 0n) + l.target, max(1n, input.charge.minimum - local)));
       }
-      const short = (want ?? input.charge.estimate) - local;
-      l.target = max(l.target, (want ?? input.charge.minimum) * LEASE_AHEAD);
-      grows++;
-      refused = !(await grow(l, max(short, 0n) + l.target, max(1n, input.charge.minimum - local)));
+    } finally {
+      clearTimeout(timer);
     }
   };
 
@@ -293,6 +368,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     // without one (the old row's credits went back to the account with the sweep).
     const leaseId = r.leaseId !== null && r.leaseId === l.id ? r.leaseId : null;
     if (leaseId !== null) l.pending += charged;
+    // What the request did not spend is free again: the requests waiting for credits try again.
+    wake(l);
     const written = write({
       leaseId,
       charged,
@@ -327,6 +404,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       (err: unknown) => {
         // Not charged: the credits stay in the lease and go back to the account with it.
         if (leaseId !== null) l.pending -= charged;
+        wake(l);
         opts.logger?.error({ err, requestId: r.requestId }, 'writing a charge failed; the request goes unbilled');
         throw err;
       },
@@ -432,6 +510,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       });
     },
 
+    waiting: () => waiting,
+
     async written() {
       await write.flush();
       await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
@@ -439,6 +519,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
 
     async close() {
       closed = true;
+      // Requests waiting for credits are answered at once (503).
+      for (const l of leases.values()) wake(l);
       clearInterval(idleTimer);
       clearInterval(renewTimer);
       clearInterval(sweepTimer);

@@ -80,7 +80,8 @@ export function estimateCharge(model: ModelConfig, req: EstimateInput): ChargeEs
  * never less than its typical cost): otherwise the first such request would hold a whole small
  * balance for a model whose max output costs thousands of credits, and every request beside it
  * would get 402. Concurrent open requests so take a half, a quarter, ... and each is capped to
- * what its share pays for.
+ * what its share pays for; the next one that finds less than its minimum waits for them to give
+ * credits back rather than 402 (Billing.reserve).
  */
 export function holdAmount(charge: ChargeEstimate, available: bigint): bigint | null {
   if (available <= 0n || available < charge.minimum) return null;
