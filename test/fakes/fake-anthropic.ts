@@ -10,6 +10,8 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  */
 export interface FakeAnthropic extends FakeServer {
   readonly chat: ScenarioQueue;
+  /** Upstream models without extended thinking: a request for one of them with `thinking` is refused with 400, as the API does. */
+  readonly nonThinkingModels: Set<string>;
 }
 
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-fakeanthropic-test-key';
@@ -79,9 +81,12 @@ function checkThinking(body: Record<string, unknown>): string | null {
   return null;
 }
 
-function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario): Promise<void> | void {
+function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, nonThinking: ReadonlySet<string>): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
+  if (body.thinking !== undefined && nonThinking.has(model)) {
+    return sendJson(res, 400, errorBody('invalid_request_error', `'${model}' does not support thinking.`), HEADERS);
+  }
   if (scenario.error) {
     const type = scenario.error.type ?? TYPE_OF_STATUS[scenario.error.status] ?? 'api_error';
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
@@ -149,6 +154,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const chat = new ScenarioQueue();
+  const nonThinkingModels = new Set<string>();
   const server = await startFakeServer(async (request, res) => {
     if (request.headers['x-api-key'] !== FAKE_ANTHROPIC_KEY) {
       return sendJson(res, 401, errorBody('authentication_error', 'invalid x-api-key'), HEADERS);
@@ -159,9 +165,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (request.method === 'POST' && request.path === '/v1/messages') {
       const scenario = chat.next();
       if (scenario.hang) return;
-      return messages(request, res, scenario);
+      return messages(request, res, scenario, nonThinkingModels);
     }
     return sendJson(res, 404, errorBody('not_found_error', 'Not found'), HEADERS);
   });
-  return { ...server, chat };
+  return { ...server, chat, nonThinkingModels };
 }
