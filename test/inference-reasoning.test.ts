@@ -157,8 +157,9 @@ describe('reasoning: effort upstream, reasoning items and reasoning tokens', () 
         const sent = lastBody(kind.fake(g));
         if (kind.model === 'svc-vision') {
           // The API refuses thinking on a tool-use continuation without the turn's signed thinking
-          // block (the fake enforces it); the reasoning item does not carry one, so this turn goes without.
-          assert.equal(sent.thinking, undefined);
+          // block (the fake enforces it); the stored reasoning item carries it, so thinking stays on.
+          assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 8192 });
+          assert.deepEqual((sent.messages as { content: unknown[] }[])[1]!.content[0], { type: 'thinking', thinking: THOUGHT, signature: 'EqQBfakeanthropicsignature' });
           assert.deepEqual(lastBody(kind.fake(g)).max_tokens, 30000);
         } else {
           assert.equal(sent.reasoning_effort, 'medium');
@@ -207,6 +208,125 @@ describe('reasoning: effort upstream, reasoning items and reasoning tokens', () 
       });
     });
   }
+
+  /**
+   * Anthropic thinking through /v1/responses (svc-vision): the reasoning item carries the signed
+   * thinking and redacted thinking blocks (as encrypted_content when asked for, and always in the
+   * stored item), so a function-tool continuation sends them back and keeps thinking on. The fake
+   * refuses a tool-use continuation with thinking on whose last assistant turn does not start with
+   * a thinking block, and any thinking block it did not sign (text or signature changed) or
+   * redacted data it did not give out, as the API does.
+   */
+  describe('Anthropic thinking signatures through /v1/responses', () => {
+    const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP';
+    const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const firstTurn = { reasoning: THOUGHT, redactedThinking: REDACTED, toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], usage: { input: 80, cached: 0, output: 60 } };
+    const secondTurn = { reasoning: 'The tool says sunny.', text: 'Sunny in Paris.', usage: { input: 150, cached: 40, output: 25 } };
+    const base = { model: 'svc-vision', tools, reasoning: { effort: 'medium' as const }, max_output_tokens: 30000 };
+
+    async function create(stream: boolean, params: OpenAI.Responses.ResponseCreateParamsNonStreaming): Promise<OpenAI.Responses.Response> {
+      const client = g.client(acct.key);
+      return stream ? client.responses.stream(params as Parameters<typeof client.responses.stream>[0]).finalResponse() : client.responses.create(params);
+    }
+
+    /** What the fake got for the continuation: thinking on, and the first turn's blocks back first, unchanged. */
+    function assertSignedBlocksWentBack(): void {
+      const sent = lastBody(g.anthropic);
+      assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 8192 });
+      const msgs = sent.messages as { role: string; content: { type: string }[] }[];
+      assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
+      const assistant = msgs[1]!.content;
+      assert.deepEqual(assistant.slice(0, 2), [
+        { type: 'thinking', thinking: THOUGHT, signature: 'EqQBfakeanthropicsignature' },
+        { type: 'redacted_thinking', data: REDACTED },
+      ]);
+      assert.equal(assistant[2]!.type, 'tool_use');
+    }
+
+    /** Nothing recognisable of the upstream in an answer, encrypted_content included. */
+    function assertNoUpstreamForms(r: OpenAI.Responses.Response): void {
+      const text = JSON.stringify(r);
+      for (const s of ['EqQB', 'fakeanthropic', 'toolu_', 'claude', 'redacted_thinking', REDACTED.slice(0, 12)]) assert.ok(!text.includes(s), s);
+    }
+
+    for (const stream of [false, true]) {
+      const s = stream ? 'streamed' : 'not streamed';
+
+      it(`previous_response_id (${s}): the stored reasoning item sends the signed blocks back; none shown without include`, async () => {
+        g.anthropic.chat.enqueue(firstTurn, secondTurn);
+        let first!: OpenAI.Responses.Response;
+        await billed('svc-vision', 'responses', [firstTurn.usage], async () => {
+          first = await create(stream, { ...base, input: 'Weather in Paris?' });
+        });
+        assert.deepEqual(first.output.map((o) => o.type), ['reasoning', 'function_call']);
+        const rs = first.output[0] as OpenAI.Responses.ResponseReasoningItem;
+        assert.deepEqual(rs.summary, [{ type: 'summary_text', text: THOUGHT }]);
+        assert.equal('encrypted_content' in rs, false, 'not asked for');
+        assertNoUpstreamForms(first);
+        const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+        let second!: OpenAI.Responses.Response;
+        await billed('svc-vision', 'responses', [secondTurn.usage], async () => {
+          second = await create(stream, { ...base, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }] });
+        });
+        assertSignedBlocksWentBack();
+        assert.deepEqual(second.output.map((o) => o.type), ['reasoning', 'message']);
+        assert.equal(second.usage!.output_tokens_details.reasoning_tokens, countTextTokens('The tool says sunny.'));
+      });
+
+      it(`stateless (${s}): store false with include reasoning.encrypted_content, the items sent back carry the blocks`, async () => {
+        g.anthropic.chat.enqueue(firstTurn, secondTurn);
+        const first = await create(stream, { ...base, input: 'Weather in Paris?', store: false, include: ['reasoning.encrypted_content'] });
+        const rs = first.output[0] as OpenAI.Responses.ResponseReasoningItem;
+        assert.equal(rs.type, 'reasoning');
+        assert.match(rs.encrypted_content!, /^[A-Za-z0-9_-]{40,}$/);
+        assertNoUpstreamForms(first);
+        const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+        const second = await create(stream, {
+          ...base,
+          store: false,
+          include: ['reasoning.encrypted_content'],
+          input: [{ role: 'user', content: 'Weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
+        });
+        assertSignedBlocksWentBack();
+        assert.equal((second.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0]!.type, 'output_text');
+        assert.equal(typeof (second.output[0] as OpenAI.Responses.ResponseReasoningItem).encrypted_content, 'string');
+      });
+    }
+
+    it('stored items sent back by id without encrypted_content (no include, no previous_response_id) are completed from the store', async () => {
+      g.anthropic.chat.enqueue(firstTurn, secondTurn);
+      const first = await create(false, { ...base, input: 'Weather in Paris?' });
+      const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+      const second = await create(true, {
+        ...base,
+        input: [{ role: 'user', content: 'Weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
+      });
+      assertSignedBlocksWentBack();
+      assert.equal(second.status, 'completed');
+    });
+
+    it('reasoning items without their blocks (store false, not included) continue without thinking, as the API requires', async () => {
+      g.anthropic.chat.enqueue(firstTurn, secondTurn);
+      const first = await create(false, { ...base, input: 'Weather in Paris?', store: false });
+      const call = first.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+      const second = await create(false, {
+        ...base,
+        store: false,
+        input: [{ role: 'user', content: 'Weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '{"sky":"sunny"}' }],
+      });
+      assert.equal(second.status, 'completed');
+      const sent = lastBody(g.anthropic);
+      assert.equal(sent.thinking, undefined);
+      assert.equal((sent.messages as { content: { type: string }[] }[])[1]!.content[0]!.type, 'tool_use');
+    });
+
+    it('an encrypted_content this service did not issue is a 400 naming the field', async () => {
+      await assert.rejects(
+        create(false, { ...base, input: [{ role: 'user', content: 'x' }, { type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 'gAAAAABoNotOurs' }] }),
+        (e: unknown) => e instanceof OpenAI.BadRequestError && JSON.stringify(e.error).includes('input[1].encrypted_content: is not reasoning content this service issued'),
+      );
+    });
+  });
 
   it('messages: output_config.effort reaches an OpenAI-style upstream as reasoning_effort; a thinking budget alone does not', async () => {
     const client = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
