@@ -41,7 +41,8 @@ describe('requestForDeployment', () => {
     assert.deepEqual(sentOthers, others);
     assert.deepEqual([sent.messages[0], sent.messages[2]], [request.messages[0], request.messages[2]]);
     // The client's request itself is not changed.
-    assert.ok('reasoning' in request && request.messages[1]!.role === 'assistant' && request.messages[1].reasoning!.length === 2);
+    const original = request.messages[1]!;
+    assert.ok('reasoning' in request && original.role === 'assistant' && original.reasoning!.length === 2);
   });
 
   it('the bodies of both upstream kinds then carry no reasoning parameter', () => {
