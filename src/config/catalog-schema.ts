@@ -65,6 +65,8 @@ const Model = Type.Object(
             model: Type.String(),
             weight: Type.Optional(Type.Integer({ minimum: 1 })),
             priority: Type.Optional(Type.Integer({ minimum: 0 })),
+            /** Whether this upstream model takes reasoning parameters; defaults to the model's capability. */
+            reasoning: Type.Optional(Type.Boolean()),
           },
           strict,
         ),

@@ -77,6 +77,35 @@ describe('configuration', () => {
     assert.equal(keyOf(() => loadConfig({ RATE_LIMIT_MARKET_PER_MINUTE: '0' })), 'RATE_LIMIT_MARKET_PER_MINUTE');
   });
 
+  it("takes a deployment's reasoning support from the deployment, else from the model's capability", () => {
+    const raw = {
+      providers: [{ id: 'up', type: 'openai', base_url: 'http://127.0.0.1:1/v1' }],
+      models: [
+        {
+          id: 'svc-think',
+          type: 'chat',
+          capabilities: { reasoning: true },
+          deployments: [{ provider: 'up', model: 'r' }, { provider: 'up', model: 'plain', reasoning: false }],
+        },
+        { id: 'svc-plain', type: 'chat', deployments: [{ provider: 'up', model: 'plain' }, { provider: 'up', model: 'r', reasoning: true }] },
+      ],
+    };
+    const c = buildCatalog(raw, {});
+    assert.deepEqual(c.models.get('svc-think')!.deployments.map((d) => d.reasoning), [true, false]);
+    assert.deepEqual(c.models.get('svc-plain')!.deployments.map((d) => d.reasoning), [false, true]);
+    const bad = structuredClone(raw) as { models: { deployments: Record<string, unknown>[] }[] };
+    bad.models[0]!.deployments[1]!.reasoning = 'no';
+    assert.equal(keyOf(() => buildCatalog(bad, {})), 'CONFIG_FILE models[0].deployments[1].reasoning');
+
+    // The shipped catalog: svc-pro reasons on its Anthropic deployment, not on its OpenAI fallback;
+    // svc-vision thinks on Anthropic; svc-fast does not reason.
+    const shipped = loadConfig({ DEMO_UPSTREAM: 'off' }).catalog.models;
+    const reasoning = (id: string) => shipped.get(id)!.deployments.map((d) => [d.provider.type, d.reasoning]);
+    assert.deepEqual(reasoning('svc-pro'), [['anthropic', true], ['openai', false]]);
+    assert.deepEqual(reasoning('svc-vision'), [['anthropic', true], ['openai', false]]);
+    assert.deepEqual(reasoning('svc-fast'), [['openai', false]]);
+  });
+
   it('names CONFIG_FILE when the file is missing or not YAML', () => {
     assert.equal(keyOf(() => loadConfig({ CONFIG_FILE: '/nonexistent.yaml' })), 'CONFIG_FILE');
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));

@@ -76,6 +76,13 @@ export interface Deployment {
   readonly weight: number;
   /** Lower is tried first; deployments of one priority are balanced. Defaults to catalog order. */
   readonly priority: number;
+  /**
+   * The upstream model takes reasoning parameters (`reasoning_effort`, Anthropic `thinking`) and
+   * reasoning blocks in history. A deployment without it gets the request without them, so a
+   * fallback to a model without reasoning answers instead of refusing the parameter. Defaults to
+   * the brand model's `capabilities.reasoning`.
+   */
+  readonly reasoning: boolean;
 }
 
 export interface ModelConfig {
@@ -234,20 +241,21 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
       output: price('output'),
       perImage: price('per_image'),
     };
-    const deployments = (m.deployments ?? []).map((d, j) => {
+    const c = m.capabilities ?? {};
+    const reasoning = c.reasoning ?? false;
+    const deployments = (m.deployments ?? []).map((d, j): Deployment => {
       const p = providers.get(d.provider);
       if (!p) throw new ConfigError(`${key}.deployments[${j}].provider`, `unknown provider ${d.provider}`);
       if (!SERVES[m.type].includes(p.type)) {
         throw new ConfigError(`${key}.deployments[${j}].provider`, `a ${p.type} provider cannot serve a ${m.type} model`);
       }
       const model = substituteEnv(d.model, env);
-      return { provider: p, model, key: `${p.id}/${model}`, weight: d.weight ?? 1, priority: d.priority ?? j };
+      return { provider: p, model, key: `${p.id}/${model}`, weight: d.weight ?? 1, priority: d.priority ?? j, reasoning: d.reasoning ?? reasoning };
     });
     if (m.pipeline && m.type !== 'chat') throw new ConfigError(`${key}.pipeline`, 'only chat models have pipelines');
     if (!m.pipeline && deployments.length === 0 && m.id !== 'svc-auto') {
       throw new ConfigError(`${key}.deployments`, 'a model needs deployments or a pipeline');
     }
-    const c = m.capabilities ?? {};
     models.set(m.id, {
       id: m.id,
       type: m.type,
@@ -261,7 +269,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
         tools: c.tools ?? m.type === 'chat',
         jsonOutput: c.json_output ?? m.type === 'chat',
         streaming: c.streaming ?? m.type === 'chat',
-        reasoning: c.reasoning ?? false,
+        reasoning,
       },
       deployments,
       pipeline: m.pipeline
@@ -377,7 +385,7 @@ export function withDemoUpstream(catalog: Catalog): Catalog {
   };
   const models = new Map<string, ModelConfig>();
   for (const [id, m] of catalog.models) {
-    models.set(id, m.deployments.length === 0 ? m : { ...m, deployments: [{ provider: demo, model: m.id, key: `${demo.id}/${m.id}`, weight: 1, priority: 0 }] });
+    models.set(id, m.deployments.length === 0 ? m : { ...m, deployments: [{ provider: demo, model: m.id, key: `${demo.id}/${m.id}`, weight: 1, priority: 0, reasoning: true }] });
   }
   return { ...catalog, providers: new Map([...catalog.providers, [demo.id, demo]]), models, demo: true };
 }

@@ -7,9 +7,13 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * (message_start, content blocks with text/thinking/input_json deltas, pings, message_delta,
  * message_stop), tool_use blocks, the forced-tool JSON answer, cache_read_input_tokens, and errors
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
+ * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
+ * the signature is not its own) and redacted thinking whose data it did not give out.
  */
 export interface FakeAnthropic extends FakeServer {
   readonly chat: ScenarioQueue;
+  /** Upstream models without extended thinking: a request for one of them with `thinking` is refused with 400, as the API does. */
+  readonly nonThinkingModels: Set<string>;
 }
 
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-fakeanthropic-test-key';
@@ -40,6 +44,7 @@ const TYPE_OF_STATUS: Record<number, string> = {
 
 type Block =
   | { type: 'thinking'; thinking: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -48,6 +53,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   const choice = body.tool_choice as { type?: string; name?: string } | undefined;
   const blocks: Block[] = [];
   if (scenario.reasoning) blocks.push({ type: 'thinking', thinking: scenario.reasoning });
+  if (scenario.redactedThinking) blocks.push({ type: 'redacted_thinking', data: scenario.redactedThinking });
   // A forced tool that is not one of the scenario's calls is how JSON output is asked for.
   const forcedJson =
     scenario.json && (choice?.type === 'tool' || choice?.type === 'any')
@@ -61,6 +67,31 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
   return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
+}
+
+const SIGNATURE = 'EqQBfakeanthropicsignature';
+
+/**
+ * Thinking and redacted thinking this fake gave out (text, data): history may carry only those,
+ * unchanged and with the signature, as the API verifies its signatures.
+ */
+interface Issued {
+  readonly thinking: Set<string>;
+  readonly redacted: Set<string>;
+}
+
+function checkSignatures(body: Record<string, unknown>, issued: Issued): string | null {
+  const msgs = Array.isArray(body.messages) ? (body.messages as { content: unknown }[]) : [];
+  for (const [i, m] of msgs.entries()) {
+    if (!Array.isArray(m.content)) continue;
+    for (const [j, b] of (m.content as { type: string; thinking?: string; signature?: string; data?: string }[]).entries()) {
+      if (b.type === 'thinking' && (b.signature !== SIGNATURE || !issued.thinking.has(b.thinking ?? ''))) {
+        return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      }
+      if (b.type === 'redacted_thinking' && !issued.redacted.has(b.data ?? '')) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+    }
+  }
+  return null;
 }
 
 /** The API's rules for extended thinking, as it enforces them. */
@@ -79,17 +110,24 @@ function checkThinking(body: Record<string, unknown>): string | null {
   return null;
 }
 
-function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario): Promise<void> | void {
+function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, nonThinking: ReadonlySet<string>, issued: Issued): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
+  if (body.thinking !== undefined && nonThinking.has(model)) {
+    return sendJson(res, 400, errorBody('invalid_request_error', `'${model}' does not support thinking.`), HEADERS);
+  }
   if (scenario.error) {
     const type = scenario.error.type ?? TYPE_OF_STATUS[scenario.error.status] ?? 'api_error';
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const thinkingProblem = checkThinking(body);
+  const thinkingProblem = checkThinking(body) ?? checkSignatures(body, issued);
   if (thinkingProblem) return sendJson(res, 400, errorBody('invalid_request_error', thinkingProblem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
+  for (const b of blocks) {
+    if (b.type === 'thinking') issued.thinking.add(b.thinking);
+    if (b.type === 'redacted_thinking') issued.redacted.add(b.data);
+  }
   const u = scenario.usage ?? DEFAULT_USAGE;
   const usageStart = {
     input_tokens: u.input - u.cached,
@@ -109,7 +147,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
         id,
         type: 'message',
         role: 'assistant',
-        content: blocks.map((b) => (b.type === 'thinking' ? { ...b, signature: 'EqQBfakeanthropicsignature' } : b)),
+        content: blocks.map((b) => (b.type === 'thinking' ? { ...b, signature: SIGNATURE } : b)),
         stop_reason: stop,
         stop_sequence: stop === 'stop_sequence' ? scenario.stopSequence : null,
         usage: { ...usageStart, output_tokens: u.output },
@@ -126,7 +164,9 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
       events.push(ev({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } as { type: string }));
       events.push(ev({ type: 'ping' }));
       for (const p of pieces(b.thinking)) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } } as { type: string }));
-      events.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'EqQBfakeanthropicsignature' } } as { type: string }));
+      events.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: SIGNATURE } } as { type: string }));
+    } else if (b.type === 'redacted_thinking') {
+      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: b.data } } as { type: string }));
     } else if (b.type === 'text') {
       events.push(ev({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } } as { type: string }));
       if (index === 0) events.push(ev({ type: 'ping' }));
@@ -149,6 +189,8 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const chat = new ScenarioQueue();
+  const nonThinkingModels = new Set<string>();
+  const issued: Issued = { thinking: new Set(), redacted: new Set() };
   const server = await startFakeServer(async (request, res) => {
     if (request.headers['x-api-key'] !== FAKE_ANTHROPIC_KEY) {
       return sendJson(res, 401, errorBody('authentication_error', 'invalid x-api-key'), HEADERS);
@@ -160,9 +202,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       const scenario = chat.next();
       if (scenario.hang) return;
       if (scenario.waitFor) await scenario.waitFor.catch(() => {});
-      return messages(request, res, scenario);
+      return messages(request, res, scenario, nonThinkingModels, issued);
     }
     return sendJson(res, 404, errorBody('not_found_error', 'Not found'), HEADERS);
   });
-  return { ...server, chat };
+  return { ...server, chat, nonThinkingModels };
 }

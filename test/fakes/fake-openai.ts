@@ -19,6 +19,11 @@ export interface FakeOpenAI extends FakeServer {
   imagesAsUrl: boolean;
   /** What the URL answers append to the prompt for their `revised_prompt`. */
   revisedPromptSuffix: string;
+  /**
+   * Upstream models without reasoning: a chat request for one of them that carries
+   * `reasoning_effort` is refused with 400, as OpenAI refuses it for gpt-4.1 or gpt-4o.
+   */
+  readonly nonReasoningModels: Set<string>;
 }
 
 export const FAKE_OPENAI_KEY = 'sk-fakeopenai-test-key-0123456789';
@@ -66,9 +71,13 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   return { toolCalls, text, finish, usage };
 }
 
-function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string): Promise<void> | void {
+function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string, nonReasoning: ReadonlySet<string>): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
+  if (body.reasoning_effort !== undefined && nonReasoning.has(model)) {
+    const error = { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' };
+    return sendJson(res, 400, { error }, HEADERS);
+  }
   if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), { ...HEADERS, ...scenario.error.headers });
   const { toolCalls, text, finish, usage } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
@@ -157,7 +166,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const scenario = chat.next();
       if (scenario.hang) return; // the client's abort or timeout ends it
       if (scenario.waitFor) await scenario.waitFor.catch(() => {});
-      return chatCompletion(request, res, scenario, base);
+      return chatCompletion(request, res, scenario, base, fake.nonReasoningModels);
     }
     const failure = failures.shift();
     if (failure) return sendJson(res, failure.status, errorBody(String(body.model), base, failure), HEADERS);
@@ -191,6 +200,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     failNext: (error) => void failures.push(error),
     imagesAsUrl: false,
     revisedPromptSuffix: ', in soft colours',
+    nonReasoningModels: new Set(),
   };
   return fake;
 }

@@ -8,6 +8,8 @@ export interface FakeChatScenario {
   readonly text?: string;
   /** A thinking block before the text (Anthropic), or `reasoning_content` (OpenAI-compatible). */
   readonly reasoning?: string;
+  /** Anthropic only: a `redacted_thinking` block with this data after the thinking block. */
+  readonly redactedThinking?: string;
   /** Anthropic only: the answer ended on this stop sequence. */
   readonly stopSequence?: string;
   /** Tool calls, answered when the request offers tools. */

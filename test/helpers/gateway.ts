@@ -43,7 +43,9 @@ export const PLAIN_RESILIENCE = 'resilience: { max_retries: 0, breaker: { consec
  * served by the OpenAI-style fake, svc-vision by the Anthropic one, svc-pro by Anthropic with an
  * OpenAI fallback; the two pipelines (one executor per lane, as single ids), svc-auto over
  * svc-fast, svc-vision and svc-pro, svc-shiplow as the budget default, and the embeddings, rerank
- * and image models as shipped.
+ * and image models as shipped. Reasoning: svc-vision and svc-pro have the capability, svc-fast
+ * does not but its deployment takes reasoning parameters, and svc-pro's OpenAI fallback does not
+ * (as gpt-4.1 does not).
  */
 export function catalogYaml(f: { openai: FakeOpenAI; anthropic: FakeAnthropic; rerank: FakeRerank }, resilience = PLAIN_RESILIENCE): string {
   return `
@@ -70,22 +72,23 @@ models:
     context: 1000000
     max_output: 900000
     pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }
-    deployments: [{ provider: main-openai, model: ${UPSTREAM_MODELS.fast} }]
+    deployments: [{ provider: main-openai, model: ${UPSTREAM_MODELS.fast}, reasoning: true }]
   - id: svc-vision
     type: chat
     context: 256000
     max_output: 200000
     pricing: { input: 1.80, cached_input: 0.45, output: 5.50 }
-    capabilities: { vision: true }
+    capabilities: { vision: true, reasoning: true }
     deployments: [{ provider: main-anthropic, model: ${UPSTREAM_MODELS.vision} }]
   - id: svc-pro
     type: chat
     context: 1000000
     max_output: 1040000
     pricing: { input: 3.20, cached_input: 0.80, output: 9.80 }
+    capabilities: { reasoning: true }
     deployments:
       - { provider: main-anthropic, model: ${UPSTREAM_MODELS.pro} }
-      - { provider: main-openai, model: ${UPSTREAM_MODELS.proFallback} }
+      - { provider: main-openai, model: ${UPSTREAM_MODELS.proFallback}, reasoning: false }
   - id: svc-ultra
     type: chat
     context: 1000000

@@ -34,9 +34,11 @@ export interface ToolCall {
 }
 
 /**
- * Reasoning an assistant turn carried, as an Anthropic client sends it back in history: thinking
- * text with its signature (opaque, verified by the upstream that issued it), or a redacted block's
- * encrypted data. Only an Anthropic upstream can use them; other upstreams ignore them.
+ * Reasoning an assistant turn carried, as a client sends it back in history (an Anthropic client's
+ * thinking blocks, a responses client's reasoning item with its encrypted_content): thinking text
+ * with its signature (opaque, verified by the upstream that issued it), or a redacted block's
+ * encrypted data. Only an Anthropic upstream can use them; other upstreams, and deployments
+ * without reasoning, do not get them.
  */
 export type ReasoningBlock =
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }

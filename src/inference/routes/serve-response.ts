@@ -56,7 +56,13 @@ interface ModelCall {
 
 function partsOf(r: CanonicalChatResponse): ModelCall {
   async function* parts(): AsyncGenerator<StreamPart> {
-    if (r.reasoning) yield { type: 'reasoning-delta', text: r.reasoning };
+    // The upstream's blocks when it gave blocks (their signatures close them, as in a stream).
+    if (r.reasoningBlocks) {
+      for (const b of r.reasoningBlocks) {
+        if (b.type === 'redacted_thinking') yield { type: 'reasoning-delta', text: '', redacted: b.data };
+        else yield { type: 'reasoning-delta', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) };
+      }
+    } else if (r.reasoning) yield { type: 'reasoning-delta', text: r.reasoning };
     if (r.text) yield { type: 'text-delta', text: r.text };
     for (const [index, c] of r.toolCalls.entries()) {
       yield { type: 'tool-call-start', index, id: c.id, name: c.name };
@@ -88,11 +94,22 @@ function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input
   if (parsed.stream && !model.capabilities.streaming) throw badRequest(`stream: model ${model.id} does not support streaming`);
 }
 
-/** Items the client referred to by id (`item_reference`), from the account's stored responses. */
+/**
+ * Items the client referred to by id (`item_reference`), from the account's stored responses; and
+ * reasoning items sent back without their `encrypted_content` (a client that did not ask for it
+ * sends the output items back as it got them) completed from the stored item of that id, as
+ * OpenAI does for stored responses. A reasoning item whose id is unknown stays as it is.
+ */
 async function resolveReferences(deps: ResponsesDeps, accountId: number, input: readonly InputItem[], now: Date): Promise<ConversationItem[]> {
-  const ids = input.flatMap((i) => (i.type === 'item_reference' ? [i.id] : []));
+  const ids = input.flatMap((i) =>
+    i.type === 'item_reference' || (i.type === 'reasoning' && (i.encrypted_content ?? null) === null && i.id !== '') ? [i.id] : [],
+  );
   const found = await findItems(deps.db, accountId, ids, now);
   return input.map((item, i) => {
+    if (item.type === 'reasoning') {
+      const stored = found.get(item.id);
+      return stored?.type === 'reasoning' && (item.encrypted_content ?? null) === null && stored.encrypted_content ? { ...item, encrypted_content: stored.encrypted_content } : item;
+    }
     if (item.type !== 'item_reference') return item;
     const stored = found.get(item.id);
     if (!stored) throw badRequest(`input[${i}].id: no stored item ${item.id}`);
@@ -266,6 +283,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       user: parsed.user ?? null,
     },
     parsed.stream,
+    { encryptedReasoning: parsed.includeEncryptedReasoning },
   );
   recorder.start();
   let sse: SseResponse | null = null;

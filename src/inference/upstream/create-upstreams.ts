@@ -26,6 +26,7 @@ import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
 import { runWithFallback } from './run-with-fallback.ts';
+import { requestForDeployment } from './request-for-deployment.ts';
 
 /** Which brand model is being served, and by which of its deployments. */
 export interface UpstreamTarget {
@@ -147,7 +148,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       const adapter = chatAdapter(target);
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
-        const call = adapter.prepare(provider, upstreamModel, target.model, request, false);
+        const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), false);
         const body = await transport.post(provider, { ...call, stream: false, signal }, adapter.parseError);
         const result = adapter.parseResponse(await readJson(body, signal), call.jsonToolName, newToolCallId);
         if (result.usage) return { ...result, usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false };
@@ -163,7 +164,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       const adapter = chatAdapter(target);
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
-        const call = adapter.prepare(provider, upstreamModel, target.model, request, true);
+        const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), true);
         // Until the first content arrives the call runs on a timer of its own: a stream that has
         // not started in time fails over like any timeout (the transport bounds the headers).
         // One controller, aborted by the timer or by the client's signal through a listener:

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HttpError } from '../../../shared/errors.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
+import { encodeReasoningContent } from './reasoning-content.ts';
 
 function refused(body: unknown, message: string): void {
   assert.throws(
@@ -82,5 +83,25 @@ describe('parseResponsesRequest', () => {
     refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 1');
     refused({ model: 'm', input: 'x', metadata: { a: 1 } }, 'metadata.a: must be a string');
     refused({ model: 'm', input: 'x', background: true }, 'background: is not supported');
+  });
+
+  it('reads include reasoning.encrypted_content, and reasoning items sent back with their encrypted_content', () => {
+    assert.equal(parseResponsesRequest({ input: 'x' }).includeEncryptedReasoning, false);
+    assert.equal(parseResponsesRequest({ input: 'x', include: ['message.output_text.logprobs'] }).includeEncryptedReasoning, false);
+    const content = encodeReasoningContent([{ type: 'thinking', thinking: 't', signature: 's' }])!;
+    const p = parseResponsesRequest({
+      input: [
+        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 't' }], encrypted_content: content },
+        { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: null },
+      ],
+      include: ['reasoning.encrypted_content'],
+    });
+    assert.equal(p.includeEncryptedReasoning, true);
+    assert.deepEqual(p.input, [
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: content },
+      { type: 'reasoning', id: 'rs_2', summary: [] },
+    ]);
+    refused({ input: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAAABo-from-elsewhere' }] }, 'input[0].encrypted_content: is not reasoning content this service issued');
+    refused({ input: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 7 }] }, 'input[0].encrypted_content: must be a string');
   });
 });

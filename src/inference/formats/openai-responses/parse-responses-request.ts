@@ -12,6 +12,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
+import { decodeReasoningContent } from './reasoning-content.ts';
 import type {
   ConversationItem,
   InputImagePart,
@@ -61,6 +62,8 @@ export interface ParsedResponsesRequest {
   readonly reasoningEffort?: ReasoningEffort;
   /** `reasoning.summary` as asked, echoed (reasoning items carry a summary either way). */
   readonly reasoningSummary?: 'auto' | 'concise' | 'detailed';
+  /** `include` has `reasoning.encrypted_content`: reasoning items show their encrypted_content. */
+  readonly includeEncryptedReasoning: boolean;
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user?: string;
@@ -154,13 +157,18 @@ function readItem(value: unknown, path: string): InputItem {
       };
     case 'item_reference':
       return { type: 'item_reference', id: readString(f, 'id', path, { required: true, nonEmpty: true })! };
-    case 'reasoning':
+    case 'reasoning': {
+      // encrypted_content carries the upstream's reasoning blocks back (reasoning-content.ts).
+      const encrypted = readString(f, 'encrypted_content', path) ?? null;
+      if (encrypted !== null && decodeReasoningContent(encrypted) === null) invalid(at(path, 'encrypted_content'), 'is not reasoning content this service issued');
       return {
         type: 'reasoning',
         id: id ?? '',
         summary: [],
         ...(Array.isArray(f.content) ? { content: f.content.filter(isFields).map((c) => ({ type: 'reasoning_text' as const, text: String(c.text ?? '') })) } : {}),
+        ...(encrypted !== null ? { encrypted_content: encrypted } : {}),
       };
+    }
     case 'mcp_list_tools':
     case 'mcp_call':
     case 'mcp_approval_request':
@@ -359,6 +367,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     reasoningSummary = readEnum(r, 'summary', 'reasoning', ['auto', 'concise', 'detailed'] as const);
   }
   if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
+  const includeEncryptedReasoning = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
   const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
@@ -382,6 +391,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     textEcho: text.echo,
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(reasoningSummary === undefined ? {} : { reasoningSummary }),
+    includeEncryptedReasoning,
     metadata: readMetadata(body),
     truncation: readEnum(body, 'truncation', '', ['auto', 'disabled'] as const) ?? 'disabled',
     ...(user === undefined ? {} : { user }),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { decodeReasoningContent } from './reasoning-content.ts';
 import { ResponseRecorder, type ResponseShell } from './response-recorder.ts';
 
 const shell: ResponseShell = {
@@ -80,5 +81,70 @@ describe('ResponseRecorder', () => {
     assert.equal(out[0]!.type, 'mcp_call');
     assert.equal(out[0]!.status, 'failed');
     assert.equal(out[0]!.error, 'timed out');
+  });
+
+  /** Anthropic's thinking (two signed blocks and a redacted one) then text, as parts. */
+  function anthropicTurn(r: ResponseRecorder): void {
+    r.start();
+    r.beginRound(() => ({ kind: 'function' }));
+    r.part({ type: 'reasoning-delta', text: 'First' });
+    r.part({ type: 'reasoning-delta', text: ' thought.', signature: 'sig-1' });
+    r.part({ type: 'reasoning-delta', text: '', redacted: 'opaque-data' });
+    r.part({ type: 'reasoning-delta', text: 'Second.' });
+    r.part({ type: 'reasoning-delta', text: '', signature: 'sig-2' });
+    r.part({ type: 'text-delta', text: 'Answer.' });
+    r.part({ type: 'finish', reason: 'stop' });
+    r.endRound();
+  }
+
+  it("keeps the upstream's signed and redacted reasoning blocks as the item's encrypted_content, shown only when asked for", () => {
+    for (const encryptedReasoning of [false, true]) {
+      const r = new ResponseRecorder(shell, true, { encryptedReasoning });
+      anthropicTurn(r);
+      const final = r.finish('completed', usage) as { output: Record<string, unknown>[] };
+      const list = events(r.drain());
+      // The recorded item (what is stored) always has the blocks, in order, signatures closing them.
+      const stored = r.output[0] as { type: string; encrypted_content?: string; summary: unknown };
+      assert.equal(stored.type, 'reasoning');
+      assert.deepEqual(decodeReasoningContent(stored.encrypted_content!), [
+        { type: 'thinking', thinking: 'First thought.', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'opaque-data' },
+        { type: 'thinking', thinking: 'Second.', signature: 'sig-2' },
+      ]);
+      assert.deepEqual(stored.summary, [{ type: 'summary_text', text: 'First thought.Second.' }]);
+      const done = list.find((e) => e.event === 'response.output_item.done')!.data.item as Record<string, unknown>;
+      const added = list.find((e) => e.event === 'response.output_item.added')!.data.item as Record<string, unknown>;
+      if (encryptedReasoning) {
+        assert.equal(final.output[0]!.encrypted_content, stored.encrypted_content);
+        assert.equal(done.encrypted_content, stored.encrypted_content);
+        assert.equal(added.encrypted_content, null, 'not known when the item is announced');
+      } else {
+        assert.equal('encrypted_content' in final.output[0]!, false);
+        assert.equal('encrypted_content' in done, false);
+        assert.equal('encrypted_content' in added, false);
+      }
+      const deltas = list.filter((e) => e.event === 'response.reasoning_summary_text.delta').map((e) => e.data.delta);
+      assert.deepEqual(deltas, ['First', ' thought.', 'Second.']);
+    }
+  });
+
+  it('a reasoning item of redacted thinking alone has no summary part, and reasoning without signatures no encrypted_content', () => {
+    const r = new ResponseRecorder(shell, true, { encryptedReasoning: true });
+    r.start();
+    r.beginRound(() => ({ kind: 'function' }));
+    r.part({ type: 'reasoning-delta', text: '', redacted: 'opaque-data' });
+    r.part({ type: 'text-delta', text: 'Answer.' });
+    r.endRound();
+    r.beginRound(() => ({ kind: 'function' }));
+    r.part({ type: 'reasoning-delta', text: 'unsigned' });
+    r.part({ type: 'text-delta', text: 'More.' });
+    r.endRound();
+    const final = r.finish('completed', usage) as { output: Record<string, unknown>[] };
+    const types = events(r.drain()).map((e) => e.event);
+    assert.deepEqual(types.slice(2, 4), ['response.output_item.added', 'response.output_item.done'], 'no parts for redacted thinking');
+    assert.deepEqual(final.output[0]!.summary, []);
+    assert.deepEqual(decodeReasoningContent(final.output[0]!.encrypted_content as string), [{ type: 'redacted_thinking', data: 'opaque-data' }]);
+    assert.deepEqual(final.output[2]!.summary, [{ type: 'summary_text', text: 'unsigned' }]);
+    assert.equal(final.output[2]!.encrypted_content, null);
   });
 });

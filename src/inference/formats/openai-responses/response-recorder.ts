@@ -1,5 +1,6 @@
-import type { JsonObject, StreamPart } from '../../canonical/chat.ts';
+import type { JsonObject, ReasoningBlock, StreamPart } from '../../canonical/chat.ts';
 import { createId } from '../../canonical/create-id.ts';
+import { encodeReasoningContent } from './reasoning-content.ts';
 import type {
   FunctionCallItem,
   McpApprovalRequestItem,
@@ -61,6 +62,26 @@ export interface RoundResult {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** A thinking block being written: its text so far, its signature once it is closed. */
+type OpenThinking = { readonly type: 'thinking'; thinking: string; signature?: string };
+
+/** The reasoning item being written, its summary and content parts once text arrived, and its blocks. */
+interface OpenReasoning {
+  readonly item: Mutable<ReasoningItem>;
+  readonly index: number;
+  parts: { readonly summary: { type: 'summary_text'; text: string }; readonly text: { type: 'reasoning_text'; text: string } } | null;
+  readonly blocks: (ReasoningBlock | OpenThinking)[];
+  thinking: OpenThinking | null;
+}
+
+export interface RecorderOptions {
+  /**
+   * `include: ["reasoning.encrypted_content"]`: reasoning items show their `encrypted_content`.
+   * The recorded items (what is stored) always have it.
+   */
+  readonly encryptedReasoning?: boolean;
+}
+
 interface OpenCall {
   readonly kind: ToolKind;
   readonly name: string;
@@ -83,19 +104,22 @@ export class ResponseRecorder {
   private seq = 0;
   private pending = '';
   private text: { item: Mutable<MessageItem>; part: Mutable<OutputTextPart>; index: number } | null = null;
-  private reasoning: {
-    item: Mutable<ReasoningItem>;
-    summary: { type: 'summary_text'; text: string };
-    text: { type: 'reasoning_text'; text: string };
-    index: number;
-  } | null = null;
+  private reasoning: OpenReasoning | null = null;
   private calls: OpenCall[] = [];
   private classify: (name: string) => ToolKind = () => ({ kind: 'function' });
 
   constructor(
     private readonly shell: ResponseShell,
     private readonly streaming: boolean,
+    private readonly options: RecorderOptions = {},
   ) {}
+
+  /** An item as the client sees it: a reasoning item's encrypted_content only when asked for. */
+  private view(item: OutputItem): OutputItem {
+    if (item.type !== 'reasoning') return clone(item);
+    const { encrypted_content, ...rest } = item;
+    return clone(this.options.encryptedReasoning ? { ...rest, encrypted_content: encrypted_content ?? null } : rest);
+  }
 
   /** The SSE text produced since the last call. */
   drain(): string {
@@ -113,12 +137,12 @@ export class ResponseRecorder {
   private add(item: OutputItem): number {
     const index = this.output.length;
     this.output.push(item);
-    this.emit('response.output_item.added', { output_index: index, item: clone(item) });
+    this.emit('response.output_item.added', { output_index: index, item: this.view(item) });
     return index;
   }
 
   private done(index: number): void {
-    this.emit('response.output_item.done', { output_index: index, item: clone(this.output[index]!) });
+    this.emit('response.output_item.done', { output_index: index, item: this.view(this.output[index]!) });
   }
 
   /** `response.created` and `response.in_progress`. */
@@ -155,25 +179,35 @@ export class ResponseRecorder {
       case 'reasoning-delta': {
         // The reasoning text is the item's summary (what clients of OpenAI's own models read, the
         // Vercel AI SDK among them) and its `reasoning_text` content (what open-weight models give
-        // and the SDK's stream snapshot accumulates): one text, both places.
-        if (p.text === '') return;
+        // and the SDK's stream snapshot accumulates): one text, both places. The upstream's blocks
+        // (thinking closed by its signature, redacted thinking) are kept for encrypted_content.
+        const signature = p.signature !== undefined && p.signature !== '' ? p.signature : null;
+        const redacted = p.redacted !== undefined && p.redacted !== '' ? p.redacted : null;
+        if (p.text === '' && signature === null && redacted === null) return;
         this.closeText();
-        if (!this.reasoning) {
-          const summary = { type: 'summary_text' as const, text: '' };
-          const text = { type: 'reasoning_text' as const, text: '' };
-          const item: Mutable<ReasoningItem> = { id: createId('rs_'), type: 'reasoning', summary: [], content: [] };
-          const index = this.add(item);
-          item.summary = [summary];
-          item.content = [text];
-          this.reasoning = { item, summary, text, index };
-          this.emit('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-          this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+        const r = this.openReasoning();
+        if (redacted !== null) {
+          r.thinking = null;
+          r.blocks.push({ type: 'redacted_thinking', data: redacted });
         }
-        const { item, summary, text, index } = this.reasoning;
-        summary.text += p.text;
-        text.text += p.text;
-        this.emit('response.reasoning_summary_text.delta', { item_id: item.id, output_index: index, summary_index: 0, delta: p.text });
-        this.emit('response.reasoning_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: p.text });
+        if (p.text !== '') {
+          if (!r.parts) {
+            r.parts = { summary: { type: 'summary_text', text: '' }, text: { type: 'reasoning_text', text: '' } };
+            r.item.summary = [r.parts.summary];
+            r.item.content = [r.parts.text];
+            this.emit('response.reasoning_summary_part.added', { item_id: r.item.id, output_index: r.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+            this.emit('response.content_part.added', { item_id: r.item.id, output_index: r.index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+          }
+          r.parts.summary.text += p.text;
+          r.parts.text.text += p.text;
+          this.emit('response.reasoning_summary_text.delta', { item_id: r.item.id, output_index: r.index, summary_index: 0, delta: p.text });
+          this.emit('response.reasoning_text.delta', { item_id: r.item.id, output_index: r.index, content_index: 0, delta: p.text });
+          this.thinkingBlock(r).thinking += p.text;
+        }
+        if (signature !== null) {
+          this.thinkingBlock(r).signature = signature;
+          r.thinking = null;
+        }
         return;
       }
       case 'tool-call-start': {
@@ -215,14 +249,37 @@ export class ResponseRecorder {
     this.done(index);
   }
 
+  private openReasoning(): OpenReasoning {
+    if (!this.reasoning) {
+      const item: Mutable<ReasoningItem> = { id: createId('rs_'), type: 'reasoning', summary: [], content: [] };
+      const index = this.add(item);
+      this.reasoning = { item, index, parts: null, blocks: [], thinking: null };
+    }
+    return this.reasoning;
+  }
+
+  /** The thinking block text goes to: the open one, or a new one after a signed or redacted block. */
+  private thinkingBlock(r: OpenReasoning): OpenThinking {
+    if (!r.thinking) {
+      r.thinking = { type: 'thinking', thinking: '' };
+      r.blocks.push(r.thinking);
+    }
+    return r.thinking;
+  }
+
   private closeReasoning(): void {
     if (!this.reasoning) return;
-    const { item, summary, text, index } = this.reasoning;
+    const { item, index, parts, blocks } = this.reasoning;
     this.reasoning = null;
-    this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: summary.text });
-    this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part: { ...summary } });
-    this.emit('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text: text.text });
-    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...text } });
+    if (parts) {
+      const { summary, text } = parts;
+      this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: summary.text });
+      this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part: { ...summary } });
+      this.emit('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text: text.text });
+      this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...text } });
+    }
+    const encrypted = encodeReasoningContent(blocks);
+    if (encrypted !== null) item.encrypted_content = encrypted;
     this.done(index);
   }
 
@@ -335,7 +392,7 @@ export class ResponseRecorder {
       instructions: s.instructions,
       max_output_tokens: s.maxOutputTokens,
       model: s.model,
-      output: status === 'in_progress' ? [] : this.output.map(clone),
+      output: status === 'in_progress' ? [] : this.output.map((item) => this.view(item)),
       parallel_tool_calls: s.parallelToolCalls,
       previous_response_id: s.previousResponseId,
       reasoning: { effort: s.reasoningEffort, summary: s.reasoningSummary ?? null },

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { encodeReasoningContent } from './reasoning-content.ts';
 import type { ConversationItem } from './response-items.ts';
 import { toCanonicalMessages } from './to-canonical-messages.ts';
 
@@ -35,6 +36,36 @@ describe('toCanonicalMessages', () => {
       { role: 'tool', toolCallId: 'mcpr_1', content: 'The user did not approve this tool call: too risky' },
       { role: 'assistant', content: '', toolCalls: [{ id: 'mcp_2', name: 's__mul', arguments: '{}' }] },
       { role: 'tool', toolCallId: 'mcp_2', content: 'Error: timed out' },
+    ]);
+  });
+
+  it("sends a reasoning item's blocks (encrypted_content) first in the turn they belong to; reasoning without them is not sent", () => {
+    const signed = { type: 'thinking' as const, thinking: 'Look it up.', signature: 'sig-1' };
+    const redacted = { type: 'redacted_thinking' as const, data: 'opaque' };
+    const second = { type: 'thinking' as const, thinking: 'Now answer.', signature: 'sig-2' };
+    const items: ConversationItem[] = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] },
+      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up.' }], encrypted_content: encodeReasoningContent([signed, redacted]) },
+      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+      { type: 'reasoning', id: 'rs_2', summary: [], content: [{ type: 'reasoning_text', text: 'plain' }] },
+      { type: 'reasoning', id: 'rs_3', summary: [], encrypted_content: encodeReasoningContent([second]) },
+      { type: 'mcp_call', id: 'mcp_1', status: 'completed', server_label: 's', name: 'add', arguments: '{}', output: '2', error: null, approval_request_id: null },
+      { type: 'reasoning', id: 'rs_4', summary: [], encrypted_content: encodeReasoningContent([signed]) },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Sunny.', annotations: [] }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks' }] },
+      { type: 'reasoning', id: 'rs_5', summary: [], encrypted_content: encodeReasoningContent([second]) },
+    ];
+    assert.deepEqual(toCanonicalMessages(null, items, plain), [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], reasoning: [signed, redacted] },
+      { role: 'tool', toolCallId: 'c1', content: 'sunny' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'mcp_1', name: 'add', arguments: '{}' }], reasoning: [second] },
+      { role: 'tool', toolCallId: 'mcp_1', content: '2' },
+      { role: 'assistant', content: 'Sunny.', toolCalls: [], reasoning: [signed] },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
+      // Reasoning alone (an answer cut short) is no turn.
+      { role: 'assistant', content: '', toolCalls: [] },
     ]);
   });
 });

@@ -1,10 +1,11 @@
-import type { CanonicalMessage, ToolCall, UserContentPart } from '../../canonical/chat.ts';
+import type { CanonicalMessage, ReasoningBlock, ToolCall, UserContentPart } from '../../canonical/chat.ts';
+import { decodeReasoningContent } from './reasoning-content.ts';
 import type { ConversationItem, McpApprovalRequestItem } from './response-items.ts';
 
 /** The name the model knows an MCP server's tool by (see exposeMcpTools). */
 export type McpToolNamer = (serverLabel: string, tool: string) => string;
 
-type Assistant = { role: 'assistant'; content: string; toolCalls: ToolCall[] };
+type Assistant = { role: 'assistant'; content: string; toolCalls: ToolCall[]; reasoning?: ReasoningBlock[] };
 
 /** What the model is told about an approval request the user refused. */
 export function deniedResult(reason: string | null): string {
@@ -17,7 +18,11 @@ export function deniedResult(reason: string | null): string {
  * stored chain. Tool calls of one turn (function calls, MCP calls) join the assistant message
  * before them; the results the gateway produced itself (MCP calls, refused approvals) follow
  * that message before anything else, so every upstream kind sees each call answered in order.
- * Listings, pending approval requests and reasoning are not sent to the model.
+ * A reasoning item whose encrypted_content carries the upstream's blocks (Anthropic's signed
+ * thinking, redacted thinking) starts the assistant turn they belong to, so the upstream gets them
+ * back before that turn's text and tool calls (Anthropic requires the signed block before a
+ * tool-use continuation with thinking on); their text alone is not sent. Listings and pending
+ * approval requests are not sent to the model.
  */
 export function toCanonicalMessages(instructions: string | null, items: readonly ConversationItem[], mcpName: McpToolNamer): CanonicalMessage[] {
   const out: CanonicalMessage[] = [];
@@ -86,12 +91,26 @@ export function toCanonicalMessages(instructions: string | null, items: readonly
         pendingResults.push({ role: 'tool', toolCallId: req.id, content: deniedResult(item.reason) });
         break;
       }
-      case 'reasoning':
+      case 'reasoning': {
+        const blocks = item.encrypted_content ? decodeReasoningContent(item.encrypted_content) : null;
+        if (!blocks) break;
+        let a = assistant();
+        // Reasoning comes first in a turn: after text or calls it starts the next turn.
+        if (a.content !== '' || a.toolCalls.length > 0) {
+          flush();
+          a = { role: 'assistant', content: '', toolCalls: [] };
+          out.push(a);
+          open = a;
+        }
+        a.reasoning = [...(a.reasoning ?? []), ...blocks];
+        break;
+      }
       case 'mcp_list_tools':
       case 'mcp_approval_request':
         break;
     }
   }
   flush();
-  return out;
+  // A turn of reasoning alone (an answer cut short) is sent as no turn at all, as before.
+  return out.map((m) => (m.role === 'assistant' && m.reasoning && m.content === '' && m.toolCalls.length === 0 ? { role: 'assistant', content: '', toolCalls: [] } : m));
 }
