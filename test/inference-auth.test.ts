@@ -49,6 +49,8 @@ describe('inference keys and the catalog endpoints', () => {
       description: 'cheap single model, high-throughput coding',
       context_length: 1000000,
       max_output_tokens: 900000,
+      context: 1000000,
+      max_output: 900000,
       endpoints: ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/messages'],
       capabilities: { vision: false, tools: true, json_output: true, streaming: true, reasoning: false },
       pricing: { input: 0.45, cached_input: 0.1125, output: 0.9, per_image: null },

@@ -19,6 +19,8 @@ const AvailableModels = Type.Object({
       description: Type.String(),
       context_length: Nullable(Type.Integer()),
       max_output_tokens: Nullable(Type.Integer()),
+      context: Nullable(Type.Integer()),
+      max_output: Nullable(Type.Integer()),
       endpoints: Type.Array(Type.String()),
       capabilities: Type.Object({
         vision: Type.Boolean(),

@@ -31,6 +31,9 @@ export interface AvailableModel {
   description: string;
   context_length: number | null;
   max_output_tokens: number | null;
+  /** The same two limits under the catalog file's names (`context`, `max_output`). */
+  context: number | null;
+  max_output: number | null;
   endpoints: string[];
   capabilities: { vision: boolean; tools: boolean; json_output: boolean; streaming: boolean; reasoning: boolean };
   /** Credits per 1K tokens (per image for per_image); null where the model does not bill that. */
@@ -66,6 +69,8 @@ export function describeModels(catalog: Catalog): { object: 'list'; data: Availa
     description: m.description,
     context_length: m.context,
     max_output_tokens: m.maxOutput,
+    context: m.context,
+    max_output: m.maxOutput,
     endpoints: [...m.endpoints].map((e) => ENDPOINT_PATHS[e]),
     capabilities: {
       vision: m.capabilities.vision,

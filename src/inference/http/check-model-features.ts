@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../../config/catalog.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { badRequest } from '../../shared/errors.ts';
+import { chatInputExceeds, someTextExceeds } from '../tokens/count-tokens.ts';
 
 export interface ChatFieldNames {
   /** The field the client gave its output cap in (`max_tokens` or `max_completion_tokens`). */
@@ -34,3 +35,23 @@ export function checkModelFeatures(model: ModelConfig, request: CanonicalChatReq
     throw badRequest(`stream: model ${model.id} does not support streaming`);
   }
 }
+
+/**
+ * The catalog's context size is the most input a model takes (its max output is a separate limit:
+ * svc-pro's is larger than its context): an input over it is a 400 naming the field that carries
+ * it, before any hold or upstream call. Counted with the o200k tokenizer (the count of
+ * count_tokens and of usage estimates), and only when the body is larger than the context in bytes.
+ * Pipelines are held to their own context, whatever their executors take; svc-auto has none (it
+ * picks a model whose context fits).
+ */
+export function checkContext(model: ModelConfig, request: CanonicalChatRequest, field: string): void {
+  if (model.context !== null && chatInputExceeds(request, model.context)) throw contextExceeded(model, field);
+}
+
+/** The same for embeddings: each input is embedded on its own, so each must fit. */
+export function checkEmbeddingsContext(model: ModelConfig, input: readonly string[], field: string): void {
+  if (model.context !== null && someTextExceeds(input, model.context)) throw contextExceeded(model, field);
+}
+
+const contextExceeded = (model: ModelConfig, field: string) =>
+  badRequest(`${field}: the input exceeds the context of model ${model.id} (${model.context} tokens)`);

@@ -30,10 +30,14 @@ export function createLimitRate(limiters: InferenceLimiters) {
     };
 }
 
-/** The budget's headers without spending it, for the catalog routes (which are not limited). */
+/**
+ * The budget's headers without spending it, for the catalog routes (which are not limited): their
+ * answer is a 200 even when the budget is spent, so it carries no retry-after (that is a 429's).
+ */
 export function createShowRate(limiters: InferenceLimiters) {
   return (kind: RateKind): InferenceHook =>
     async function showRate(request, reply) {
-      setRateLimitHeaders(reply, await limiters[kind].peek(budgetKey(principalOf(request).accountId)));
+      const d = await limiters[kind].peek(budgetKey(principalOf(request).accountId));
+      setRateLimitHeaders(reply, { ...d, allowed: true });
     };
 }

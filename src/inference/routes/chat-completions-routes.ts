@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createChatStreamEncoder } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
 import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
 import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
-import { checkModelFeatures } from '../http/check-model-features.ts';
+import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
@@ -32,6 +32,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
       const body = request.body as Record<string, unknown>;
       const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
+      checkContext(model, parsed.request, 'messages');
       const route = routeModel(ctx.catalog, model, parsed.request);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage));
     },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createCompletionStreamEncoder, formatCompletion } from '../formats/openai-completions/format-completion.ts';
 import { parseCompletionRequest } from '../formats/openai-completions/parse-completion-request.ts';
-import { checkModelFeatures } from '../http/check-model-features.ts';
+import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
@@ -32,6 +32,7 @@ export async function completionsRoutes(app: FastifyInstance, ctx: InferenceCont
       const parsed = parseCompletionRequest(request.body);
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'completions');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
+      checkContext(model, parsed.request, 'prompt');
       const route = routeModel(ctx.catalog, model, parsed.request);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, completionFormat(parsed.includeUsage));
     },

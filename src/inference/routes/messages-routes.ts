@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createMessagesStreamEncoder } from '../formats/anthropic-messages/create-messages-stream-encoder.ts';
 import { formatMessage } from '../formats/anthropic-messages/format-message.ts';
 import { messagesMaxTokens, parseMessagesRequest } from '../formats/anthropic-messages/parse-messages-request.ts';
-import { checkModelFeatures } from '../http/check-model-features.ts';
+import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
@@ -35,6 +35,7 @@ export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext
       const parsed = parseMessagesRequest(request.body);
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
+      checkContext(model, parsed.request, 'messages');
       // max_tokens is optional here; the default keeps the answer within what the hold reserves.
       const canonical = { ...parsed.request, maxTokens: messagesMaxTokens(parsed.request, model.maxOutput) };
       const route = routeModel(ctx.catalog, model, canonical);

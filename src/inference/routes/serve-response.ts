@@ -20,6 +20,7 @@ import {
 } from '../formats/openai-responses/response-items.ts';
 import { ResponseRecorder, type McpCallRequest, type ResponseUsageCounts, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
 import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-messages.ts';
+import { checkContext } from '../http/check-model-features.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
@@ -216,6 +217,7 @@ export async function serveResponse(
 
   const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t), parsed.functionTools, { type: 'auto' });
+  checkContext(model, probe, 'input');
   // MCP tools make the request agentic even before their listing is known.
   const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe);
   const terms = {

@@ -54,6 +54,66 @@ export function estimateChatInputTokens(request: CanonicalChatRequest): number {
   return n;
 }
 
+/**
+ * Whether the request's input is more than `limit` tokens as estimateChatInputTokens counts them,
+ * without tokenizing what cannot matter: a token is at least one byte, so an input of at most
+ * `limit` bytes (images at their fixed cost) fits uncounted, and counting stops once past the limit
+ * (the work is bounded by the limit, not by the size of the body).
+ */
+export function chatInputExceeds(request: CanonicalChatRequest, limit: number): boolean {
+  let fixed = 3;
+  const texts: string[] = [];
+  for (const m of request.messages) {
+    fixed += PER_MESSAGE;
+    switch (m.role) {
+      case 'system':
+      case 'tool':
+        texts.push(m.content);
+        break;
+      case 'user':
+        for (const p of m.content) {
+          if (p.type === 'text') texts.push(p.text);
+          else fixed += PER_IMAGE;
+        }
+        break;
+      case 'assistant':
+        texts.push(m.content);
+        for (const c of m.toolCalls) texts.push(c.name, c.arguments);
+        break;
+    }
+  }
+  if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
+  if (request.responseFormat?.type === 'json_schema') texts.push(JSON.stringify(request.responseFormat.schema));
+  return textsExceed(texts, limit - fixed);
+}
+
+/** Whether any one of the texts is more than `limit` tokens (embeddings: each input is embedded alone). */
+export function someTextExceeds(texts: readonly string[], limit: number): boolean {
+  return texts.some((t) => textsExceed([t], limit));
+}
+
+function textsExceed(texts: readonly string[], limit: number): boolean {
+  if (limit < 0) return true;
+  let bytes = 0;
+  for (const t of texts) bytes += Buffer.byteLength(t);
+  if (bytes <= limit) return false;
+  let remaining = limit;
+  for (const t of texts) {
+    if (t === '') continue;
+    const n = withinLimit()(t, remaining, PLAIN);
+    if (n === false) return true;
+    remaining -= n;
+  }
+  return false;
+}
+
+type IsWithinTokenLimit = typeof import('gpt-tokenizer').isWithinTokenLimit;
+let loadedLimit: IsWithinTokenLimit | null = null;
+function withinLimit(): IsWithinTokenLimit {
+  loadedLimit ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).isWithinTokenLimit;
+  return loadedLimit;
+}
+
 export function estimateOutputTokens(output: {
   readonly text: string;
   readonly reasoning: string;

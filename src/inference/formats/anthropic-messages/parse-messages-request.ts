@@ -22,6 +22,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
+import { readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
 import { unwrapOpaque } from './opaque.ts';
 
 export interface ParsedMessagesRequest {
@@ -200,6 +201,23 @@ function readAssistantTurn(value: unknown, path: string): CanonicalMessage {
   };
 }
 
+/**
+ * A `system` turn in `messages`, as the service's message object allows (roles system, user,
+ * assistant): its text, a string or text blocks, is system prompt at that place in the conversation
+ * (an Anthropic upstream gets every system text in its `system`, in order).
+ */
+function readSystemTurn(value: unknown, path: string): CanonicalMessage[] {
+  if (typeof value === 'string') return value === '' ? [] : [{ role: 'system', content: value }];
+  if (!Array.isArray(value)) invalid(path, 'must be a string or an array of text blocks');
+  return value.map((block, i) => {
+    const p = at(path, i);
+    const f = expectFields(block, p);
+    const type = readString(f, 'type', p, { required: true })!;
+    if (type !== 'text') unsupportedBlock(type, p, 'text');
+    return withCache({ role: 'system' as const, content: readString(f, 'text', p, { required: true })! }, readCacheControl(f, p));
+  });
+}
+
 function readSystem(value: unknown): CanonicalMessage[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value === '' ? [] : [{ role: 'system', content: value }];
@@ -223,6 +241,7 @@ function readTools(body: Fields): ToolDefinition[] {
     const p = at('tools', i);
     const f = expectFields(tool, p);
     const type = readString(f, 'type', p);
+    if (type === 'function') return readFunctionTool(f, p, seen);
     if (type !== undefined && type !== 'custom') {
       const family = SERVER_TOOL_FAMILIES.find(([prefix]) => type.startsWith(prefix));
       if (family) invalid(at(p, 'type'), `server tool ${type} (${family[1]}) is not supported`);
@@ -244,9 +263,41 @@ function readTools(body: Fields): ToolDefinition[] {
   });
 }
 
+/** The service's tool definition (OpenAI's shape: `{type: "function", function: {name, description, parameters}}`). */
+function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
+  const fp = at(p, 'function');
+  const fn = expectFields(f.function, fp);
+  const name = readString(fn, 'name', fp, { required: true })!;
+  if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
+  seen.add(name);
+  const description = readString(fn, 'description', fp);
+  let parameters: Fields = { type: 'object', properties: {} };
+  if (fn.parameters !== undefined && fn.parameters !== null) {
+    if (!isFields(fn.parameters)) invalid(at(fp, 'parameters'), 'must be a JSON Schema object');
+    parameters = fn.parameters;
+  }
+  const cacheControl = readCacheControl(f, p);
+  return {
+    name,
+    ...(description !== undefined ? { description } : {}),
+    parameters,
+    ...(cacheControl !== undefined ? { cacheControl } : {}),
+  };
+}
+
+/** `tool_choice` as a string, the service's form (`auto`, `none`, and `any`/`required`), next to Anthropic's objects. */
+const TOOL_CHOICE_NAMES = ['auto', 'none', 'any', 'required'] as const;
+
 function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
   const v = body.tool_choice;
   if (v === undefined || v === null) return {};
+  if (typeof v === 'string') {
+    if (!(TOOL_CHOICE_NAMES as readonly string[]).includes(v)) invalid('tool_choice', `must be one of ${TOOL_CHOICE_NAMES.join(', ')} or an object`);
+    if (v === 'auto' || v === 'none') return { toolChoice: { type: v } };
+    if (tools.length === 0) invalid('tool_choice', `${v} needs tools`);
+    return { toolChoice: { type: 'required' } };
+  }
   const f = expectFields(v, 'tool_choice');
   const type = readEnum(f, 'type', 'tool_choice', ['auto', 'any', 'tool', 'none'] as const, { required: true })!;
   const disableParallel = readBoolean(f, 'disable_parallel_tool_use', 'tool_choice');
@@ -281,11 +332,15 @@ function readJsonSchemaFormat(value: unknown, path: string): ResponseFormat | un
  */
 function readOutputConfig(body: Fields): { responseFormat?: ResponseFormat; effort?: 'low' | 'medium' | 'high' } {
   let responseFormat = readJsonSchemaFormat(body.output_format, 'output_format');
+  // The service's response format object (`json_schema` with `json_schema.{name, schema}`, or `json_object`).
+  const serviceFormat = readResponseFormat(body);
+  if (serviceFormat && responseFormat) invalid('response_format', 'give either response_format or output_format');
+  responseFormat = serviceFormat ?? responseFormat;
   let effort: 'low' | 'medium' | 'high' | undefined;
   if (body.output_config !== undefined && body.output_config !== null) {
     const oc = expectFields(body.output_config, 'output_config');
     const format = readJsonSchemaFormat(oc.format, 'output_config.format');
-    if (format && responseFormat) invalid('output_config.format', 'give either output_config.format or output_format');
+    if (format && responseFormat) invalid('output_config.format', serviceFormat ? 'give either output_config.format or response_format' : 'give either output_config.format or output_format');
     responseFormat = format ?? responseFormat;
     const level = readEnum(oc, 'effort', 'output_config', ['low', 'medium', 'high', 'xhigh', 'max'] as const);
     // The canonical scale ends at high.
@@ -320,10 +375,12 @@ export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
   body.messages.forEach((m, i) => {
     const p = at('messages', i);
     const f = expectFields(m, p);
-    const role = readEnum(f, 'role', p, ['user', 'assistant'] as const, { required: true });
+    const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
     if (role === 'user') messages.push(...readUserTurn(f.content, at(p, 'content')));
+    else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
     else messages.push(readAssistantTurn(f.content, at(p, 'content')));
   });
+  if (!body.messages.some((m) => isFields(m) && m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);

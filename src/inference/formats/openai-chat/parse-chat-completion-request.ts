@@ -161,7 +161,8 @@ function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): ToolCho
   return { type: 'tool', name };
 }
 
-function readResponseFormat(body: Fields): ResponseFormat | undefined {
+/** `response_format` (`text`, `json_object`, `json_schema`); also the messages route's, as the service's response format object. */
+export function readResponseFormat(body: Fields): ResponseFormat | undefined {
   const v = body.response_format;
   if (v === undefined || v === null) return undefined;
   const f = expectFields(v, 'response_format');
