@@ -256,8 +256,8 @@ describe('market custody over HTTP, CHAIN=none', () => {
     const w = newWallet();
     await deposit(w.address, '20');
     const cases: [unknown, string][] = [
-      [20.000001, 'Amount exceeds max_withdraw (20 USDC)'],
-      ['25', 'Amount exceeds max_withdraw (20 USDC)'],
+      [20.000001, 'Insufficient balance'],
+      ['25', 'Insufficient balance'],
       [0.5, 'Minimum withdrawal is 1 USDC'],
       ['1.0000001', 'amount must have at most 6 decimals'],
       [1.1234567, 'amount must have at most 6 decimals'],
@@ -286,7 +286,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     assert.deepEqual(errorOf(extra), { status: 400, body: { success: false, error: 'unknown field: to' } });
     // A wallet never funded can withdraw nothing.
     const empty = newWallet();
-    assert.deepEqual(errorOf(await withdraw(empty, 1)), { status: 400, body: { success: false, error: 'Amount exceeds max_withdraw (0 USDC)' } });
+    assert.deepEqual(errorOf(await withdraw(empty, 1)), { status: 400, body: { success: false, error: 'Insufficient balance' } });
 
     const b = await balance(w.address);
     assert.equal(b.locked, 0);
@@ -361,7 +361,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     const ok = results.filter((r) => r.statusCode === 200);
     assert.equal(ok.length, 10);
     for (const r of results.filter((x) => x.statusCode !== 200)) {
-      assert.deepEqual(errorOf(r), { status: 400, body: { success: false, error: 'Amount exceeds max_withdraw (0 USDC)' } });
+      assert.deepEqual(errorOf(r), { status: 400, body: { success: false, error: 'Insufficient balance' } });
     }
     const b = await balance(w.address);
     assert.equal(b.locked, 100);
