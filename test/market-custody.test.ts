@@ -137,21 +137,22 @@ describe('market custody over HTTP, CHAIN=none', () => {
     for (const [q, error] of [
       ['type=fee', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
       ['type=bogus', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
-      ['limit=0', 'Invalid limit: must be between 1 and 500'],
-      ['limit=501', 'Invalid limit: must be between 1 and 500'],
-      ['limit=abc', 'Invalid limit: must be between 1 and 500'],
+      ['limit=0', 'Invalid limit: must be between 1 and 100'],
+      ['limit=101', 'Invalid limit: must be between 1 and 100'],
+      ['limit=501', 'Invalid limit: must be between 1 and 100'],
+      ['limit=abc', 'Invalid limit: must be between 1 and 100'],
     ] as const) {
       assert.deepEqual(await getJson(t, `/api/pool/ledger/${w.address}?${q}`), { status: 400, body: { success: false, error } }, q);
     }
   });
 
-  it('applies the default ledger limit of 50 and accepts up to 500', async () => {
+  it('applies the default ledger limit of 50 and accepts up to 100', async () => {
     const w = addr(0x5050);
     for (let i = 0; i < 55; i++) await deposit(w, '1');
     const def = await getJson(t, `/api/pool/ledger/${w}`);
     assert.equal((def.body.data as Json[]).length, 50);
     assert.equal(def.body.count, 50);
-    const max = await getJson(t, `/api/pool/ledger/${w}?limit=500`);
+    const max = await getJson(t, `/api/pool/ledger/${w}?limit=100`);
     assert.equal(max.body.count, 55);
   });
 

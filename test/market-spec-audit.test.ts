@@ -43,10 +43,21 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
     assert.equal(a.status, status, JSON.stringify(a.body));
     return a.body;
   };
-  // Each signed request names its own second: one request per second per signer and body.
-  let skew = 0;
+  // A signature is accepted once and names its second: every request gets a second of its own,
+  // taken from the last 25 (the service accepts 30 either way).
+  const usedSeconds = new Set<number>();
+  const freshSecond = () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (let k = 0; k < 25; k++) {
+      if (!usedSeconds.has(now - k)) {
+        usedSeconds.add(now - k);
+        return now - k;
+      }
+    }
+    throw new Error('more than 25 signed requests in 25 seconds');
+  };
   const send = async (signer: MarketSigner, r: SignedRequestInput, dropContentType = false): Promise<Answer> => {
-    const req = await signedRequest(signer, { ...r, timestamp: Math.floor(Date.now() / 1000) - (skew++ % 20) });
+    const req = await signedRequest(signer, { ...r, timestamp: freshSecond() });
     const headers = { ...req.headers };
     if (dropContentType) delete headers['content-type'];
     const res = await fetch(base + req.url, { method: req.method, headers, ...(req.payload === undefined ? {} : { body: req.payload }) });
@@ -141,5 +152,14 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
     const estimate = await fetch(`${base}/api/pool/estimate`, { method: 'POST', body: JSON.stringify({ market_id: m.id, side: 'no', amount: 1 }) });
     assert.equal(estimate.status, 200);
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 7);
+  });
+
+  it('bounds the ledger limit like every limit of contract.md: 1..100, default 50', async () => {
+    const w = privateKeyToAccount(generatePrivateKey()).address;
+    for (let i = 0; i < 3; i++) await ok(admin('POST', `/admin/wallets/${w}/deposit`, { amount: '1' }));
+    for (const q of ['limit=101', 'limit=500', 'limit=0']) {
+      assert.deepEqual(await call('GET', `/api/pool/ledger/${w}?${q}`), { status: 400, body: { success: false, error: 'Invalid limit: must be between 1 and 100' } }, q);
+    }
+    assert.equal((await ok(call('GET', `/api/pool/ledger/${w}?limit=100`))).count, 3);
   });
 });
