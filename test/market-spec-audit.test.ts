@@ -162,4 +162,18 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
     }
     assert.equal((await ok(call('GET', `/api/pool/ledger/${w}?limit=100`))).count, 3);
   });
+
+  it('answers the spec message Invalid side for any side that is not yes, no or draw, strings or not', async () => {
+    const w = await trader('10');
+    const m = await market();
+    for (const side of [1, null, true, 'YES', '', ['yes'], 'draw']) {
+      const r = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, m.id, side as string, 1) });
+      assert.deepEqual(r, { status: 400, body: { success: false, error: 'Invalid side' } }, JSON.stringify(side));
+      const e = await call('POST', '/api/pool/estimate', { market_id: m.id, side, amount: 1 });
+      assert.deepEqual(e, { status: 400, body: { success: false, error: 'Invalid side' } }, `estimate ${JSON.stringify(side)}`);
+    }
+    const missing = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: { wallet_addr: w.wallet, market_id: m.id, amount: 1 } });
+    assert.deepEqual(missing, { status: 400, body: { success: false, error: 'missing required field: side' } });
+    assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 10);
+  });
 });
