@@ -193,10 +193,15 @@ describe('market authentication over HTTP (probe route)', () => {
     const walletNoBody = await send(a, { body: null }, await walletHeaders(acct, { body: null }));
     assert.equal(walletNoBody.statusCode, 200, walletNoBody.body);
 
-    // A body no signature covers (another content type, parsed without its bytes kept) is refused.
+    // Another content type is read as JSON with its bytes kept, so the signature still covers
+    // them: a body signed as empty is refused, the same body signed as sent is accepted.
     const plain = await send(a, { body: odd, headers: { 'content-type': 'text/plain' } }, hmacHeaders(creds, { body: null, ts: nowSeconds() - 4 }));
-    assert.deepEqual(outcome(plain), errorOf(415, 'unsupported content type; send application/json'));
+    assert.deepEqual(outcome(plain), errorOf(401, 'Invalid signature'));
     assert.equal(await effects(acct.address), 3);
+    const signedPlain = await send(a, { body: odd, headers: { 'content-type': 'text/plain' } }, hmacHeaders(creds, { body: odd, ts: nowSeconds() - 5 }));
+    assert.equal(signedPlain.statusCode, 200, signedPlain.body);
+    assert.equal(signedPlain.json().data.body.note, 'caf\u00e9 \u2713');
+    assert.equal(await effects(acct.address), 4);
   });
 
   it('refuses a request without complete authentication headers: 401 Signature required', async () => {

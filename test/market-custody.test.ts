@@ -137,21 +137,22 @@ describe('market custody over HTTP, CHAIN=none', () => {
     for (const [q, error] of [
       ['type=fee', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
       ['type=bogus', 'Invalid type: must be one of deposit, withdraw, trade, settlement, refund'],
-      ['limit=0', 'Invalid limit: must be between 1 and 500'],
-      ['limit=501', 'Invalid limit: must be between 1 and 500'],
-      ['limit=abc', 'Invalid limit: must be between 1 and 500'],
+      ['limit=0', 'Invalid limit: must be between 1 and 100'],
+      ['limit=101', 'Invalid limit: must be between 1 and 100'],
+      ['limit=501', 'Invalid limit: must be between 1 and 100'],
+      ['limit=abc', 'Invalid limit: must be between 1 and 100'],
     ] as const) {
       assert.deepEqual(await getJson(t, `/api/pool/ledger/${w.address}?${q}`), { status: 400, body: { success: false, error } }, q);
     }
   });
 
-  it('applies the default ledger limit of 50 and accepts up to 500', async () => {
+  it('applies the default ledger limit of 50 and accepts up to 100', async () => {
     const w = addr(0x5050);
     for (let i = 0; i < 55; i++) await deposit(w, '1');
     const def = await getJson(t, `/api/pool/ledger/${w}`);
     assert.equal((def.body.data as Json[]).length, 50);
     assert.equal(def.body.count, 50);
-    const max = await getJson(t, `/api/pool/ledger/${w}?limit=500`);
+    const max = await getJson(t, `/api/pool/ledger/${w}?limit=100`);
     assert.equal(max.body.count, 55);
   });
 
@@ -256,8 +257,8 @@ describe('market custody over HTTP, CHAIN=none', () => {
     const w = newWallet();
     await deposit(w.address, '20');
     const cases: [unknown, string][] = [
-      [20.000001, 'Amount exceeds max_withdraw (20 USDC)'],
-      ['25', 'Amount exceeds max_withdraw (20 USDC)'],
+      [20.000001, 'Insufficient balance'],
+      ['25', 'Insufficient balance'],
       [0.5, 'Minimum withdrawal is 1 USDC'],
       ['1.0000001', 'amount must have at most 6 decimals'],
       [1.1234567, 'amount must have at most 6 decimals'],
@@ -286,7 +287,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     assert.deepEqual(errorOf(extra), { status: 400, body: { success: false, error: 'unknown field: to' } });
     // A wallet never funded can withdraw nothing.
     const empty = newWallet();
-    assert.deepEqual(errorOf(await withdraw(empty, 1)), { status: 400, body: { success: false, error: 'Amount exceeds max_withdraw (0 USDC)' } });
+    assert.deepEqual(errorOf(await withdraw(empty, 1)), { status: 400, body: { success: false, error: 'Insufficient balance' } });
 
     const b = await balance(w.address);
     assert.equal(b.locked, 0);
@@ -361,7 +362,7 @@ describe('market custody over HTTP, CHAIN=none', () => {
     const ok = results.filter((r) => r.statusCode === 200);
     assert.equal(ok.length, 10);
     for (const r of results.filter((x) => x.statusCode !== 200)) {
-      assert.deepEqual(errorOf(r), { status: 400, body: { success: false, error: 'Amount exceeds max_withdraw (0 USDC)' } });
+      assert.deepEqual(errorOf(r), { status: 400, body: { success: false, error: 'Insufficient balance' } });
     }
     const b = await balance(w.address);
     assert.equal(b.locked, 100);

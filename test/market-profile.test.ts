@@ -28,7 +28,7 @@ describe('PUT /api/users/:wallet (wallet-signed profile)', () => {
     const check = await t.app.inject('/api/users/check-username/ALICE_TRADER');
     assert.equal(check.json().data.available, false, 'names are unique whatever their case');
     const cleared = await put({ account: alice }, alice.address, { avatar_url: null });
-    assert.equal(cleared.json().data.avatar_url, null);
+    assert.equal(cleared.json().data.avatar_url, '', 'cleared reads "" (a string, as the spec types it)');
     assert.equal(cleared.json().data.username, 'alice_trader', 'a field left out stays');
   });
 

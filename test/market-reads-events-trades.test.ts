@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { type MarketFixtures, marketFixtures, randomWallet } from './helpers/market-fixtures.ts';
@@ -158,7 +159,12 @@ describe('market reads: events and trades', () => {
       price: trades[2]!.price,
       shares: Number(trades[2]!.shares) / 1e6,
       timestamp: ago(1 * H).toISOString(),
-      tx_hash: null,
+      // The trade's receipt (pool trades are not on chain): sha256 of its record, units and ms.
+      tx_hash:
+        '0x' +
+        createHash('sha256')
+          .update(`svc-trade v1 ${trades[2]!.id} ${mA} ${W2} no 2500000 ${trades[2]!.shares} ${ago(1 * H).getTime()}`)
+          .digest('hex'),
     });
     assert.equal(body.data[3].wallet, W1.toLowerCase());
     assert.equal(body.data[3].side, 'YES');

@@ -161,8 +161,8 @@ describe('market reads: portfolio, users, search', () => {
     assert.equal(status, 200);
     assert.deepEqual(body.data, {
       wallet: A,
-      username: null,
-      avatar_url: null,
+      username: '',
+      avatar_url: '',
       total_volume: 37,
       total_pnl: usdc(pnl.get(A)!),
       markets_traded: 3,
@@ -207,8 +207,8 @@ describe('market reads: portfolio, users, search', () => {
       {
         rank: 1,
         wallet: B,
-        username: null,
-        avatar_url: null,
+        username: '',
+        avatar_url: '',
         total_pnl: usdc(pnl.get(B)!),
         total_volume: 40,
         markets_traded: 2,
@@ -217,8 +217,8 @@ describe('market reads: portfolio, users, search', () => {
       {
         rank: 2,
         wallet: A,
-        username: null,
-        avatar_url: null,
+        username: '',
+        avatar_url: '',
         total_pnl: usdc(pnl.get(A)!),
         total_volume: 37,
         markets_traded: 3,

@@ -163,7 +163,7 @@ describe('market trading over HTTP: POST /api/pool/trade, /api/pool/estimate, /a
       [{ ...base, market_id: 1.5 }, 'invalid market_id: must be integer'],
       [{ ...base, market_id: 0 }, 'invalid market_id: must be >= 1'],
       [{ ...base, market_id: 2 ** 31 }, 'invalid market_id: must be <= 2147483647'],
-      [{ ...base, side: 1 }, 'invalid side: must be string'],
+      [{ ...base, side: 1 }, 'Invalid side'],
       [{ ...base, amount: 1.0000001 }, 'amount must have at most 6 decimals'],
       [{ ...base, amount: 12.3456789 }, 'amount must have at most 6 decimals'],
       [{ ...base, amount: 1e-7 }, 'amount must have at most 6 decimals'],

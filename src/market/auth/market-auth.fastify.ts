@@ -31,18 +31,25 @@ declare module 'fastify' {
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Replaces this plugin context's application/json parser with one that keeps the exact bytes on
+ * Replaces this plugin context's body parsers with one that keeps the exact bytes on
  * `request.rawBody` (signatures cover bytes, not parsed JSON) and then parses them with Fastify's
- * own parser, so malformed or empty JSON keeps its usual 400 and prototype poisoning stays refused.
+ * own JSON parser, so malformed or empty JSON keeps its usual 400 and prototype poisoning stays
+ * refused. Every body of the market is JSON: one sent as `text/plain` (fetch's default for a
+ * string), without a content type (Python requests' `data=`) or as a form (curl's `-d`) is read
+ * as JSON too, since the signature covers its bytes whatever the header says.
  */
 export function installRawJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  const parser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const raw = body as Buffer;
     request.rawBody = raw;
     parseJson(request, raw as unknown as string, done);
-  });
+  };
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
+  app.addContentTypeParser('text/plain', { parseAs: 'buffer' }, parser);
+  // Any other type, and none (Fastify asks the catch-all for a body without content-type).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parser);
 }
 
 export interface RequireMarketAuthOptions {

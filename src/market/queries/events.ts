@@ -40,7 +40,9 @@ export interface EventWithMarkets extends EventItem {
   markets: MarketItem[];
 }
 
-const EVENT_SELECT = sql`select e.id, e.title, e.slug, e.description, e.category, e.image_url, e.status, e.end_date,
+// An event without an end date of its own ends with its last market.
+const EVENT_SELECT = sql`select e.id, e.title, e.slug, e.description, e.category, e.image_url, e.status,
+    coalesce(e.end_date, (select max(m.end_date) from markets m where m.event_id = e.id)) as end_date,
     e.created_at,
     (select count(*)::int from markets m where m.event_id = e.id) as markets_count,
     (select coalesce(sum(m.volume), 0)::bigint from markets m where m.event_id = e.id) as total_volume

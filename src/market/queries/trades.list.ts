@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Outcome } from '../market.tables.ts';
@@ -12,7 +13,7 @@ export interface TradeRecord {
   price: number;
   shares: number;
   timestamp: string;
-  tx_hash: string | null;
+  tx_hash: string;
 }
 
 interface TradeRow {
@@ -36,9 +37,19 @@ function tradeRecord(r: TradeRow): TradeRecord {
     price: r.price,
     shares: formatUsdc(r.shares),
     timestamp: r.created_at.toISOString(),
-    // Pool trades move money inside the service's ledger, not on a chain.
-    tx_hash: null,
+    tx_hash: tradeHash(r),
   };
+}
+
+/**
+ * A trade's `tx_hash`: pool trades move money inside the service's ledger, not on a chain, so
+ * this is the trade's own receipt, `0x` + sha256 of
+ * `svc-trade v1 <id> <market id> <wallet> <side> <amount units> <shares units> <unix ms>` (side
+ * lower case, amounts in micro-USDC), recomputable from the record. Never a chain transaction.
+ */
+export function tradeHash(r: Pick<TradeRow, 'id' | 'market_id' | 'wallet' | 'outcome' | 'amount' | 'shares' | 'created_at'>): string {
+  const text = `svc-trade v1 ${r.id} ${r.market_id} ${r.wallet} ${r.outcome} ${r.amount} ${r.shares} ${r.created_at.getTime()}`;
+  return '0x' + createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -47,7 +47,7 @@ interface TotalsRow {
   won_markets: number;
 }
 
-/** Wallets that traded, best first by total pnl or volume; ties share a rank. */
+/** Wallets that traded, best first by total pnl or volume; ties share a rank. Unset names are `""`. */
 export async function leaderboard(db: Db, sort: LeaderboardSort, limit: number) {
   const key = sort === 'pnl' ? sql.raw('t.pnl') : sql.raw('t.volume');
   const r = await sql<TotalsRow>`${WALLET_TOTALS}
@@ -57,8 +57,8 @@ export async function leaderboard(db: Db, sort: LeaderboardSort, limit: number) 
   return r.rows.map((t) => ({
     rank: t.rank,
     wallet: t.wallet,
-    username: t.username,
-    avatar_url: t.avatar_url,
+    username: t.username ?? '',
+    avatar_url: t.avatar_url ?? '',
     total_pnl: formatUsdc(t.pnl),
     total_volume: formatUsdc(t.volume),
     markets_traded: t.markets_traded,
@@ -79,7 +79,10 @@ interface WalletRow {
   created_at: Date;
 }
 
-/** The User profile of the market API; null when the wallet is unknown. `wallet` is lower case. */
+/**
+ * The User profile of the market API; null when the wallet is unknown. `wallet` is lower case;
+ * an unset username or avatar is `""` (the spec types both as strings).
+ */
 export async function userProfile(db: Db, wallet: string) {
   const w = await sql<WalletRow>`select address, username, avatar_url, created_at from wallets where address = ${wallet}`.execute(db);
   const row = w.rows[0];
@@ -87,8 +90,8 @@ export async function userProfile(db: Db, wallet: string) {
   const figures = walletFigures(await walletPositions(db, wallet));
   return {
     wallet: row.address,
-    username: row.username,
-    avatar_url: row.avatar_url,
+    username: row.username ?? '',
+    avatar_url: row.avatar_url ?? '',
     total_volume: formatUsdc(figures.totalVolume),
     total_pnl: formatUsdc(figures.summary.totalPnl),
     markets_traded: figures.marketsTraded,

@@ -9,7 +9,7 @@ import { usdcNumberToUnits } from '../pricing/index.ts';
 import { estimateTrade } from '../trading/estimate-trade.ts';
 import type { TradeBatcher } from '../trading/trade-batcher.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
-import { AUTH_DESCRIPTION, MarketId, Side, signedErrors, strict, tags, UsdcNumber, WalletAddress } from './signed-schemas.ts';
+import { AUTH_DESCRIPTION, MarketId, Side, sideOf, signedErrors, strict, tags, UsdcNumber, WalletAddress } from './signed-schemas.ts';
 
 export interface TradeRoutesDeps {
   readonly db: Db;
@@ -91,7 +91,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
         const amount = usdcNumberToUnits(req.body.amount, 'amount');
         // The key's claim commits with the trade or not at all: a retry never moves money twice.
         const idempotency = idempotentRequestOf(req, 'pool.trade');
-        const answer = await trades.place({ wallet, marketId: req.body.market_id, side: req.body.side, amount, idempotency });
+        const answer = await trades.place({ wallet, marketId: req.body.market_id, side: sideOf(req.body.side), amount, idempotency });
         return sendStoredAnswer(reply, answer);
       },
     );
@@ -110,7 +110,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
       },
       async (req) => {
         const amount = usdcNumberToUnits(req.body.amount, 'amount');
-        const data = await estimateTrade(db, clock, { marketId: req.body.market_id, side: req.body.side, amount });
+        const data = await estimateTrade(db, clock, { marketId: req.body.market_id, side: sideOf(req.body.side), amount });
         return { success: true, data };
       },
     );

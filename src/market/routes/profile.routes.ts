@@ -16,10 +16,11 @@ const ProfileBody = Type.Object(
   { ...strict, description: 'fields left out stay as they are; null clears one' },
 );
 
+/** As the profile shows them: an unset username or avatar is `""`. */
 const ProfileView = Type.Object({
   wallet: Type.String(),
-  username: Type.Union([Type.String(), Type.Null()]),
-  avatar_url: Type.Union([Type.String(), Type.Null()]),
+  username: Type.String(),
+  avatar_url: Type.String(),
 });
 
 /**
@@ -47,7 +48,8 @@ export function profileRoutes(deps: { readonly db: Db; readonly auth: preValidat
         const who = req.marketAuth!;
         if (who.method !== 'wallet') throw new HttpError(403, 'Wallet signature required');
         if (who.wallet !== req.params.wallet.toLowerCase()) throw new HttpError(403, 'Wallet mismatch');
-        return { success: true, data: await updateProfile(deps.db, who.wallet, req.body) };
+        const p = await updateProfile(deps.db, who.wallet, req.body);
+        return { success: true, data: { wallet: p.wallet, username: p.username ?? '', avatar_url: p.avatar_url ?? '' } };
       },
     );
   };

@@ -35,7 +35,7 @@ export const EventItem = Type.Object(
     category: Type.String(),
     image_url: Type.String(),
     status: Type.String({ enum: ['active', 'resolved'] }),
-    end_date: nullable(IsoTime()),
+    end_date: nullable(IsoTime('Its own end, else the end of its last market; null only with neither')),
     created_at: IsoTime(),
     markets_count: Type.Integer(),
     total_volume: Usdc('Sum of its markets\u2019 volume'),
@@ -146,7 +146,9 @@ export const TradeRecord = Type.Object({
   price: Price('Average price paid: amount / shares'),
   shares: Type.Number(),
   timestamp: IsoTime(),
-  tx_hash: nullable(Type.String({ description: 'Always null: pool trades happen off-chain' })),
+  tx_hash: Type.String({
+    description: 'The trade\u2019s receipt, not a chain transaction (pool trades happen in the ledger): 0x + sha256 of `svc-trade v1 <id> <market_id> <wallet> <side> <amount units> <shares units> <unix ms>`',
+  }),
 });
 
 export const Position = Type.Object({
@@ -181,8 +183,8 @@ export const PortfolioStats = Type.Object({
 
 export const UserProfile = Type.Object({
   wallet: Type.String(),
-  username: nullable(Type.String()),
-  avatar_url: nullable(Type.String()),
+  username: Type.String({ description: '"" when unset' }),
+  avatar_url: Type.String({ description: '"" when unset' }),
   total_volume: Usdc(),
   total_pnl: Usdc(),
   markets_traded: Type.Integer(),
@@ -194,8 +196,8 @@ export const UserProfile = Type.Object({
 export const LeaderboardEntry = Type.Object({
   rank: Type.Integer(),
   wallet: Type.String(),
-  username: nullable(Type.String()),
-  avatar_url: nullable(Type.String()),
+  username: Type.String({ description: '"" when unset' }),
+  avatar_url: Type.String({ description: '"" when unset' }),
   total_pnl: Usdc(),
   total_volume: Usdc(),
   markets_traded: Type.Integer(),

@@ -10,7 +10,15 @@ export const tags = ['market'];
 
 export const WalletAddress = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
 export const MarketId = Type.Integer({ minimum: 1, maximum: MAX_ID });
-export const Side = Type.String({ description: '`yes`, `no`, or `draw` (threeway markets only), lower case' });
+/**
+ * Any JSON value passes the schema: whatever is not `yes`, `no` or `draw` (on threeway markets),
+ * a number or null included, is the market API's 400 `Invalid side` (sideOf), checked with the
+ * market like a wrong string.
+ */
+export const Side = Type.Unsafe<unknown>({ description: 'A string: `yes`, `no`, or `draw` (threeway markets only), lower case; anything else is 400 `Invalid side`' });
+
+/** The side as the trade checks take it: a non-string is no outcome (`Invalid side` there). */
+export const sideOf = (side: unknown): string => (typeof side === 'string' ? side : '');
 export const UsdcNumber = Type.Number({ description: 'USDC as a JSON number, at least 1, at most 6 decimals' });
 
 /** Error answers of the signed routes (plus 429 from the market's rate limit). */

@@ -26,9 +26,10 @@ export function maxWithdrawOf(available: bigint, onChainAvailable: bigint | null
 }
 
 /**
- * Opens a withdrawal in the caller's transaction: checks the minimum, then `amount <=
- * max_withdraw` with the wallet row locked, moves the amount into `wallets.locked` and writes the
- * `pending` row. Nothing leaves the balance until the withdrawal completes.
+ * Opens a withdrawal in the caller's transaction: checks the minimum, then, with the wallet row
+ * locked, `amount <= available` (400 `Insufficient balance`) and `amount <= max_withdraw`; moves
+ * the amount into `wallets.locked` and writes the `pending` row. Nothing leaves the balance
+ * until the withdrawal completes.
  */
 export async function requestWithdrawal(
   trx: Transaction<Database>,
@@ -36,8 +37,12 @@ export async function requestWithdrawal(
 ): Promise<{ readonly withdrawal: WithdrawalRow; readonly wallet: WalletRow }> {
   if (input.amount < input.minUnits) throw badRequest(`Minimum withdrawal is ${usdcText(input.minUnits)} USDC`);
   const w = await lockWallet(trx, input.wallet);
-  const max = maxWithdrawOf(w ? availableOf(w) : 0n, input.onChainAvailable);
-  if (!w || input.amount > max) throw badRequest(`Amount exceeds max_withdraw (${usdcText(max)} USDC)`);
+  const available = w ? availableOf(w) : 0n;
+  // More than the wallet has is the market API's `Insufficient balance`; within it but more than
+  // the hot wallet can pay now (max_withdraw below available) names the limit.
+  if (!w || input.amount > available) throw badRequest('Insufficient balance');
+  const max = maxWithdrawOf(available, input.onChainAvailable);
+  if (input.amount > max) throw badRequest(`Amount exceeds max_withdraw (${usdcText(max)} USDC)`);
   await lockFunds(trx, input.wallet, input.amount, input.at);
   const withdrawal = await trx
     .insertInto('withdrawals')
