@@ -22,7 +22,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
-import { readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
+import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
 import { unwrapOpaque } from './opaque.ts';
 
 export interface ParsedMessagesRequest {
@@ -241,7 +241,7 @@ function readTools(body: Fields): ToolDefinition[] {
     const p = at('tools', i);
     const f = expectFields(tool, p);
     const type = readString(f, 'type', p);
-    if (type === 'function') return readFunctionTool(f, p, seen);
+    if (type === 'function') return readServiceTool(f, p, seen);
     if (type !== undefined && type !== 'custom') {
       const family = SERVER_TOOL_FAMILIES.find(([prefix]) => type.startsWith(prefix));
       if (family) invalid(at(p, 'type'), `server tool ${type} (${family[1]}) is not supported`);
@@ -263,27 +263,11 @@ function readTools(body: Fields): ToolDefinition[] {
   });
 }
 
-/** The service's tool definition (OpenAI's shape: `{type: "function", function: {name, description, parameters}}`). */
-function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
-  const fp = at(p, 'function');
-  const fn = expectFields(f.function, fp);
-  const name = readString(fn, 'name', fp, { required: true })!;
-  if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
-  if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
-  seen.add(name);
-  const description = readString(fn, 'description', fp);
-  let parameters: Fields = { type: 'object', properties: {} };
-  if (fn.parameters !== undefined && fn.parameters !== null) {
-    if (!isFields(fn.parameters)) invalid(at(fp, 'parameters'), 'must be a JSON Schema object');
-    parameters = fn.parameters;
-  }
+/** The service's tool definition, read as chat completions reads it, with Anthropic's cache_control. */
+function readServiceTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
+  const tool = readFunctionTool(f, p, seen);
   const cacheControl = readCacheControl(f, p);
-  return {
-    name,
-    ...(description !== undefined ? { description } : {}),
-    parameters,
-    ...(cacheControl !== undefined ? { cacheControl } : {}),
-  };
+  return cacheControl === undefined ? tool : { ...tool, cacheControl };
 }
 
 /** `tool_choice` as a string, the service's form (`auto`, `none`, and `any`/`required`), next to Anthropic's objects. */

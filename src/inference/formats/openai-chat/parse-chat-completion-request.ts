@@ -123,6 +123,22 @@ function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObj
   return value;
 }
 
+/**
+ * The `function` of a tool in the service's form (`{type: "function", function: {name,
+ * description, parameters}}`, also taken by /v1/messages): names unique across `seen`.
+ */
+export function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
+  const fp = at(p, 'function');
+  const fn = expectFields(f.function, fp);
+  const name = readString(fn, 'name', fp, { required: true })!;
+  if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
+  seen.add(name);
+  const description = readString(fn, 'description', fp);
+  const parameters = readSchema(fn.parameters, at(fp, 'parameters'), { type: 'object', properties: {} });
+  return description === undefined ? { name, parameters } : { name, description, parameters };
+}
+
 function readTools(body: Fields): ToolDefinition[] {
   const v = body.tools;
   if (v === undefined || v === null) return [];
@@ -133,15 +149,7 @@ function readTools(body: Fields): ToolDefinition[] {
     const p = at('tools', i);
     const f = expectFields(tool, p);
     readEnum(f, 'type', p, ['function'] as const, { required: true });
-    const fp = at(p, 'function');
-    const fn = expectFields(f.function, fp);
-    const name = readString(fn, 'name', fp, { required: true })!;
-    if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
-    if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
-    seen.add(name);
-    const description = readString(fn, 'description', fp);
-    const parameters = readSchema(fn.parameters, at(fp, 'parameters'), { type: 'object', properties: {} });
-    return description === undefined ? { name, parameters } : { name, description, parameters };
+    return readFunctionTool(f, p, seen);
   });
 }
 
