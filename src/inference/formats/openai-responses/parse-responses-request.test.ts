@@ -65,6 +65,26 @@ describe('parseResponsesRequest', () => {
     assert.deepEqual(p.metadata, { k: 'v' });
   });
 
+  it('also reads function tools in the nested form of the service ({type, function: {name, description, parameters}})', () => {
+    const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const p = parseResponsesRequest({
+      model: 'm',
+      input: 'hi',
+      tools: [
+        { type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: weather } },
+        { type: 'function', name: 'flat', parameters: { type: 'object', properties: {} } },
+      ],
+      tool_choice: { type: 'function', name: 'get_weather' },
+    });
+    assert.deepEqual(p.functionTools, [
+      { name: 'get_weather', description: 'Weather now', parameters: weather },
+      { name: 'flat', parameters: { type: 'object', properties: {} } },
+    ]);
+    assert.deepEqual(p.toolsEcho[0], { type: 'function', name: 'get_weather', description: 'Weather now', parameters: weather, strict: true });
+    refused({ model: 'm', input: 'hi', tools: [{ type: 'function', function: { name: 'a' } }, { type: 'function', function: { name: 'a' } }] }, 'tools[1].function.name: duplicate tool name a');
+    refused({ model: 'm', input: 'hi', tools: [{ type: 'function', function: { name: 'a', parameters: 'x' } }] }, 'tools[0].function.parameters: must be a JSON Schema object');
+  });
+
   it('refuses bad fields with a 400 naming them', () => {
     refused(null, 'body: must be a JSON object');
     refused({ model: 42, input: 'x' }, 'model: must be a string');

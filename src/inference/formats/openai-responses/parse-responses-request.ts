@@ -1,4 +1,5 @@
 import { REASONING_EFFORTS, type JsonObject, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../canonical/chat.ts';
+import { readFunctionTool } from '../openai-chat/parse-chat-completion-request.ts';
 import {
   at,
   expectFields,
@@ -237,6 +238,13 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
     const p = at('tools', i);
     const f = expectFields(tool, p);
     const type = readString(f, 'type', p, { required: true })!;
+    if (type === 'function' && f.name === undefined && f.function !== undefined) {
+      // The service's tool definition (chat completions' nested form), as inference-api.md gives it.
+      const t = readFunctionTool(f, p, new Set(functions.map((d) => d.name)));
+      functions.push(t);
+      echo.push({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters, strict: true });
+      return;
+    }
     if (type === 'function') {
       const name = readString(f, 'name', p, { required: true })!;
       if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
