@@ -45,7 +45,7 @@ const tags = ['market'];
 const strict = { additionalProperties: false } as const;
 const WalletParams = Type.Object({ wallet: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x + 40 hex digits, any case' }) }, strict);
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
-/** The ledger's `limit`: default 50 (market-api.md), at most 100 like every `limit` (contract.md). */
+/** The ledger's `limit`: default 50, at most 100 like every `limit` (docs/api-decisions.md). */
 export const LEDGER_MAX_LIMIT = 100;
 
 const envelope = <T extends object>(data: T) => Type.Object({ success: Type.Boolean(), data });

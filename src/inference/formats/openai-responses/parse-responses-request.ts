@@ -239,7 +239,7 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
     const f = expectFields(tool, p);
     const type = readString(f, 'type', p, { required: true })!;
     if (type === 'function' && f.name === undefined && f.function !== undefined) {
-      // The service's tool definition (chat completions' nested form), as inference-api.md gives it.
+      // The service's one tool definition, chat completions' nested form (docs/api-decisions.md).
       const t = readFunctionTool(f, p, new Set(functions.map((d) => d.name)));
       functions.push(t);
       echo.push({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters, strict: true });
