@@ -9,7 +9,7 @@ import { estimateCharge, type ChargeEstimate } from '../src/inference/billing/es
 import { HttpError } from '../src/shared/errors.ts';
 import { systemClock } from '../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { createTestAccount, creditBooks, type TestAccount } from './helpers/inference.ts';
 
 /**
  * Issue: a request without max_tokens holds a share of the available balance (half, never less
@@ -23,18 +23,6 @@ import { createTestAccount, type TestAccount } from './helpers/inference.ts';
  * microtasks after it ran (one `setImmediate`): it is then held, refused, or waiting.
  */
 
-/** The books: the ledger sums to the balance and the leases to `reserved`. */
-async function books(t: TestApp, accountId: number) {
-  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; leased: bigint }>`
-    select a.credits, a.reserved,
-      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
-      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as leased
-    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
-  const b = r.rows[0]!;
-  assert.equal(b.ledger, b.credits, 'the ledger sums to the balance');
-  assert.equal(b.leased, b.reserved, 'the leases sum to reserved');
-  return b;
-}
 
 type Outcome = { state: 'waiting' } | { state: 'held'; r: Reservation } | { state: 'refused'; status: number; message: string };
 
@@ -117,12 +105,12 @@ describe('open-output holds on a small balance, many at once (PostgreSQL when DA
     assert.equal(billing.waiting(), 0);
     assert.ok(r.amount >= charge.output!.typical, `held ${r.amount}, at least the typical cost`);
     const inFlight = holds.slice(1).reduce((s, h) => s + h.amount, 0n) + r.amount;
-    const paid = balance - (await books(t, acct.id)).credits; // the first one's charge is written
+    const paid = balance - (await creditBooks(t, acct.id)).credits; // the first one's charge is written
     assert.ok(paid > 0n && inFlight + paid <= balance, 'holds in flight and charges never exceed the balance');
 
     await Promise.all([...holds.slice(1), r].map((h) => billing.settle(h, { usage, usageSource: 'upstream' })));
     await billing.close();
-    const b = await books(t, acct.id);
+    const b = await creditBooks(t, acct.id);
     assert.equal(b.reserved, 0n);
     const cost = computeCost(fast.pricing, usage);
     assert.equal(cost, 9_000n);
@@ -166,7 +154,7 @@ describe('open-output holds on a small balance, many at once (PostgreSQL when DA
     assert.equal(results.filter((x) => x !== null).length, n);
     assert.ok(most <= balance, 'holds in flight never exceed the balance');
     await billing.close();
-    const b = await books(t, acct.id);
+    const b = await creditBooks(t, acct.id);
     assert.equal(b.reserved, 0n);
     assert.equal(b.credits, balance - BigInt(n) * computeCost(fast.pricing, usage), 'the balance is exactly the sum of the charges');
   });
@@ -202,7 +190,7 @@ describe('open-output holds on a small balance, many at once (PostgreSQL when DA
     assert.equal(billing.waiting(), 0);
     for (const h of holds) await billing.release(h, { status: 499 });
     await billing.close();
-    const b = await books(t, acct.id);
+    const b = await creditBooks(t, acct.id);
     assert.deepEqual([b.credits, b.reserved], [1000_000_000n, 0n]);
   });
 
@@ -223,7 +211,7 @@ describe('open-output holds on a small balance, many at once (PostgreSQL when DA
     for (const h of holds) await billing.release(h, { status: 499 });
     await sql`update credit_reservations set renewed_at = now() - interval '1 hour' where account_id = ${acct.id}`.execute(t.deps.db);
     await releaseStaleHolds(t.deps.db, 60_000);
-    const b = await books(t, acct.id);
+    const b = await creditBooks(t, acct.id);
     assert.deepEqual([b.credits, b.reserved], [1000_000_000n, 0n]);
   });
 });

@@ -8,26 +8,13 @@ import { releaseStaleHolds } from '../src/inference/billing/credits.repository.t
 import { HttpError } from '../src/shared/errors.ts';
 import { systemClock } from '../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createTestAccount, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
+import { createTestAccount, creditBooks, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
 
-async function balances(t: TestApp, accountId: number) {
-  // One statement, one snapshot: leases go back (idle) and charges land concurrently.
-  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; holds: bigint }>`
-    select a.credits, a.reserved,
-      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
-      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as holds
-    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
-  const a = r.rows[0]!;
-  // The books: the balance is the sum of the ledger, the reserved amount the sum of open leases.
-  assert.equal(a.ledger, a.credits, 'ledger sums to the balance');
-  assert.equal(a.holds, a.reserved, 'open leases sum to reserved');
-  return { credits: a.credits, reserved: a.reserved };
-}
 
 /** The books once the app's idle credit leases went back to the account (CREDIT_LEASE_IDLE_MS). */
 async function returnedBooks(t: TestApp, accountId: number) {
   for (let i = 0; i < 500; i++) {
-    const a = await balances(t, accountId);
+    const a = await creditBooks(t, accountId);
     if (a.reserved === 0n) return a;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -166,7 +153,7 @@ describe('model checks and reserve-then-settle through a probe route', () => {
     await t.app.inject({ method: 'POST', url: `/admin/accounts/${acct.id}/credits`, headers: t.admin, payload: { credits: -3, note: 'chargeback' } });
     const r = await chat(acct, { model: 'svc-pro', prompt: 'hi', max_tokens: 1 });
     assert.equal(r.statusCode, 402);
-    await balances(t, acct.id);
+    await creditBooks(t, acct.id);
   });
 });
 
@@ -218,7 +205,7 @@ describe('concurrent reservations (PostgreSQL when DATABASE_URL is set)', () => 
     const acct = await createTestAccount(t, { credits: 10 });
     const admitted = await race(acct, 50, 1_000_000n, 1000);
     assert.equal(admitted.length, 10);
-    const a = await balances(t, acct.id);
+    const a = await creditBooks(t, acct.id);
     assert.equal(a.credits, 0n);
     assert.equal(a.reserved, 0n);
     const usage = await t.deps.db.selectFrom('usage_records').select(sql<number>`count(*)::integer`.as('n')).where('account_id', '=', acct.id).executeTakeFirstOrThrow();
@@ -229,7 +216,7 @@ describe('concurrent reservations (PostgreSQL when DATABASE_URL is set)', () => 
     const acct = await createTestAccount(t, { credits: 10.5 });
     // Each holds up to 1 credit and costs 1.2: the extra 0.2 of each admitted request is the operator's.
     const admitted = await race(acct, 50, 1_000_000n, 1200);
-    const a = await balances(t, acct.id);
+    const a = await creditBooks(t, acct.id);
     const cost = 1_200_000n;
     const held = admitted.reduce((s, r) => s + r.amount, 0n);
     assert.ok(held <= 10_500_000n, 'holds never exceed the balance');
@@ -245,16 +232,16 @@ describe('concurrent reservations (PostgreSQL when DATABASE_URL is set)', () => 
     const principal = { accountId: acct.id, keyId: acct.keyId, emailVerified: true, keyPrefix: 'svk_x' };
     const r = await billing.reserve({ principal, model: model(), endpoint: 'chat.completions', requestId: 'lost', charge: { estimate: 2_000_000n, minimum: 1n } });
     assert.equal(r.amount, 2_000_000n);
-    const leased = (await balances(t, acct.id)).reserved;
+    const leased = (await creditBooks(t, acct.id)).reserved;
     assert.ok(leased >= 2_000_000n && leased <= 3_000_000n, 'the lease holds the request and at most the balance');
     await billing.written(); // a renewal ahead of time may still be on its way
     // Only this account's lease goes stale: other test files may share the database (PostgreSQL)
     // and their instances' leases are alive.
     await sql`update credit_reservations set renewed_at = now() - interval '1 hour' where account_id = ${acct.id}`.execute(t.deps.db);
     assert.ok((await releaseStaleHolds(t.deps.db, 60_000)) >= 1);
-    assert.equal((await balances(t, acct.id)).reserved, 0n);
+    assert.equal((await creditBooks(t, acct.id)).reserved, 0n);
     await billing.settle(r, { usage: { inputTokens: 500 }, usageSource: 'estimated' });
-    const a = await balances(t, acct.id);
+    const a = await creditBooks(t, acct.id);
     assert.equal(a.credits, 2_500_000n);
     assert.equal(a.reserved, 0n);
     await assert.rejects(billing.settle(r, { usage: { inputTokens: 1 }, usageSource: 'upstream' }), /already settled/);

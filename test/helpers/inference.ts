@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import type { AppDeps } from '../../src/deps.ts';
 import { estimateCharge, estimateTokensFromText } from '../../src/inference/billing/estimate.ts';
 import { createInferenceContext } from '../../src/inference/inference-context.ts';
@@ -98,4 +100,20 @@ export function mountInferenceProbes(app: FastifyInstance, deps: AppDeps): void 
 export function manualClock(): { now(): number; advance(ms: number): void } {
   let offset = 0;
   return { now: () => Date.now() + offset, advance: (ms) => void (offset += ms) };
+}
+
+/**
+ * An account's credit books, checked: the ledger sums to the balance and the open leases to
+ * `reserved`. One statement, one snapshot (leases go back and charges land concurrently).
+ */
+export async function creditBooks(t: TestApp, accountId: number): Promise<{ credits: bigint; reserved: bigint }> {
+  const r = await sql<{ credits: bigint; reserved: bigint; ledger: bigint; leased: bigint }>`
+    select a.credits, a.reserved,
+      (select coalesce(sum(amount), 0)::bigint from credit_ledger where account_id = a.id) as ledger,
+      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = a.id) as leased
+    from accounts a where a.id = ${accountId}`.execute(t.deps.db);
+  const b = r.rows[0]!;
+  assert.equal(b.ledger, b.credits, 'the ledger sums to the balance');
+  assert.equal(b.leased, b.reserved, 'the open leases sum to reserved');
+  return { credits: b.credits, reserved: b.reserved };
 }
