@@ -23,7 +23,7 @@ import { readProviderEvents } from './read-provider-events.ts';
 import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
-import { createUpstreamTransport, networkFailure, type ResponseBody } from './upstream-transport.ts';
+import { createUpstreamTransport } from './upstream-transport.ts';
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
 import { runWithFallback } from './run-with-fallback.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
@@ -87,20 +87,6 @@ const CHAT_ADAPTERS: Partial<Record<ProviderConfig['type'], ChatAdapter>> = {
   anthropic: anthropicChat,
 };
 
-async function readJson(body: ResponseBody, signal: AbortSignal | undefined): Promise<unknown> {
-  let text: string;
-  try {
-    text = await body.text();
-  } catch (e) {
-    throw networkFailure(e, signal);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ProviderFailure(502, 'the upstream answer is not JSON');
-  }
-}
-
 export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}): Upstreams {
   const transport = createUpstreamTransport(options.dispatcher ? { dispatcher: options.dispatcher } : {});
   const redact = createRedactor(catalog);
@@ -149,8 +135,8 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
         const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), false);
-        const body = await transport.post(provider, { ...call, stream: false, signal }, adapter.parseError);
-        const result = adapter.parseResponse(await readJson(body, signal), call.jsonToolName, newToolCallId);
+        const answer = await transport.postJson(provider, { path: call.path, headers: call.headers, body: call.body, signal }, adapter.parseError);
+        const result = adapter.parseResponse(answer, call.jsonToolName, newToolCallId);
         if (result.usage) return { ...result, usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false };
         return {
           ...result,
@@ -199,12 +185,12 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       requireType(target, ['openai'], 'embeddings');
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
-        const body = await transport.post(
+        const answer = await transport.postJson(
           provider,
-          { path: '/embeddings', headers: bearer(provider), body: buildOpenAIEmbeddingsBody(request, upstreamModel), stream: false, signal },
+          { path: '/embeddings', headers: bearer(provider), body: buildOpenAIEmbeddingsBody(request, upstreamModel), signal },
           parseOpenAIError,
         );
-        const { embeddings, usage } = parseOpenAIEmbeddingsResponse(await readJson(body, signal), request.input.length);
+        const { embeddings, usage } = parseOpenAIEmbeddingsResponse(answer, request.input.length);
         if (usage) return { embeddings, usage, usageEstimated: false };
         const inputTokens = request.input.reduce((n, s) => n + countTextTokens(s), 0);
         return { embeddings, usage: { inputTokens, cachedInputTokens: 0, outputTokens: 0 }, usageEstimated: true };
@@ -215,12 +201,12 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       requireType(target, ['rerank'], 'rerank');
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
-        const body = await transport.post(
+        const answer = await transport.postJson(
           provider,
-          { path: '/rerank', headers: bearer(provider), body: buildRerankBody(request, upstreamModel), stream: false, signal },
+          { path: '/rerank', headers: bearer(provider), body: buildRerankBody(request, upstreamModel), signal },
           parseOpenAIError,
         );
-        const { results, inputTokens } = parseRerankResponse(await readJson(body, signal), request.documents.length, request.topN);
+        const { results, inputTokens } = parseRerankResponse(answer, request.documents.length, request.topN);
         if (inputTokens !== null) return { results, usage: { inputTokens, cachedInputTokens: 0, outputTokens: 0 }, usageEstimated: false };
         // Cohere reports search units, not tokens: count the query against every document.
         const q = countTextTokens(request.query);
@@ -233,13 +219,13 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       requireType(target, ['images', 'openai'], 'image generation');
       return guarded(target, signal, async () => {
         const { provider, model: upstreamModel } = target.deployment;
-        const body = await transport.post(
+        const answer = await transport.postJson(
           provider,
-          { path: '/images/generations', headers: bearer(provider), body: buildOpenAIImagesBody(request, upstreamModel), stream: false, signal },
+          { path: '/images/generations', headers: bearer(provider), body: buildOpenAIImagesBody(request, upstreamModel), signal },
           parseOpenAIError,
         );
         const images = await Promise.all(
-          parseOpenAIImagesResponse(await readJson(body, signal)).map(async (img): Promise<GeneratedImage> => {
+          parseOpenAIImagesResponse(answer).map(async (img): Promise<GeneratedImage> => {
             const bytes = img.base64 !== undefined ? Buffer.from(img.base64, 'base64') : await transport.download(img.url!, provider.timeoutMs, signal);
             return {
               base64: img.base64 ?? bytes.toString('base64'),

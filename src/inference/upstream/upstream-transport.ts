@@ -35,6 +35,11 @@ export type ResponseBody = Dispatcher.ResponseData['body'];
 export interface UpstreamTransport {
   /** POSTs JSON; resolves on any 2xx; a non-2xx becomes an ProviderFailure read by `readError`. */
   post(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<ResponseBody>;
+  /**
+   * A non-streamed post whose answer is read whole and parsed: resolves to the 2xx answer's JSON
+   * (a ProviderFailure 502 when it is not JSON); failures as post's.
+   */
+  postJson(provider: ProviderConfig, request: Omit<UpstreamPost, 'stream'>, readError: (bodyText: string) => string): Promise<unknown>;
   /** GETs bytes (generated images an upstream answered with a URL). */
   download(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
   close(): Promise<void>;
@@ -85,6 +90,87 @@ async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
     }
   }
   return Buffer.concat(chunks).subarray(0, cap);
+}
+
+/** The retry-after headers of an answer's raw header list (names and values alternating). */
+function retryHeaders(raw: readonly Buffer[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    if (name === 'retry-after' || name === 'retry-after-ms') out[name] ??= raw[i + 1]!.toString('latin1');
+  }
+  return out;
+}
+
+/**
+ * Collects one non-streamed answer through undici's dispatch handler, without the Readable, the
+ * async resource and the parsed header object that `request()` builds per call: for a gateway
+ * answering from memory those were a visible share of a request's CPU and garbage. The caller's
+ * signal aborts the request as request()'s would.
+ */
+function collectAnswer(
+  dispatcher: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let rawHeaders: Buffer[] = [];
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let abort: ((e?: Error) => void) | null = null;
+    let settled = false;
+    const onAbort = () => abort?.(signal!.reason as Error);
+    const done = (): void => {
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    const answer = () => ({ status, body: text(), headers: status >= 300 ? retryHeaders(rawHeaders) : {} });
+    if (signal) {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(a) {
+        abort = a;
+        if (signal?.aborted) a(signal.reason as Error);
+      },
+      onHeaders(statusCode, headers) {
+        status = statusCode;
+        rawHeaders = headers;
+        return true;
+      },
+      onData(chunk) {
+        if (settled) return true;
+        chunks.push(chunk);
+        size += chunk.length;
+        // An error answer is read up to a cap, then given up (its connection with it).
+        if (status >= 300 && size >= MAX_ERROR_BODY) {
+          chunks = [Buffer.concat(chunks, size).subarray(0, MAX_ERROR_BODY)];
+          size = MAX_ERROR_BODY;
+          done();
+          resolve(answer());
+          abort?.(new Error('error answer too large'));
+        }
+        return true;
+      },
+      onComplete() {
+        if (settled) return;
+        done();
+        resolve(answer());
+      },
+      onError(e) {
+        if (settled) return;
+        done();
+        reject(e);
+      },
+    };
+    dispatcher.dispatch(opts, handler);
+  });
 }
 
 interface SplitBase {
@@ -161,6 +247,38 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
       }
       const retryAfterMs = parseRetryAfter(response.headers, Date.now());
       throw new ProviderFailure(response.statusCode, readError(text), retryAfterMs === undefined ? {} : { retryAfterMs });
+    },
+
+    async postJson(provider, request, readError) {
+      throwIfAborted(request.signal);
+      const { origin, basePath } = baseOf(provider.baseUrl);
+      let answer: Awaited<ReturnType<typeof collectAnswer>>;
+      try {
+        answer = await collectAnswer(
+          dispatcherFor(provider, origin),
+          {
+            origin,
+            path: basePath + request.path,
+            method: 'POST',
+            headers: { ...request.headers, 'content-type': 'application/json', accept: 'application/json' },
+            body: JSON.stringify(request.body),
+            headersTimeout: provider.timeoutMs,
+            bodyTimeout: provider.timeoutMs,
+          },
+          request.signal,
+        );
+      } catch (e) {
+        throw networkFailure(e, request.signal);
+      }
+      if (answer.status < 200 || answer.status >= 300) {
+        const retryAfterMs = parseRetryAfter(answer.headers, Date.now());
+        throw new ProviderFailure(answer.status, readError(answer.body), retryAfterMs === undefined ? {} : { retryAfterMs });
+      }
+      try {
+        return JSON.parse(answer.body) as unknown;
+      } catch {
+        throw new ProviderFailure(502, 'the upstream answer is not JSON');
+      }
     },
 
     async download(url, timeoutMs, signal) {
