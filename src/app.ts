@@ -110,7 +110,6 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(cookie);
   const ready = createReadiness({ pingDatabase: () => ping(deps.db), redis: deps.redis, catalog: config.catalog, logger: deps.logger });
   await app.register(opsRoutes, { ready, registry: metrics.registry });
   const accounts = createAccountsService(deps.db, deps.apiKeys);
@@ -132,32 +131,37 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.addHook('onReady', async () => withdrawals.start());
   app.addHook('onClose', async () => withdrawals.stop());
   const dashboard = createDashboardService({ db, clock, mailer: deps.mailer, accounts, publicUrl: config.dashboard.publicUrl });
-  await app.register(adminPlugin, {
-    prefix: '/admin',
-    token: deps.adminToken,
-    operatorSession: async (request) => {
-      const s = await readSession(request, dashboard);
-      return s?.operator ? s : null;
-    },
-    routes: [
-      accountsAdminRoutes({ db: deps.db, accounts, chargesWritten: () => deps.billing.written() }),
-      marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey, feed: deps.marketFeed }),
-      withdrawalsAdminRoutes({ db, withdrawals }),
-      upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
-      demoAdminRoutes({ db }),
-    ],
+  // Cookies are the dashboard's (and the operator's session on /admin): their parsing and
+  // set-cookie hooks stay off the inference and market routes, which run them per request.
+  await app.register(async (scope) => {
+    await scope.register(cookie);
+    await scope.register(adminPlugin, {
+      prefix: '/admin',
+      token: deps.adminToken,
+      operatorSession: async (request) => {
+        const s = await readSession(request, dashboard);
+        return s?.operator ? s : null;
+      },
+      routes: [
+        accountsAdminRoutes({ db: deps.db, accounts, chargesWritten: () => deps.billing.written() }),
+        marketAdminRoutes({ db: deps.db, clock: deps.clock, secretsKey: deps.secretsKey, feed: deps.marketFeed }),
+        withdrawalsAdminRoutes({ db, withdrawals }),
+        upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
+        demoAdminRoutes({ db }),
+      ],
+    });
+    await scope.register(dashboardApiRoutes, {
+      prefix: '/dashboard/api',
+      db,
+      service: dashboard,
+      accounts,
+      adminToken: deps.adminToken,
+      authLimiter: deps.limiters.auth,
+      stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
+      chargesWritten: () => deps.billing.written(),
+    });
+    await scope.register(dashboardPagesRoutes);
   });
-  await app.register(dashboardApiRoutes, {
-    prefix: '/dashboard/api',
-    db,
-    service: dashboard,
-    accounts,
-    adminToken: deps.adminToken,
-    authLimiter: deps.limiters.auth,
-    stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
-    chargesWritten: () => deps.billing.written(),
-  });
-  await app.register(dashboardPagesRoutes);
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
   });
