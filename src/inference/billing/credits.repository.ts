@@ -184,7 +184,7 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
         update accounts a set credits = a.credits - per.charged, reserved = a.reserved - per.released, updated_at = now()
         from per where a.id = per.account_id
       ), ids as (
-        select ord, nextval(pg_get_serial_sequence('usage_records', 'id')) as id from v
+        select ord, nextval((select pg_get_serial_sequence('usage_records', 'id'))::regclass) as id from v
       ), used as (
         insert into usage_records (id, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
           input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id, lane)
