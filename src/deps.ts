@@ -6,7 +6,7 @@ import { resolveSecretsKey } from './config/secrets.ts';
 import { createBilling, type Billing } from './inference/billing/billing.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
-import { withDemoProvider } from './inference/upstream/demo-upstreams.ts';
+import { serveDemoToo } from './inference/upstream/demo-upstreams.ts';
 import { createMailer, type Mailer } from './dashboard/mailer.ts';
 import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
@@ -112,15 +112,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   if (redis) await waitForRedis(redis);
   const clock = overrides.clock ?? systemClock;
   // Breakers opened on one instance keep the others away too, when they share a Redis.
-  const upstreams =
-    overrides.upstreams ??
-    withDemoProvider(
-      createUpstreams(config.catalog, {
-        now: () => clock.now(),
-        breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
-        onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
-      }),
-    );
+  const upstreams = overrides.upstreams ?? serveDemoToo(
+    config.catalog,
+    createUpstreams(config.catalog, {
+      now: () => clock.now(),
+      breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
+      onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
+    }),
+  );
   if (config.catalog.demo) {
     logger.warn(
       'no upstream provider is configured: every model is served by the built-in demo provider (canned answers marked ' +

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Catalog } from '../../config/catalog.ts';
 import { createId } from '../canonical/create-id.ts';
 import { demoChat, demoChatEvents, demoEmbeddings, demoImages, demoRerank } from '../providers/demo/demo-provider.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
@@ -7,6 +8,15 @@ import { startChatStream } from './start-chat-stream.ts';
 import { throwIfAborted } from './upstream-transport.ts';
 
 const isDemo = (target: UpstreamTarget): boolean => target.deployment.provider.type === 'demo';
+
+/**
+ * `real`, wrapped by withDemoProvider when the catalog has demo deployments: the wrapper is one
+ * more async hop per call, which a catalog of real upstreams need not pay.
+ */
+export function serveDemoToo(catalog: Catalog, real: Upstreams): Upstreams {
+  const demo = [...catalog.models.values()].some((m) => m.deployments.some((d) => d.provider.type === 'demo'));
+  return demo ? withDemoProvider(real) : real;
+}
 
 /**
  * Serves deployments of the built-in demo provider in process (no HTTP) and passes every other
