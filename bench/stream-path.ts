@@ -1,7 +1,6 @@
 import { createMessagesStreamEncoder } from '../src/inference/formats/anthropic-messages/create-messages-stream-encoder.ts';
 import { createChatStreamEncoder } from '../src/inference/formats/openai-chat/create-chat-chunk-formatter.ts';
 import type { StreamEncoder } from '../src/inference/formats/stream-encoder.ts';
-import { Readable } from 'node:stream';
 import { createAnthropicStreamParser } from '../src/inference/providers/anthropic/parse-anthropic-stream.ts';
 import { createOpenAIChatStreamParser } from '../src/inference/providers/openai-compatible/parse-openai-chat-stream.ts';
 import type { ProviderStreamParser } from '../src/inference/providers/provider-stream.ts';
@@ -42,7 +41,17 @@ const cases: Record<string, Case> = {
 
 async function one(c: Case): Promise<number> {
   const encoder = c.encoder();
-  const body = Readable.from([c.upstream], { objectMode: false });
+  // The whole upstream stream as one read, as a body the transport gives (no network here).
+  let unread: Buffer | null = c.upstream;
+  const body = {
+    read: async () => {
+      const b = unread;
+      unread = null;
+      return b;
+    },
+    release: () => {},
+    destroy: () => {},
+  };
   const stream = await startBatchedChatStream(readProviderEvents(body, c.parser(), undefined), { estimateInput: () => 12, mapError: (e) => e });
   let out = encoder.start();
   for await (const parts of stream.batches()) for (const part of parts) out += encoder.encode(part);

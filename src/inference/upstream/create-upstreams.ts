@@ -172,7 +172,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
 
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: AbortSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
-        const body = await transport.post(provider, { ...call, stream: true, signal: callSignal }, adapter.parseError);
+        const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
         const events = readProviderEvents(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal);
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),

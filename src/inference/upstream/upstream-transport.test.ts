@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderConfig } from '../../config/catalog.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
-import { createUpstreamTransport } from './upstream-transport.ts';
+import { createUpstreamTransport, networkFailure, type BodyReader } from './upstream-transport.ts';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
@@ -124,5 +124,142 @@ describe('upstream transport: postJson', () => {
     await assert.rejects(pending, (e: unknown) => e === reason);
     for (let i = 0; i < 50 && closed === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(closed, closedBefore + 1, 'the upstream saw its request closed');
+  });
+});
+
+describe('upstream transport: postStream', () => {
+  let server: Server;
+  let handler: Handler = () => {};
+  const sockets = new Set<unknown>();
+  let closed = 0;
+  let provider: ProviderConfig;
+  const transport = createUpstreamTransport();
+  const readError = (text: string) => `upstream said: ${text}`;
+  const open = (signal?: AbortSignal) => transport.postStream(provider, { path: '/chat/completions', headers: {}, body: { stream: true }, signal }, readError);
+  const readAll = async (r: BodyReader) => {
+    const parts: Buffer[] = [];
+    for (let b = await r.read(); b !== null; b = await r.read()) parts.push(b);
+    return Buffer.concat(parts).toString('utf8');
+  };
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(done());
+  };
+
+  before(async () => {
+    server = createServer((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      req.on('end', () => handler(req, '', res));
+      res.on('close', () => closed++);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    provider = {
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      connections: 4,
+      timeoutMs: 2000,
+      connectTimeoutMs: 1000,
+      firstByteTimeoutMs: 2000,
+      idleTimeoutMs: 300,
+    } as ProviderConfig;
+  });
+  after(async () => {
+    await transport.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('asks for an event stream and reads the body in bursts to its end, whatever its size (the socket paused while unread)', async () => {
+    let accept: string | undefined;
+    const big = 'x'.repeat(1024 * 1024);
+    handler = (req, _b, res) => {
+      accept = req.headers.accept;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => {
+        res.write(big);
+        res.end('data: [DONE]\n\n');
+      }, 10);
+    };
+    const r = await open();
+    // Nothing read for a while: the megabyte waits in the socket, not in memory here.
+    await new Promise((res) => setTimeout(res, 50));
+    assert.equal(await readAll(r), `data: 1\n\n${big}data: [DONE]\n\n`);
+    assert.equal(accept, 'text/event-stream');
+  });
+
+  it('lets a released answer drain, so its connection serves the next calls', async () => {
+    sockets.clear();
+    let socketsClosed = 0;
+    const count = (socket: import('node:net').Socket) => socket.once('close', () => socketsClosed++);
+    server.on('connection', count);
+    handler = (_req, _b, res) => {
+      res.writeHead(200);
+      res.write('data: [DONE]\n\n');
+      setTimeout(() => res.end('trailing bytes'), 5);
+    };
+    for (let i = 0; i < 5; i++) {
+      const r = await open();
+      assert.equal((await r.read())?.toString(), 'data: [DONE]\n\n');
+      r.release();
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    server.off('connection', count);
+    assert.equal(socketsClosed, 0, 'no connection was closed');
+    assert.ok(sockets.size <= 2, `${sockets.size} connections for 5 calls`);
+  });
+
+  it('cuts off a released answer that never ends, and closes a destroyed one at once', async () => {
+    handler = (_req, _b, res) => {
+      res.writeHead(200);
+      res.write('data: [DONE]\n\n');
+    };
+    let before = closed;
+    const released = await open();
+    await released.read();
+    released.release();
+    await until(() => closed === before + 1);
+    before = closed;
+    const destroyed = await open();
+    await destroyed.read();
+    destroyed.destroy();
+    await until(() => closed === before + 1);
+    await assert.rejects(destroyed.read(), /closed before its end/);
+  });
+
+  it("fails the read with the caller's abort reason, and closes the upstream request", async () => {
+    handler = (_req, _b, res) => {
+      res.writeHead(200);
+      res.write('data: 1\n\n');
+    };
+    const before = closed;
+    const controller = new AbortController();
+    const r = await open(controller.signal);
+    await r.read();
+    const reason = new Error('client left');
+    controller.abort(reason);
+    await assert.rejects(r.read(), (e: unknown) => e === reason);
+    await until(() => closed === before + 1);
+  });
+
+  it('gives a non-2xx as a ProviderFailure, and an idle body a timeout the mapping reads as 504', async () => {
+    handler = (_req, _b, res) => {
+      res.writeHead(529, { 'retry-after': '2' });
+      res.end('overloaded');
+    };
+    await assert.rejects(open(), (e: unknown) => e instanceof ProviderFailure && e.status === 529 && e.message === 'upstream said: overloaded' && e.extra.retryAfterMs === 2000);
+    handler = (_req, _b, res) => {
+      res.writeHead(200);
+      res.write('data: 1\n\n');
+    };
+    const r = await open();
+    await r.read();
+    const failure = await r.read().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const mapped = networkFailure(failure, undefined);
+    assert.ok(mapped instanceof ProviderFailure && mapped.status === 504, String(failure));
   });
 });

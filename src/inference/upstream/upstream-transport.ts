@@ -15,8 +15,17 @@ export interface UpstreamPost {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
-  readonly stream: boolean;
   readonly signal?: AbortSignal | undefined;
+}
+
+/** A streamed answer's body, read a burst at a time. */
+export interface BodyReader {
+  /** What arrived since the last read, in one buffer; null at the end of the body. */
+  read(): Promise<Buffer | null>;
+  /** Stops reading a complete answer: the rest drains, so the connection serves the next request. */
+  release(): void;
+  /** Stops reading early: closes the upstream request. */
+  destroy(): void;
 }
 
 /**
@@ -30,16 +39,15 @@ function limits(provider: ProviderConfig, stream: boolean): { headersTimeout: nu
     : { headersTimeout: provider.timeoutMs, bodyTimeout: provider.timeoutMs };
 }
 
-export type ResponseBody = Dispatcher.ResponseData['body'];
-
 export interface UpstreamTransport {
-  /** POSTs JSON; resolves on any 2xx; a non-2xx becomes an ProviderFailure read by `readError`. */
-  post(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<ResponseBody>;
   /**
-   * A non-streamed post whose answer is read whole and parsed: resolves to the 2xx answer's JSON
-   * (a ProviderFailure 502 when it is not JSON); failures as post's.
+   * POSTs JSON and reads the 2xx answer whole: resolves to its JSON (a ProviderFailure 502 when it
+   * is not JSON). A non-2xx becomes a ProviderFailure with the message `readError` reads from its
+   * body; network failures are ProviderFailures too (networkFailure), the caller's abort its reason.
    */
-  postJson(provider: ProviderConfig, request: Omit<UpstreamPost, 'stream'>, readError: (bodyText: string) => string): Promise<unknown>;
+  postJson(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<unknown>;
+  /** POSTs JSON for a streamed answer: resolves with its body once a 2xx's headers arrived; failures as postJson's. */
+  postStream(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<BodyReader>;
   /** GETs bytes (generated images an upstream answered with a URL). */
   download(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
   close(): Promise<void>;
@@ -77,7 +85,7 @@ export function networkFailure(error: unknown, signal: AbortSignal | undefined):
   return new ProviderFailure(502, 'the upstream could not be reached', { network: 'connection' });
 }
 
-async function readCapped(body: ResponseBody, cap: number): Promise<Buffer> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -102,31 +110,100 @@ function retryHeaders(raw: readonly Buffer[]): Record<string, string> {
   return out;
 }
 
+/** How long a complete streamed answer's body may take to end before its connection is given up. */
+const DRAIN_MS = 1000;
+/** Bytes a streamed answer may queue unread before undici stops reading the socket. */
+const STREAM_HIGH_WATER = 64 * 1024;
+
+/** An answer read whole (non-streamed, or any non-2xx), or a 2xx stream's body. */
+type Answer =
+  | { readonly status: number; readonly text: string; readonly headers: Record<string, string>; readonly reader?: undefined }
+  | { readonly status: number; readonly reader: BodyReader };
+
 /**
- * Collects one non-streamed answer through undici's dispatch handler, without the Readable, the
- * async resource and the parsed header object that `request()` builds per call: for a gateway
- * answering from memory those were a visible share of a request's CPU and garbage. The caller's
- * signal aborts the request as request()'s would.
+ * One upstream call through undici's dispatch handler, without the Readable, the async resource
+ * and the parsed header object that `request()` builds per call: for a gateway answering from
+ * memory those were a visible share of a request's CPU and garbage (docs/bench-gateway.md,
+ * "Session 7"). A non-streamed answer, and every non-2xx one (read up to MAX_ERROR_BODY, then
+ * given up), resolves once whole; a streamed 2xx resolves at its headers with a BodyReader that
+ * queues what arrives and stops the socket beyond STREAM_HIGH_WATER. The caller's signal aborts
+ * the call as request()'s would, rejecting (or failing the reader) with its reason.
  */
-function collectAnswer(
-  dispatcher: Dispatcher,
-  opts: Dispatcher.DispatchOptions,
-  signal: AbortSignal | undefined,
-): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, stream: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let status = 0;
     let rawHeaders: Buffer[] = [];
     let chunks: Buffer[] = [];
     let size = 0;
     let abort: ((e?: Error) => void) | null = null;
-    let settled = false;
+    let resume: (() => void) | null = null;
+    // 'head' until the headers; 'whole' collects an answer read whole; 'stream' feeds the reader.
+    let phase: 'head' | 'whole' | 'stream' | 'settled' = 'head';
+    let ended = false;
+    let failure: unknown = null;
+    let paused = false;
+    let draining = false;
+    let wake: (() => void) | null = null;
+    // Set while a released body drains: stops its cut-off timer once it ended.
+    let drained: () => void = () => {};
+
     const onAbort = () => abort?.(signal!.reason as Error);
-    const done = (): void => {
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
+    const stopWatching = () => signal?.removeEventListener('abort', onAbort);
+    const notify = () => {
+      const w = wake;
+      wake = null;
+      w?.();
     };
-    const text = () => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
-    const answer = () => ({ status, body: text(), headers: status >= 300 ? retryHeaders(rawHeaders) : {} });
+    const take = (): Buffer => {
+      const b = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      chunks = [];
+      size = 0;
+      return b;
+    };
+    const settleWhole = () => {
+      phase = 'settled';
+      stopWatching();
+      resolve({ status, text: take().toString('utf8'), headers: status >= 300 ? retryHeaders(rawHeaders) : {} });
+    };
+
+    const reader: BodyReader = {
+      async read() {
+        for (;;) {
+          if (size > 0) {
+            const b = take();
+            if (paused) {
+              paused = false;
+              resume?.();
+            }
+            return b;
+          }
+          if (failure !== null) throw failure;
+          if (ended) return null;
+          await new Promise<void>((r) => (wake = r));
+        }
+      },
+      release() {
+        if (draining) return;
+        draining = true;
+        chunks = [];
+        size = 0;
+        if (paused) {
+          paused = false;
+          resume?.();
+        }
+        if (ended || failure !== null) return;
+        // An upstream that keeps the body open after its answer is cut off soon.
+        const cutOff = setTimeout(() => reader.destroy(), DRAIN_MS).unref();
+        drained = () => clearTimeout(cutOff);
+      },
+      destroy() {
+        if (ended || failure !== null) return;
+        failure = new Error('the upstream answer was closed before its end');
+        stopWatching();
+        abort?.(failure as Error);
+      },
+    };
+
     if (signal) {
       if (signal.aborted) {
         reject(signal.reason);
@@ -139,34 +216,57 @@ function collectAnswer(
         abort = a;
         if (signal?.aborted) a(signal.reason as Error);
       },
-      onHeaders(statusCode, headers) {
+      onHeaders(statusCode, headers, resumeReading) {
         status = statusCode;
         rawHeaders = headers;
-        return true;
-      },
-      onData(chunk) {
-        if (settled) return true;
-        chunks.push(chunk);
-        size += chunk.length;
-        // An error answer is read up to a cap, then given up (its connection with it).
-        if (status >= 300 && size >= MAX_ERROR_BODY) {
-          chunks = [Buffer.concat(chunks, size).subarray(0, MAX_ERROR_BODY)];
-          size = MAX_ERROR_BODY;
-          done();
-          resolve(answer());
-          abort?.(new Error('error answer too large'));
+        resume = resumeReading;
+        if (stream && statusCode >= 200 && statusCode < 300) {
+          phase = 'stream';
+          resolve({ status, reader });
+        } else {
+          phase = 'whole';
         }
         return true;
       },
+      onData(chunk) {
+        if (phase === 'whole') {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (status >= 300 && size >= MAX_ERROR_BODY) {
+            chunks = [take().subarray(0, MAX_ERROR_BODY)];
+            size = MAX_ERROR_BODY;
+            settleWhole();
+            abort?.(new Error('error answer too large'));
+          }
+          return true;
+        }
+        if (phase !== 'stream' || draining) return true;
+        chunks.push(chunk);
+        size += chunk.length;
+        notify();
+        if (size < STREAM_HIGH_WATER) return true;
+        paused = true;
+        return false;
+      },
       onComplete() {
-        if (settled) return;
-        done();
-        resolve(answer());
+        if (phase === 'whole') return settleWhole();
+        ended = true;
+        stopWatching();
+        drained();
+        notify();
       },
       onError(e) {
-        if (settled) return;
-        done();
-        reject(e);
+        if (phase === 'head' || phase === 'whole') {
+          phase = 'settled';
+          stopWatching();
+          reject(e);
+          return;
+        }
+        if (phase !== 'stream') return;
+        failure ??= e;
+        stopWatching();
+        drained();
+        notify();
       },
     };
     dispatcher.dispatch(opts, handler);
@@ -216,70 +316,48 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     return pool;
   };
 
-  return {
-    async post(provider, request, readError) {
-      throwIfAborted(request.signal);
-      const { origin, basePath } = baseOf(provider.baseUrl);
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await dispatcherFor(provider, origin).request({
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: true): Promise<{ reader: BodyReader }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: false): Promise<{ text: string }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: boolean): Promise<{ text?: string; reader?: BodyReader }> {
+    throwIfAborted(request.signal);
+    const { origin, basePath } = baseOf(provider.baseUrl);
+    let answer: Answer;
+    try {
+      answer = await dispatchAnswer(
+        dispatcherFor(provider, origin),
+        {
           origin,
           path: basePath + request.path,
           method: 'POST',
-          headers: {
-            ...request.headers,
-            'content-type': 'application/json',
-            accept: request.stream ? 'text/event-stream' : 'application/json',
-          },
+          headers: { ...request.headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' },
           body: JSON.stringify(request.body),
-          signal: request.signal ?? null,
-          ...limits(provider, request.stream),
-        });
-      } catch (e) {
-        throw networkFailure(e, request.signal);
-      }
-      if (response.statusCode >= 200 && response.statusCode < 300) return response.body;
-      let text = '';
-      try {
-        text = (await readCapped(response.body, MAX_ERROR_BODY)).toString('utf8');
-      } catch (e) {
-        throw networkFailure(e, request.signal);
-      }
-      const retryAfterMs = parseRetryAfter(response.headers, Date.now());
-      throw new ProviderFailure(response.statusCode, readError(text), retryAfterMs === undefined ? {} : { retryAfterMs });
-    },
+          ...limits(provider, stream),
+        },
+        request.signal,
+        stream,
+      );
+    } catch (e) {
+      throw networkFailure(e, request.signal);
+    }
+    if (answer.reader) return { reader: answer.reader };
+    if (answer.status < 200 || answer.status >= 300) {
+      const retryAfterMs = parseRetryAfter(answer.headers, Date.now());
+      throw new ProviderFailure(answer.status, readError(answer.text), retryAfterMs === undefined ? {} : { retryAfterMs });
+    }
+    return { text: answer.text };
+  }
 
-    async postJson(provider, request, readError) {
-      throwIfAborted(request.signal);
-      const { origin, basePath } = baseOf(provider.baseUrl);
-      let answer: Awaited<ReturnType<typeof collectAnswer>>;
+  return {
+    postJson: async (provider, request, readError) => {
+      const answer = await call(provider, request, readError, false);
       try {
-        answer = await collectAnswer(
-          dispatcherFor(provider, origin),
-          {
-            origin,
-            path: basePath + request.path,
-            method: 'POST',
-            headers: { ...request.headers, 'content-type': 'application/json', accept: 'application/json' },
-            body: JSON.stringify(request.body),
-            headersTimeout: provider.timeoutMs,
-            bodyTimeout: provider.timeoutMs,
-          },
-          request.signal,
-        );
-      } catch (e) {
-        throw networkFailure(e, request.signal);
-      }
-      if (answer.status < 200 || answer.status >= 300) {
-        const retryAfterMs = parseRetryAfter(answer.headers, Date.now());
-        throw new ProviderFailure(answer.status, readError(answer.body), retryAfterMs === undefined ? {} : { retryAfterMs });
-      }
-      try {
-        return JSON.parse(answer.body) as unknown;
+        return JSON.parse(answer.text) as unknown;
       } catch {
         throw new ProviderFailure(502, 'the upstream answer is not JSON');
       }
     },
+
+    postStream: async (provider, request, readError) => (await call(provider, request, readError, true)).reader,
 
     async download(url, timeoutMs, signal) {
       throwIfAborted(signal);
