@@ -71,4 +71,26 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.deepEqual(outcomeOf(forged), failure(401, 'Invalid signature'));
     assert.deepEqual(await m.moneyOf(w.wallet), { balance: 19n * USDC, trades: 1 });
   });
+
+  it('shows an event with neither an end date nor markets with end_date "" (a string, like unset username and avatar_url)', async () => {
+    const created = await m.adminCall('POST', '/admin/events', { title: `Open ${Math.random()}`, category: 'polish' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.id as number;
+    const detail = (await t.app.inject(`/api/events/${id}`)).json();
+    assert.equal(detail.data.end_date, '');
+    assert.equal(detail.data.markets_count, 0);
+    const listed = (await t.app.inject('/api/events?limit=100')).json().data.find((e: { id: number }) => e.id === id);
+    assert.equal(listed.end_date, '');
+    assert.equal((await m.adminCall('POST', `/admin/events/${id}/feature`)).status, 200);
+    assert.equal((await t.app.inject('/api/events/featured')).json().data.end_date, '');
+    // The document says so too: a string, never null.
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const item = doc.paths['/api/events'].get.responses['200'].content['application/json'].schema.properties.data.items;
+    assert.equal(item.properties.end_date.type, 'string');
+    // With a market it shows the market's end.
+    const market = await m.createMarket({ event_id: id });
+    const withMarket = (await t.app.inject(`/api/events/${id}`)).json().data;
+    assert.equal(withMarket.end_date, (await t.app.inject(`/api/markets/${market.id}`)).json().data.end_date);
+    assert.notEqual(withMarket.end_date, '');
+  });
 });
