@@ -93,4 +93,64 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.equal(withMarket.end_date, (await t.app.inject(`/api/markets/${market.id}`)).json().data.end_date);
     assert.notEqual(withMarket.end_date, '');
   });
+
+  it('refuses every wrong opening_prices with a 400 naming what is wrong, and creates no market', async () => {
+    const countMarkets = async () => Number((await t.deps.db.selectFrom('markets').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await countMarkets();
+    const end = new Date(clock.now() + 30 * 86_400_000).toISOString();
+    const create = (market_type: string, opening_prices: unknown, extra: Record<string, unknown> = {}) =>
+      m.adminCall('POST', '/admin/markets', { title: `Prices ${Math.random()}`, category: 'polish', market_type, end_date: end, opening_prices, ...extra });
+    const two = 'opening_prices must be an object keyed by outcome (yes, no)';
+    const three = 'opening_prices must be an object keyed by outcome (yes, no, draw)';
+    const between = (o: string) => `opening_prices.${o} must be a number between 0 and 1, both excluded`;
+    const cases: [string, unknown, string, Record<string, unknown>?][] = [
+      // Not an object keyed by outcome.
+      ['yesno', [0.5, 0.5], two],
+      ['threeway', [0.4, 0.3, 0.3], three],
+      ['yesno', '0.5', two],
+      ['yesno', 0.5, two],
+      ['yesno', null, two],
+      ['yesno', true, two],
+      // Prices that are not numbers in (0, 1).
+      ['yesno', { yes: '0.6', no: '0.4' }, between('yes')],
+      ['yesno', { yes: 0.6, no: null }, between('no')],
+      ['yesno', { yes: true, no: 0.5 }, between('yes')],
+      ['yesno', { yes: 0, no: 1 }, between('yes')],
+      ['yesno', { yes: 1, no: 0 }, between('yes')],
+      ['yesno', { yes: 1.2, no: -0.2 }, between('yes')],
+      ['yesno', { yes: 0.5, no: -0.5 }, between('no')],
+      ['threeway', { yes: 0.5, no: 0.5, draw: 0 }, between('draw')],
+      // Not summing to 1 (within 1e-6), shown without float noise.
+      ['yesno', { yes: 0.3, no: 0.3 }, 'opening_prices must sum to 1 (within 0.000001), got 0.6'],
+      ['yesno', { yes: 0.1, no: 0.2 }, 'opening_prices must sum to 1 (within 0.000001), got 0.3'],
+      ['threeway', { yes: 0.4, no: 0.3, draw: 0.4 }, 'opening_prices must sum to 1 (within 0.000001), got 1.1'],
+      ['yesno', { yes: 0.5, no: 0.500002 }, 'opening_prices must sum to 1 (within 0.000001), got 1.000002'],
+      // Missing or extra outcomes for the market type.
+      ['yesno', {}, 'opening_prices.yes is required'],
+      ['yesno', { yes: 1 - 1e-9 }, 'opening_prices.no is required'],
+      ['threeway', { yes: 0.5, no: 0.5 }, 'opening_prices.draw is required'],
+      ['yesno', { yes: 0.5, no: 0.4, draw: 0.1 }, 'opening_prices.draw is not an outcome of a yesno market (yes, no)'],
+      ['updown', { yes: 0.5, no: 0.4, draw: 0.1 }, 'opening_prices.draw is not an outcome of an updown market (yes, no)'],
+      ['custom', { yes: 0.5, no: 0.5, maybe: 0 }, 'opening_prices.maybe is not an outcome of a custom market (yes, no)', { outcome_labels: { yes: 'A', no: 'B' } }],
+      ['threeway', { yes: 0.4, no: 0.3, draw: 0.3, other: 0 }, 'opening_prices.other is not an outcome of a threeway market (yes, no, draw)'],
+      ['yesno', { YES: 0.5, NO: 0.5 }, 'opening_prices.YES is not an outcome of a yesno market (yes, no)'],
+      // Seeds too small to open at the prices asked: refused, not opened at other prices.
+      ['threeway', { yes: 0.98, no: 0.01, draw: 0.01 }, 'seed_liquidity 0.000003 USDC is too small to open at these prices: yes would open at 0.33333333 instead of 0.98 (each within 0.000001)', { seed_liquidity: '0.000003' }],
+      ['yesno', { yes: 0.15, no: 0.85 }, 'seed_liquidity 0.000007 USDC is too small to open at these prices: yes would open at 0.14285714 instead of 0.15 (each within 0.000001)', { seed_liquidity: '0.000007' }],
+      ['threeway', undefined, 'seed_liquidity 0.000005 USDC is too small to open at even prices: yes would open at 0.4 instead of 0.33333333 (each within 0.000001)', { seed_liquidity: '0.000005' }],
+    ];
+    for (const [type, prices, error, extra] of cases) {
+      const r = await create(type, prices, extra);
+      assert.deepEqual({ status: r.status, body: r.body }, { status: 400, body: { error } }, `${type} ${JSON.stringify(prices)} ${JSON.stringify(extra ?? {})}`);
+    }
+    assert.equal(await countMarkets(), before);
+
+    // What is right opens at exactly the prices asked.
+    const ok = await create('threeway', { yes: 0.5, no: 0.3, draw: 0.2 });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.deepEqual(ok.body.prices, { yes: 0.5, no: 0.3, draw: 0.2 });
+    const tiny = await create('yesno', { yes: 0.999999, no: 0.000001 });
+    assert.equal(tiny.status, 201, JSON.stringify(tiny.body));
+    assert.deepEqual(tiny.body.seeds, { yes: 99.9999, no: 0.0001 });
+  });
 });
