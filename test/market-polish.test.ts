@@ -153,4 +153,20 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.equal(tiny.status, 201, JSON.stringify(tiny.body));
     assert.deepEqual(tiny.body.seeds, { yes: 99.9999, no: 0.0001 });
   });
+
+  it('answers GET /api/time in the envelope: data.time the Unix seconds, data.iso the same instant, never cached', async () => {
+    clock.advance(1234);
+    const now = clock.now();
+    const r = await t.app.inject('/api/time');
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(r.json(), { success: true, data: { time: Math.floor(now / 1000), iso: new Date(now).toISOString() } });
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.ok(r.headers['x-ratelimit-limit-requests']);
+    // The document promises both fields (a generated client types them required).
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const schema = doc.paths['/api/time'].get.responses['200'].content['application/json'].schema;
+    assert.deepEqual([...schema.required].sort(), ['data', 'success']);
+    assert.deepEqual([...schema.properties.data.required].sort(), ['iso', 'time']);
+    assert.equal(schema.properties.data.properties.time.type, 'integer');
+  });
 });
