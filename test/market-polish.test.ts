@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { assertBooksBalanced, manualClock, USDC } from './helpers/market.ts';
@@ -168,5 +169,22 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.deepEqual([...schema.required].sort(), ['data', 'success']);
     assert.deepEqual([...schema.properties.data.required].sort(), ['iso', 'time']);
     assert.equal(schema.properties.data.properties.time.type, 'integer');
+  });
+
+  it("indexes the ledger's trade movements by trade id, and the audit's trade join can use it", async () => {
+    const index = await sql<{ indexdef: string }>`select indexdef from pg_indexes where tablename = 'ledger_entries' and indexname = 'ledger_trade'`.execute(t.deps.db);
+    assert.equal(index.rows.length, 1, 'migration 2026_11_27_10_ledger_trade_index creates ledger_trade');
+    assert.match(index.rows[0]!.indexdef, /ON public\.ledger_entries USING btree \(trade_id\) WHERE \(type = 'trade'::text\)$/);
+    // The join of src/market/audit/audit-records.ts (its predicate is what the partial index must
+    // imply). Sequential scans off, since these test tables are small enough to read whole; on a
+    // large ledger PostgreSQL picks the index itself (docs/api-decisions.md).
+    const plan = await t.deps.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const r = await sql<{ 'QUERY PLAN': unknown }>`explain (format json)
+        select t.id, count(l.id) from trades t left join ledger_entries l on l.trade_id = t.id and l.type = 'trade'
+        group by t.id order by t.id limit 50`.execute(trx);
+      return JSON.stringify(r.rows[0]!['QUERY PLAN']);
+    });
+    assert.match(plan, /"Index Name":"ledger_trade"/, plan);
   });
 });
