@@ -187,4 +187,37 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     });
     assert.match(plan, /"Index Name":"ledger_trade"/, plan);
   });
+
+  const get = async (url: string) => {
+    const r = await t.app.inject(url);
+    return { status: r.statusCode, body: r.json() };
+  };
+
+  it('takes integer parameters as plain decimal digits only: 0x1, 1e0, 1.0, +1 and " 1" are 400, not another spelling of 1', async () => {
+    const market = await m.createMarket();
+    const w = await m.trader('1');
+    const id = market.id;
+    const badId = failure(400, 'Invalid id: must be a positive integer');
+    for (const spelled of [`0x${id.toString(16)}`, `${id}e0`, `${id}.0`, `+${id}`, `%20${id}`, `${id}%20`, `0b1`, 'Infinity']) {
+      assert.deepEqual(await get(`/api/markets/${spelled}`), badId, spelled);
+      assert.deepEqual(await get(`/api/markets/${spelled}/price`), badId, `${spelled}/price`);
+      assert.deepEqual(await get(`/api/markets/${spelled}/history`), badId, `${spelled}/history`);
+      assert.deepEqual(await get(`/api/trades?market=${spelled}`), failure(400, 'Invalid market: must be a positive integer'), `trades ${spelled}`);
+    }
+    const badLimit = failure(400, 'Invalid limit: must be between 1 and 100');
+    const badPage = failure(400, 'Invalid page: must be between 1 and 1000000');
+    for (const url of ['/api/markets?limit=1e1', '/api/markets?limit=10.0', '/api/events?limit=0xa', '/api/trades?limit=%2B5', '/api/users/leaderboard?limit=1e1', '/api/search?q=ab&limit=1e1', `/api/pool/ledger/${w.wallet}?limit=1e1`, `/api/pool/withdrawals/${w.wallet}?limit=1e1`]) {
+      assert.deepEqual(await get(url), badLimit, url);
+    }
+    for (const url of ['/api/markets?page=1e0', '/api/events?page=1.0', '/api/trades?page=0x1']) assert.deepEqual(await get(url), badPage, url);
+    assert.deepEqual(await get(`/api/markets/${id}/history?fidelity=5.0`), failure(400, 'Invalid fidelity: must be between 1 and 525600'));
+    // Decimal digits, leading zeros included, still read as the number.
+    assert.equal((await get(`/api/markets/0${id}`)).body.data.id, id);
+    assert.equal((await get(`/api/markets?limit=05`)).body.limit, 5);
+    assert.equal((await get(`/api/trades?market=${id}&page=1&limit=100`)).status, 200);
+    // Out of range stays the same 400 (ids past the integer column, pages past the cap).
+    assert.deepEqual(await get('/api/markets/2147483648'), badId);
+    assert.deepEqual(await get('/api/markets/99999999999999999999999'), badId);
+    assert.deepEqual(await get('/api/markets?page=1000001'), badPage);
+  });
 });
