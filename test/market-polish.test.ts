@@ -220,4 +220,14 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.deepEqual(await get('/api/markets/99999999999999999999999'), badId);
     assert.deepEqual(await get('/api/markets?page=1000001'), badPage);
   });
+  it('words a malformed path parameter of a signed route like every market route: PUT /api/users/:wallet, DELETE /api/keys/:key', async () => {
+    const w = await m.trader('1');
+    const put = await m.send(w.viaWallet, { method: 'PUT', url: '/api/users/0x123', body: { username: 'polish_user' } });
+    assert.deepEqual(outcomeOf(put), failure(400, 'Invalid wallet: must be 0x followed by 40 hex digits'));
+    const nul = await m.send(w.viaKey, { method: 'DELETE', url: '/api/keys/a%00b' });
+    assert.deepEqual(outcomeOf(nul), failure(400, 'Invalid key: must not contain NUL characters'));
+    // The body keeps the body's wording.
+    const body = await m.send(w.viaWallet, { method: 'PUT', url: `/api/users/${w.wallet}`, body: { username: 5 } });
+    assert.deepEqual(outcomeOf(body), failure(400, 'invalid username: must be string'));
+  });
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { GUARD_KEYWORDS } from '../../http/input-guard.ts';
+import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import { HttpError } from '../../shared/errors.ts';
 
 interface ParamSchema {
@@ -94,4 +95,20 @@ function checkDecimal(part: PartSchema | undefined, values: unknown): void {
     if (!type.includes('integer') || typeof value !== 'string' || DECIMAL_INTEGER.test(value)) continue;
     throw new HttpError(400, `Invalid ${name}: ${describeRule(name, s)}`);
   }
+}
+
+/**
+ * strictValidatorCompiler (no coercion: a signed body is checked as sent) whose path and query
+ * parameter errors read like every market route's, `Invalid wallet: must be 0x followed by 40 hex
+ * digits` rather than the schema's pattern; body errors keep the body's wording.
+ */
+export function marketSignedValidatorCompiler(route: Parameters<typeof strictValidatorCompiler>[0]): ReturnType<typeof strictValidatorCompiler> {
+  const validate = strictValidatorCompiler(route);
+  const part = route.httpPart;
+  if (part !== 'params' && part !== 'querystring') return validate;
+  const format = marketSchemaErrors({ [part]: route.schema as PartSchema });
+  return (data) => {
+    const r = validate(data);
+    return 'error' in r ? { error: format(r.error.validation, part) as HttpError & { validation: FastifySchemaValidationError[] } } : r;
+  };
 }
