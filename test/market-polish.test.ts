@@ -220,6 +220,7 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     assert.deepEqual(await get('/api/markets/99999999999999999999999'), badId);
     assert.deepEqual(await get('/api/markets?page=1000001'), badPage);
   });
+
   it('words a malformed path parameter of a signed route like every market route: PUT /api/users/:wallet, DELETE /api/keys/:key', async () => {
     const w = await m.trader('1');
     const put = await m.send(w.viaWallet, { method: 'PUT', url: '/api/users/0x123', body: { username: 'polish_user' } });
@@ -229,5 +230,69 @@ describe('market API polish: malformed inputs and answer shapes', () => {
     // The body keeps the body's wording.
     const body = await m.send(w.viaWallet, { method: 'PUT', url: `/api/users/${w.wallet}`, body: { username: 5 } });
     assert.deepEqual(outcomeOf(body), failure(400, 'invalid username: must be string'));
+  });
+
+  it('answers every odd request of a new client with a documented status and the {success: false, error} body, never a 5xx', async () => {
+    const market = await m.createMarket();
+    const w = await m.trader('5');
+    const json = { 'content-type': 'application/json' };
+    const requests: { method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS'; url: string; payload?: string; headers?: Record<string, string>; want: [number, string] }[] = [
+      { method: 'GET', url: '/api/markets?page=abc', want: [400, 'Invalid page: must be between 1 and 1000000'] },
+      { method: 'GET', url: '/api/markets?limit=0', want: [400, 'Invalid limit: must be between 1 and 100'] },
+      { method: 'GET', url: '/api/markets?limit=1000', want: [400, 'Invalid limit: must be between 1 and 100'] },
+      { method: 'GET', url: '/api/markets?limit=', want: [400, 'Invalid limit: must be between 1 and 100'] },
+      { method: 'GET', url: '/api/markets?limit=10&limit=20', want: [400, 'Invalid limit: must be between 1 and 100'] },
+      { method: 'GET', url: '/api/trades?market=abc', want: [400, 'Invalid market: must be a positive integer'] },
+      { method: 'GET', url: '/api/trades?market=2147483648', want: [400, 'Invalid market: must be a positive integer'] },
+      { method: 'GET', url: '/api/trades?market=2147483647', want: [404, 'Market not found'] },
+      { method: 'GET', url: '/api/markets/abc', want: [400, 'Invalid id: must be a positive integer'] },
+      { method: 'GET', url: '/api/markets/0', want: [400, 'Invalid id: must be a positive integer'] },
+      { method: 'GET', url: '/api/markets/2147483647', want: [404, 'Market not found'] },
+      { method: 'GET', url: '/api/markets/2147483647/price', want: [404, 'Market not found'] },
+      { method: 'GET', url: '/api/markets/2147483647/history', want: [404, 'Market not found'] },
+      { method: 'GET', url: '/api/markets/prices?ids=1,abc', want: [400, 'Invalid ids: must be a comma-separated list of at most 50 market ids (positive integers)'] },
+      { method: 'GET', url: '/api/markets/prices', want: [400, 'Missing required parameter: ids'] },
+      { method: 'GET', url: '/api/events/2147483648', want: [404, 'Event not found'] },
+      { method: 'GET', url: '/api/events/no-such-event', want: [404, 'Event not found'] },
+      { method: 'GET', url: '/api/users/0x' + '0'.repeat(40), want: [404, 'User not found'] },
+      { method: 'GET', url: '/api/users/0x123', want: [400, 'Invalid wallet: must be 0x followed by 40 hex digits'] },
+      { method: 'GET', url: '/api/search?q=a', want: [400, 'Invalid q: must be between 2 and 200 characters'] },
+      { method: 'GET', url: '/api/markets/%zz', want: [400, 'Malformed URL'] },
+      { method: 'GET', url: '/api/nope', want: [404, 'Not found'] },
+      { method: 'DELETE', url: `/api/markets/${market.id}`, want: [404, 'Not found'] },
+      { method: 'OPTIONS', url: '/api/markets', want: [404, 'Not found'] },
+      // Bodies: none, empty, not JSON, JSON of another shape, ids out of range.
+      { method: 'POST', url: '/api/pool/estimate', want: [400, 'invalid body: must be object'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: '', headers: json, want: [400, 'malformed JSON body'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: 'market_id=1&side=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' }, want: [400, 'malformed JSON body'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: '{"market_id":', headers: json, want: [400, 'malformed JSON body'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: '[]', headers: json, want: [400, 'invalid body: must be object'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: 'null', headers: json, want: [400, 'invalid body: must be object'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: '{}', headers: json, want: [400, 'missing required field: market_id'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: JSON.stringify({ market_id: 2147483648, side: 'yes', amount: 1 }), headers: json, want: [400, 'invalid market_id: must be <= 2147483647'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: JSON.stringify({ market_id: 2147483647, side: 'yes', amount: 1 }), headers: json, want: [404, 'Market not found'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: JSON.stringify({ market_id: String(market.id), side: 'yes', amount: 1 }), headers: json, want: [400, 'invalid market_id: must be integer'] },
+      { method: 'POST', url: '/api/pool/estimate', payload: `{"market_id":${market.id},"side":"yes","amount":1e999}`, headers: json, want: [400, 'invalid amount: must be a finite number'] },
+      { method: 'POST', url: '/api/pool/trade', want: [401, 'Signature required'] },
+      { method: 'POST', url: '/api/pool/trade', payload: 'not json', headers: json, want: [400, 'malformed JSON body'] },
+    ];
+    for (const r of requests) {
+      const res = await t.app.inject({ method: r.method, url: r.url, headers: r.headers ?? {}, ...(r.payload === undefined ? {} : { payload: r.payload }) });
+      assert.deepEqual({ status: res.statusCode, body: res.json() }, failure(...r.want), `${r.method} ${r.url} ${r.payload ?? ''}`);
+    }
+    // Signed requests with odd bodies: the signature is checked first, then the body.
+    const signedCases: [unknown, [number, string]][] = [
+      [undefined, [400, 'invalid body: must be object']],
+      ['', [400, 'malformed JSON body']],
+      ['[]', [400, 'invalid body: must be object']],
+      ['{}', [400, 'missing required field: wallet_addr']],
+      [{ wallet_addr: w.wallet, market_id: 2147483647, side: 'yes', amount: 1 }, [404, 'Market not found']],
+      [{ wallet_addr: w.wallet, market_id: 2147483648, side: 'yes', amount: 1 }, [400, 'invalid market_id: must be <= 2147483647']],
+      [{ wallet_addr: w.wallet, market_id: market.id, side: 'yes', amount: '1' }, [400, 'invalid amount: must be number']],
+    ];
+    for (const [body, want] of signedCases) {
+      assert.deepEqual(outcomeOf(await m.trade(w.viaKey, body)), failure(...want), JSON.stringify(body));
+    }
+    assert.deepEqual(await m.moneyOf(w.wallet), { balance: 5n * USDC, trades: 0 });
   });
 });
