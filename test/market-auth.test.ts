@@ -288,8 +288,12 @@ describe('market authentication over HTTP (probe route)', () => {
     const body = bodyFor(victim.address);
     assert.deepEqual(outcome(await send(a, { body }, hmacHeaders(creds, { body }))), errorOf(403, 'API key wallet mismatch'));
     assert.deepEqual(outcome(await send(a, { body }, await walletHeaders(acct, { body }))), errorOf(403, 'Wallet mismatch'));
+    // Not a wallet address at all is a malformed request (docs/decisions-market-auth.md), not another wallet.
     const notString = JSON.stringify({ wallet_addr: 7 });
-    assert.deepEqual(outcome(await send(a, { body: notString }, hmacHeaders(creds, { body: notString }))), errorOf(403, 'API key wallet mismatch'));
+    assert.deepEqual(
+      outcome(await send(a, { body: notString }, hmacHeaders(creds, { body: notString }))),
+      errorOf(400, 'invalid wallet_addr: must be 0x followed by 40 hex digits'),
+    );
     assert.equal(await effects(victim.address), 0);
     assert.equal(await effects(acct.address), 0);
   });

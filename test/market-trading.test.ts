@@ -260,7 +260,11 @@ describe('market trading over HTTP: POST /api/pool/trade, /api/pool/estimate, /a
     const stolen = tradeBody(victim.wallet, market.id, 'yes', 5);
     assert.deepEqual(outcomeOf(await m.trade(mallory.viaKey, stolen)), failure(403, 'API key wallet mismatch'));
     assert.deepEqual(outcomeOf(await m.trade(mallory.viaWallet, stolen)), failure(403, 'Wallet mismatch'));
-    assert.deepEqual(outcomeOf(await m.trade(mallory.viaKey, { ...stolen, wallet_addr: 'not-a-wallet' })), failure(403, 'API key wallet mismatch'));
+    // A wallet_addr that is no wallet at all is malformed (400 naming it), not another wallet.
+    assert.deepEqual(
+      outcomeOf(await m.trade(mallory.viaKey, { ...stolen, wallet_addr: 'not-a-wallet' })),
+      failure(400, 'invalid wallet_addr: must be 0x followed by 40 hex digits'),
+    );
     assert.deepEqual(await m.moneyOf(victim.wallet), { balance: 50n * USDC, trades: 0 });
     assert.deepEqual(await m.moneyOf(mallory.wallet), { balance: 50n * USDC, trades: 0 });
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { clientIp } from '../http/client-ip.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -11,6 +12,7 @@ import { custodyRoutes, type CustodyRoutesDeps } from './routes/custody-routes.t
 import { keyRoutes } from './routes/keys.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { tradeRoutes } from './routes/pool.routes.ts';
+import { envelope, IsoTime } from './routes/read-schemas.ts';
 import { marketReadRoutes } from './routes/read-routes.ts';
 import type { MarketFeed } from './live/market-feed.ts';
 import type { MarketStream } from './live/market-stream.ts';
@@ -50,25 +52,29 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   await app.register(keyRoutes({ db, clock, auth, keys: opts.marketKeys, secretsKey: opts.secretsKey }));
   await app.register(profileRoutes({ db, auth }));
 
+  // The server's clock for clients whose own drifts (signatures must be within 30 s, docs/signing.md):
+  // the market envelope, `data.time` in Unix seconds as `x-api-timestamp` takes them, `data.iso`
+  // the same instant; never cached (docs/api-decisions.md, "Market API: inputs and shapes").
   app.get(
     '/time',
     {
       schema: {
         tags: ['market'],
         summary: "The server's Unix time in seconds",
+        description: 'For signing: `x-api-timestamp` and the wallet message take `data.time`. Sent with `cache-control: no-store`.',
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              success: { type: 'boolean' },
-              data: { type: 'object', properties: { time: { type: 'integer' }, iso: { type: 'string' } } },
-            },
-          },
+          200: envelope(
+            Type.Object({
+              time: Type.Integer({ description: 'Unix time in seconds (whole seconds, rounded down)' }),
+              iso: IsoTime('The same instant, ISO 8601 UTC with milliseconds'),
+            }),
+          ),
         },
       },
     },
-    async () => {
+    async (_request, reply) => {
       const now = opts.clock.now();
+      void reply.header('cache-control', 'no-store');
       return { success: true, data: { time: Math.floor(now / 1000), iso: new Date(now).toISOString() } };
     },
   );

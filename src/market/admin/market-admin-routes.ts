@@ -59,11 +59,13 @@ const CreateMarketBody = Type.Object(
     end_date: DateTime,
     event_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()])),
     status: Type.Optional(Type.Enum(['pending', 'active'])),
+    // Checked by openingSeeds, which knows the market type's outcomes, so every wrong shape is a
+    // 400 naming them (an array, a string, a missing or foreign outcome, a price outside (0, 1)).
     opening_prices: Type.Optional(
-      Type.Object(
-        { yes: Type.Number(), no: Type.Number(), draw: Type.Optional(Type.Number()) },
-        { ...strict, description: 'opening price per outcome, summing to 1' },
-      ),
+      Type.Unknown({
+        description:
+          'object of the opening price per outcome, `{yes, no}` or `{yes, no, draw}` (threeway): numbers in (0, 1) summing to 1 within 0.000001; default even',
+      }),
     ),
     seed_liquidity: Type.Optional(Usdc),
     outcome_labels: Type.Optional(Labels),

@@ -13,6 +13,7 @@ export const AUTH_ERRORS = {
   apiKeyWalletMismatch: [403, 'API key wallet mismatch'],
   invalidApiKey: [401, 'Invalid API key'],
   walletMismatch: [403, 'Wallet mismatch'],
+  invalidWalletAddr: [400, 'invalid wallet_addr: must be 0x followed by 40 hex digits'],
   idempotencyBodyMismatch: [409, 'Idempotency-Key reused with a different body'],
   idempotencyInProgress: [409, 'Idempotency-Key request still in progress'],
   invalidIdempotencyKey: [400, 'Invalid Idempotency-Key'],

@@ -6,6 +6,7 @@ import { sha256Hex } from './digest.ts';
 import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
+import { isWalletAddress } from '../wallets/wallet-address.ts';
 import { buildWalletMessage, parseWalletMessage } from './wallet-message.ts';
 import { recoverWalletSigner } from './wallet-signature.ts';
 
@@ -73,6 +74,7 @@ async function authenticateHmac(
   if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
   const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
+  checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
   // The HMAC is deterministic, so the expected value names this signed request exactly.
   const auth: MarketAuth = { wallet: record.wallet, method: 'hmac', apiKeyId: record.id };
@@ -99,6 +101,7 @@ async function authenticateWallet(
   if (expected !== h.message) throw authError('invalidSignature');
   const signer = await recoverWalletSigner(h.message, h.signature);
   if (signer !== fields.wallet) throw authError('invalidSignature');
+  checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, signer)) throw authError('walletMismatch');
   // Keyed by the message, not the signature bytes: ECDSA signatures are malleable (s and n - s
   // both verify), so a key on the signature could be dodged with the twin signature.
@@ -107,6 +110,16 @@ async function authenticateWallet(
   return auth;
 }
 
+/**
+ * A `wallet_addr` that is not a wallet address at all (not `0x` + 40 hex digits, or not a string)
+ * is a malformed request, 400 naming the field, not a claim to act for another wallet: checked
+ * once the signer is known and before the wallet match (docs/decisions-market-auth.md).
+ */
+function checkBodyWallet(bodyWallet: unknown): void {
+  if (bodyWallet !== undefined && !isWalletAddress(bodyWallet)) throw authError('invalidWalletAddr');
+}
+
+/** Whether the body names the signer's wallet (any case), or names none. */
 function walletMatches(bodyWallet: unknown, wallet: string): boolean {
   if (bodyWallet === undefined) return true;
   return typeof bodyWallet === 'string' && bodyWallet.toLowerCase() === wallet;

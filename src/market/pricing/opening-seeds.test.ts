@@ -13,7 +13,7 @@ describe('opening seeds', () => {
   it('gives a threeway market the remainder unit on yes, summing to exactly 100 USDC', () => {
     // 100,000,000 / 3 = 33,333,333 rest 1; the tie of remainders goes to the first outcome.
     assert.deepEqual(openingSeeds('threeway'), { yes: 33_333_334n, no: 33_333_333n, draw: 33_333_333n });
-    assert.deepEqual(openingSeeds('threeway', { liquidity: 5n }), { yes: 2n, no: 2n, draw: 1n });
+    assert.deepEqual(openingSeeds('threeway', { liquidity: 5_000_000n }), { yes: 1_666_667n, no: 1_666_667n, draw: 1_666_666n });
   });
 
   it('splits by the decimal text of the creator prices, not their float values', () => {
@@ -23,16 +23,31 @@ describe('opening seeds', () => {
   });
 
   it('normalises prices that sum to 1 only within 1e-6, largest remainder first', () => {
-    // weights 3333333/9999999 each, 10 units: 3 each, the leftover unit to yes (tie, first).
-    assert.deepEqual(openingSeeds('threeway', { prices: { yes: 0.3333333, no: 0.3333333, draw: 0.3333333 }, liquidity: 10n }), { yes: 4n, no: 3n, draw: 3n });
-    // 7 units at 0.15/0.85: 1.05 and 5.95 -> 1 and 5, the leftover to no (.95 > .05).
-    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.15, no: 0.85 }, liquidity: 7n }), { yes: 1n, no: 6n });
+    // weights 3333333/9999999 each, 10 USDC: 3,333,333 each, the leftover unit to yes (tie, first).
+    const thirds = { yes: 0.3333333, no: 0.3333333, draw: 0.3333333 };
+    assert.deepEqual(openingSeeds('threeway', { prices: thirds, liquidity: 10_000_000n }), { yes: 3_333_334n, no: 3_333_333n, draw: 3_333_333n });
+    // 7,000,001 units at 0.15/0.85: 1,050,000.15 and 5,950,000.85 -> the leftover unit to no (.85 > .15).
+    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.15, no: 0.85 }, liquidity: 7_000_001n }), { yes: 1_050_000n, no: 5_950_001n });
   });
 
   it('keeps every seed at least 1 unit', () => {
-    // 3 units at 0.98/0.01/0.01: 2.94, 0.03, 0.03 -> 3, 0, 0 -> no and draw take a unit from yes.
-    assert.deepEqual(openingSeeds('threeway', { prices: { yes: 0.98, no: 0.01, draw: 0.01 }, liquidity: 3n }), { yes: 1n, no: 1n, draw: 1n });
-    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.999999, no: 0.000001 }, liquidity: 100n }), { yes: 99n, no: 1n });
+    // 1e-9 of 100 USDC is 0.1 unit: the floor 0 takes a unit from the largest (opens at 1e-8, within 1e-6).
+    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.000000001, no: 0.999999999 } }), { yes: 1n, no: 99_999_999n });
+    assert.deepEqual(openingSeeds('threeway', { prices: { yes: 0.999999998, no: 0.000000001, draw: 0.000000001 } }), { yes: 99_999_998n, no: 1n, draw: 1n });
+    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.999999, no: 0.000001 } }), { yes: 99_999_900n, no: 100n });
+  });
+
+  it('refuses a liquidity too small to open at the prices asked (within 1e-6), rather than opening at others', () => {
+    const tooSmall = (type: 'yesno' | 'threeway', prices: unknown, liquidity: bigint, message: string) =>
+      assert.throws(() => openingSeeds(type, { prices, liquidity }), { status: 400, message });
+    // These were opened at 1/3 each, 1/7 and 6/7, 99/100 and 1/100.
+    tooSmall('threeway', { yes: 0.98, no: 0.01, draw: 0.01 }, 3n, 'seed_liquidity 0.000003 USDC is too small to open at these prices: yes would open at 0.33333333 instead of 0.98 (each within 0.000001)');
+    tooSmall('yesno', { yes: 0.15, no: 0.85 }, 7n, 'seed_liquidity 0.000007 USDC is too small to open at these prices: yes would open at 0.14285714 instead of 0.15 (each within 0.000001)');
+    tooSmall('yesno', { yes: 0.999999, no: 0.000001 }, 100n, 'seed_liquidity 0.0001 USDC is too small to open at these prices: yes would open at 0.99 instead of 0.999999 (each within 0.000001)');
+    tooSmall('threeway', undefined, 5n, 'seed_liquidity 0.000005 USDC is too small to open at even prices: yes would open at 0.4 instead of 0.33333333 (each within 0.000001)');
+    // Exact splits open whatever the size.
+    assert.deepEqual(openingSeeds('threeway', { liquidity: 3n }), { yes: 1n, no: 1n, draw: 1n });
+    assert.deepEqual(openingSeeds('yesno', { prices: { yes: 0.25, no: 0.75 }, liquidity: 4n }), { yes: 1n, no: 3n });
   });
 
   it('refuses bad opening prices with a message naming the field', () => {
@@ -54,17 +69,28 @@ describe('opening seeds', () => {
     assert.throws(() => openingSeeds('yesno', { liquidity: 10n ** 15n + 1n }), { status: 400, message: 'seed_liquidity must be at most 1000000000 USDC' });
   });
 
-  it('always sums to the liquidity with every seed >= 1 (property)', () => {
+  it('opens at the prices asked within 1e-6, summing to the liquidity with every seed >= 1, or refuses (property)', () => {
     const price = fc.integer({ min: 1, max: 999_999 }).map((n) => n / 1_000_000);
     fc.assert(
       fc.property(fc.boolean(), price, price, fc.bigInt({ min: 3n, max: 10n ** 15n }), (three, a, b, liquidity) => {
         fc.pre(a + b < 1 || !three);
         const prices = three ? { yes: a, no: b, draw: Number((1 - a - b).toFixed(6)) } : { yes: a, no: Number((1 - a).toFixed(6)) };
         fc.pre(Object.values(prices).every((p) => p > 0 && p < 1));
-        const seeds = openingSeeds(three ? 'threeway' : 'yesno', { prices, liquidity });
+        let seeds;
+        try {
+          seeds = openingSeeds(three ? 'threeway' : 'yesno', { prices, liquidity });
+        } catch (e) {
+          // Only a liquidity under 1 USDC can be too small for prices of 6 decimals.
+          assert.ok(liquidity < 1_000_000n, String(e));
+          assert.match((e as Error).message, /^seed_liquidity .* is too small to open at these prices/);
+          return;
+        }
         const values = Object.values(seeds) as bigint[];
         assert.equal(values.reduce((s, v) => s + v, 0n), liquidity);
         assert.ok(values.every((v) => v >= 1n));
+        for (const [o, p] of Object.entries(prices)) {
+          assert.ok(Math.abs(Number(seeds[o as 'yes']!) / Number(liquidity) - p) <= 1e-6 + 1e-12, `${o}`);
+        }
       }),
       { numRuns: 500 },
     );

@@ -30,7 +30,8 @@ export interface EventItem {
   category: string;
   image_url: string;
   status: string;
-  end_date: string | null;
+  /** ISO 8601; "" for an event with neither an end date nor markets (docs/decisions-market-reads.md). */
+  end_date: string;
   created_at: string;
   markets_count: number;
   total_volume: number;
@@ -57,7 +58,7 @@ export function eventItem(r: EventRow): EventItem {
     category: r.category,
     image_url: r.image_url,
     status: r.status,
-    end_date: r.end_date ? r.end_date.toISOString() : null,
+    end_date: r.end_date ? r.end_date.toISOString() : '',
     created_at: r.created_at.toISOString(),
     markets_count: r.markets_count,
     total_volume: formatUsdc(r.total_volume),

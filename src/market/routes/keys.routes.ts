@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync, preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { HttpError, notFound } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
@@ -9,6 +8,7 @@ import type { ApiKeyLookup } from '../auth/api-key.lookup.ts';
 import { countLiveApiKeys, issueApiKey } from '../auth/api-key.repository.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
 import { AUTH_DESCRIPTION, signedErrors, strict, tags, WalletAddress } from './signed-schemas.ts';
+import { marketSignedValidatorCompiler } from './schema-errors.ts';
 
 export interface KeyRoutesDeps {
   readonly db: Db;
@@ -45,7 +45,7 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
       '/keys',
       {
         preValidation: auth,
-        validatorCompiler: strictValidatorCompiler,
+        validatorCompiler: marketSignedValidatorCompiler,
         schema: {
           tags,
           summary: 'Issue an API key and secret to the signing wallet',
@@ -69,7 +69,7 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
       '/keys/:key',
       {
         preValidation: auth,
-        validatorCompiler: strictValidatorCompiler,
+        validatorCompiler: marketSignedValidatorCompiler,
         schema: {
           tags,
           summary: 'Revoke an API key of the authenticated wallet',

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync, preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { updateProfile } from '../users/profile.update.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
 import { AUTH_DESCRIPTION, signedErrors, strict, tags, WalletAddress } from './signed-schemas.ts';
+import { marketSignedValidatorCompiler } from './schema-errors.ts';
 
 const ProfileBody = Type.Object(
   {
@@ -34,7 +34,7 @@ export function profileRoutes(deps: { readonly db: Db; readonly auth: preValidat
       '/users/:wallet',
       {
         preValidation: deps.auth,
-        validatorCompiler: strictValidatorCompiler,
+        validatorCompiler: marketSignedValidatorCompiler,
         schema: {
           tags,
           summary: "Set the signing wallet's username and avatar",

@@ -35,7 +35,8 @@ export const EventItem = Type.Object(
     category: Type.String(),
     image_url: Type.String(),
     status: Type.String({ enum: ['active', 'resolved'] }),
-    end_date: nullable(IsoTime('Its own end, else the end of its last market; null only with neither')),
+    // Not IsoTime: "" is no date-time, and the field is a string either way (docs/decisions-market-reads.md).
+    end_date: Type.String({ description: 'ISO 8601 UTC timestamp: its own end, else the end of its last market; "" with neither' }),
     created_at: IsoTime(),
     markets_count: Type.Integer(),
     total_volume: Usdc('Sum of its markets\u2019 volume'),

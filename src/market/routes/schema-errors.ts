@@ -1,5 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { GUARD_KEYWORDS } from '../../http/input-guard.ts';
+import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import { HttpError } from '../../shared/errors.ts';
 
 interface ParamSchema {
@@ -12,9 +14,13 @@ interface ParamSchema {
   readonly pattern?: string;
 }
 
+interface PartSchema {
+  readonly properties?: Record<string, ParamSchema>;
+}
+
 interface RouteSchema {
-  readonly params?: { readonly properties?: Record<string, ParamSchema> };
-  readonly querystring?: { readonly properties?: Record<string, ParamSchema> };
+  readonly params?: PartSchema;
+  readonly querystring?: PartSchema;
 }
 
 /** What a parameter must look like, in words, for parameters whose schema alone says it badly. */
@@ -62,5 +68,47 @@ export function marketSchemaErrors(schema: RouteSchema | undefined) {
     if (GUARD_KEYWORDS.has(e.keyword)) return new HttpError(400, `Invalid ${name}: ${e.message}`);
     const group = dataVar === 'params' ? schema?.params : dataVar === 'querystring' ? schema?.querystring : undefined;
     return new HttpError(400, `Invalid ${name}: ${describeRule(name, group?.properties?.[name])}`);
+  };
+}
+
+/** How an integer parameter is spelled: decimal digits (a sign is left for the range to refuse). */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/**
+ * A preValidation hook: an integer path or query parameter must be written in decimal digits.
+ * The app's Ajv coerces query strings with JavaScript's Number, which reads `0x10` as 16 and
+ * `1e1`, `10.0`, `+10` and ` 10` as 10, so every id, page and limit had other spellings; they
+ * are the same 400 `Invalid <param>: <rule>` as any other malformed value (docs/api-decisions.md,
+ * "Market API: inputs and shapes"). Leading zeros are still decimal and read as the number.
+ */
+export async function refuseNonDecimalIntegers(request: FastifyRequest): Promise<void> {
+  const schema = request.routeOptions.schema as RouteSchema | undefined;
+  checkDecimal(schema?.params, request.params);
+  checkDecimal(schema?.querystring, request.query);
+}
+
+function checkDecimal(part: PartSchema | undefined, values: unknown): void {
+  if (!part?.properties || values === null || typeof values !== 'object') return;
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    const s = part.properties[name];
+    const type = Array.isArray(s?.type) ? s.type : [s?.type];
+    if (!type.includes('integer') || typeof value !== 'string' || DECIMAL_INTEGER.test(value)) continue;
+    throw new HttpError(400, `Invalid ${name}: ${describeRule(name, s)}`);
+  }
+}
+
+/**
+ * strictValidatorCompiler (no coercion: a signed body is checked as sent) whose path and query
+ * parameter errors read like every market route's, `Invalid wallet: must be 0x followed by 40 hex
+ * digits` rather than the schema's pattern; body errors keep the body's wording.
+ */
+export function marketSignedValidatorCompiler(route: Parameters<typeof strictValidatorCompiler>[0]): ReturnType<typeof strictValidatorCompiler> {
+  const validate = strictValidatorCompiler(route);
+  const part = route.httpPart;
+  if (part !== 'params' && part !== 'querystring') return validate;
+  const format = marketSchemaErrors({ [part]: route.schema as PartSchema });
+  return (data) => {
+    const r = validate(data);
+    return 'error' in r ? { error: format(r.error.validation, part) as HttpError & { validation: FastifySchemaValidationError[] } } : r;
   };
 }
