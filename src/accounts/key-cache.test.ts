@@ -33,6 +33,21 @@ describe('key cache', () => {
     assert.equal(s.loads(), 2, 'unknown keys are cached too');
   });
 
+  it('peeks at fresh entries only, without loading anything', async () => {
+    const s = setup(5000);
+    assert.equal(s.cache.peek('ha'), undefined);
+    assert.equal(s.loads(), 0);
+    await s.cache.get('ha');
+    await s.cache.get('unknown');
+    assert.deepEqual(s.cache.peek('ha'), alice);
+    assert.equal(s.cache.peek('unknown'), null, 'a cached unknown key is known to be unknown');
+    s.advance(5000);
+    assert.equal(s.cache.peek('ha'), undefined, 'an expired entry must be read again');
+    s.cache.forgetAll();
+    assert.equal(s.cache.peek('unknown'), undefined);
+    assert.equal(s.loads(), 2);
+  });
+
   it('reads again after the TTL, so a revocation elsewhere is seen within it', async () => {
     const s = setup(5000);
     await s.cache.get('ha');

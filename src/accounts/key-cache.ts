@@ -13,6 +13,8 @@ export interface KeyCacheOptions {
 
 export interface KeyCache {
   get(hash: string): Promise<Principal | null>;
+  /** A fresh entry's answer at once; undefined when only get() can tell (nothing fresh cached). */
+  peek(hash: string): Principal | null | undefined;
   /** Drops a key's entry here (revocation on this instance takes effect at once). */
   forgetKey(keyId: number): void;
   /** Drops every key of an account (its email was just verified, say). */
@@ -57,6 +59,10 @@ export function createKeyCache(opts: KeyCacheOptions): KeyCache {
   };
 
   return {
+    peek(hash) {
+      const hit = entries.get(hash);
+      return hit && hit.expiresAt > opts.clock.now() ? hit.value : undefined;
+    },
     async get(hash) {
       const hit = entries.get(hash);
       if (hit && hit.expiresAt > opts.clock.now()) return hit.value;

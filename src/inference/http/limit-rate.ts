@@ -23,10 +23,11 @@ const budgetKey = (accountId: number) => `acct:${accountId}`;
  */
 export function createLimitRate(limiters: InferenceLimiters) {
   return (kind: RateKind): InferenceHook =>
-    async function limitRate(request, reply) {
-      const d = await limiters[kind].consume(budgetKey(principalOf(request).accountId));
-      setRateLimitHeaders(reply, d);
-      if (!d.allowed) throw new HttpError(429, RATE_LIMITED);
+    function limitRate(request, reply, done) {
+      limiters[kind].consume(budgetKey(principalOf(request).accountId)).then((d) => {
+        setRateLimitHeaders(reply, d);
+        return d.allowed ? undefined : new HttpError(429, RATE_LIMITED);
+      }).then(done, done);
     };
 }
 
@@ -36,8 +37,9 @@ export function createLimitRate(limiters: InferenceLimiters) {
  */
 export function createShowRate(limiters: InferenceLimiters) {
   return (kind: RateKind): InferenceHook =>
-    async function showRate(request, reply) {
-      const d = await limiters[kind].peek(budgetKey(principalOf(request).accountId));
-      setRateLimitHeaders(reply, { ...d, allowed: true });
+    function showRate(request, reply, done) {
+      limiters[kind].peek(budgetKey(principalOf(request).accountId)).then((d) => {
+        setRateLimitHeaders(reply, { ...d, allowed: true });
+      }).then(() => done(), done);
     };
 }
