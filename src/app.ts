@@ -160,6 +160,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(dashboardPagesRoutes);
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
+    secretsKey: deps.secretsKey,
   });
   const responses = responsesRoutes({ db, config: config.responses, mcp: createMcpClient(config.responses.mcp) });
   let stopPruning = (): void => {};
