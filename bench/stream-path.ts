@@ -1,6 +1,8 @@
 import { createMessagesStreamEncoder } from '../src/inference/formats/anthropic-messages/create-messages-stream-encoder.ts';
 import { createChatStreamEncoder } from '../src/inference/formats/openai-chat/create-chat-chunk-formatter.ts';
 import type { StreamEncoder } from '../src/inference/formats/stream-encoder.ts';
+import { randomBytes } from 'node:crypto';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { createAnthropicStreamParser } from '../src/inference/providers/anthropic/parse-anthropic-stream.ts';
 import { createOpenAIChatStreamParser } from '../src/inference/providers/openai-compatible/parse-openai-chat-stream.ts';
 import type { ProviderStreamParser } from '../src/inference/providers/provider-stream.ts';
@@ -27,6 +29,7 @@ const messagesBytes = await read('/v1/messages');
 await up.close();
 
 const identity = { id: 'chatcmpl-0123456789abcdefghij', model: 'svc-fast', created: 1700000000 };
+const sealer = createReasoningSealers(randomBytes(32))(1);
 const messagesIdentity = { ...identity, id: 'msg_0123456789abcdefghij' };
 interface Case {
   readonly upstream: Buffer;
@@ -34,7 +37,7 @@ interface Case {
   encoder(): StreamEncoder;
 }
 const cases: Record<string, Case> = {
-  '(c) chat': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createChatStreamEncoder({ ...identity, includeUsage: false }) },
+  '(c) chat': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createChatStreamEncoder({ ...identity, includeUsage: false, sealer }) },
   '(e) messages': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
   '(f) messages': { upstream: messagesBytes, parser: () => createAnthropicStreamParser(null), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
 };

@@ -164,6 +164,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
+    secretsKey: deps.secretsKey,
   });
   const responses = responsesRoutes({ db, config: config.responses, mcp: createMcpClient(config.responses.mcp) });
   let stopPruning = (): void => {};

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -16,8 +17,10 @@ import { formatOpenAIStreamError } from '../src/inference/formats/openai-chat/fo
 import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat/parse-chat-completion-request.ts';
 import { formatRerankResponse } from '../src/inference/formats/rerank/format-rerank-response.ts';
 import { parseRerankRequest } from '../src/inference/formats/rerank/parse-rerank-request.ts';
+import { decodeReasoningContent } from '../src/inference/formats/reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
 import { decodeFloat32Base64 } from '../src/inference/providers/openai-compatible/float32-base64.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { createUpstreams, type Upstreams, type UpstreamTarget } from '../src/inference/upstream/create-upstreams.ts';
 import type { ChatStream } from '../src/inference/upstream/start-chat-stream.ts';
 import { UpstreamError } from '../src/inference/upstream/upstream-error.ts';
@@ -39,6 +42,9 @@ function assertNoLeak(value: unknown): void {
 
 /** Service-issued tool-call ids differ per call; compare answers with them normalised. */
 const sameIds = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/call_[A-Za-z0-9]{24}/g, 'call_ID')) as T;
+
+/** Seals the reasoning blocks of the chat answers formatted here, as the chat route's does for an account. */
+const sealer = createReasoningSealers(randomBytes(32))(1);
 
 const user = (text: string): CanonicalChatRequest['messages'][number] => ({ role: 'user', content: [{ type: 'text', text }] });
 
@@ -166,8 +172,8 @@ describe('inference adapters against fake upstreams', () => {
       };
       assert.deepEqual(a, expected);
       assert.deepEqual(o, expected);
-      assert.deepEqual(formatChatCompletion(a, identity), formatChatCompletion(o, identity));
-      assertNoLeak(formatChatCompletion(a, identity));
+      assert.deepEqual(formatChatCompletion(a, identity, sealer), formatChatCompletion(o, identity, sealer));
+      assertNoLeak(formatChatCompletion(a, identity, sealer));
 
       const sentA = anthropic.requests.at(-1)!;
       assert.equal(sentA.headers['x-api-key'], FAKE_ANTHROPIC_KEY);
@@ -197,7 +203,7 @@ describe('inference adapters against fake upstreams', () => {
       assert.equal(a.finish, 'stop');
       assert.deepEqual(a.usage, { type: 'usage', usage: { inputTokens: 2048, cachedInputTokens: 1920, outputTokens: 9 }, estimated: false });
       const chunks = (parts: StreamPart[]) => {
-        const f = createChatChunkFormatter({ ...identity, includeUsage: true });
+        const f = createChatChunkFormatter({ ...identity, includeUsage: true, sealer });
         return parts.flatMap((p) => f.format(p));
       };
       assert.deepEqual(chunks(a.parts), chunks(o.parts));
@@ -231,8 +237,8 @@ describe('inference adapters against fake upstreams', () => {
         ]);
         for (const c of r.toolCalls) assert.match(c.id, /^call_[A-Za-z0-9]{24}$/);
       }
-      assert.deepEqual(sameIds(formatChatCompletion(a, identity)), sameIds(formatChatCompletion(o, identity)));
-      assertNoLeak(formatChatCompletion(a, identity));
+      assert.deepEqual(sameIds(formatChatCompletion(a, identity, sealer)), sameIds(formatChatCompletion(o, identity, sealer)));
+      assertNoLeak(formatChatCompletion(a, identity, sealer));
       const sentA = anthropic.requests.at(-1)!.body as Record<string, unknown>;
       assert.deepEqual(sentA.tools, weatherTools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })));
       assert.deepEqual(sentA.tool_choice, { type: 'auto' });
@@ -312,13 +318,24 @@ describe('inference adapters against fake upstreams', () => {
       assert.equal(s.o.finish, 'length');
     });
 
-    it('Anthropic thinking arrives as reasoning, which the OpenAI format leaves out', async () => {
+    it("Anthropic thinking arrives as reasoning; the OpenAI format gives it as reasoning and reasoning_details, the signature sealed", async () => {
       anthropic.chat.enqueue({ reasoning: 'The user wants a number.', text: '42' });
       const s = await collect(await up.chatStream(viaAnthropic, { messages: [user('Answer?')], tools: [], stop: [], stream: true }));
       assert.equal(s.parts.filter((p) => p.type === 'reasoning-delta').map((p) => (p as { text: string }).text).join(''), 'The user wants a number.');
       assert.equal(s.text, '42');
-      const f = createChatChunkFormatter({ ...identity, includeUsage: false });
-      assert.doesNotMatch(JSON.stringify(s.parts.flatMap((p) => f.format(p))), /wants a number/);
+      const f = createChatChunkFormatter({ ...identity, includeUsage: false, sealer });
+      const deltas = s.parts.flatMap((p) => f.format(p)).map((c) => (c as { choices: { delta: { reasoning?: string; reasoning_details?: { text: string; signature?: string; format: string; index: number }[] } }[] }).choices[0]!.delta);
+      assert.equal(deltas.map((d) => d.reasoning ?? '').join(''), 'The user wants a number.');
+      const details = deltas.flatMap((d) => d.reasoning_details ?? []);
+      assert.ok(details.every((d) => d.format === 'svc-reasoning-v1' && d.index === 0));
+      assert.equal(details.map((d) => d.text).join(''), 'The user wants a number.');
+      const signature = details.at(-1)!.signature!;
+      assert.deepEqual(decodeReasoningContent(signature, sealer), [{ type: 'thinking', thinking: 'The user wants a number.', signature: 'EqQBfakeanthropicsignature' }]);
+      // The token is random bytes, which may spell anything; checked for its shape, then taken out.
+      assert.match(signature, /^[A-Za-z0-9_-]{40,}$/);
+      const text = JSON.stringify(deltas).replace(/"signature":"[A-Za-z0-9_-]+"/g, '"signature":"<sealed>"');
+      assertNoLeak(text);
+      assert.doesNotMatch(text, /EqQB/);
     });
   });
 
@@ -590,18 +607,18 @@ describe('inference adapters against fake upstreams', () => {
         req.on('data', (c: Buffer) => (raw += c.toString()));
         req.on('end', () => {
           void (async () => {
-            const parsed = parseChatCompletionRequest(JSON.parse(raw));
+            const parsed = parseChatCompletionRequest(JSON.parse(raw), sealer);
             const id = createId('chatcmpl-');
             const created = Math.floor(Date.now() / 1000);
             if (!parsed.request.stream) {
               const r = await up.chat(viaAnthropic, parsed.request);
               res.writeHead(200, { 'content-type': 'application/json' });
-              res.end(JSON.stringify(formatChatCompletion(r, { id, model: parsed.model ?? 'svc-pro', created })));
+              res.end(JSON.stringify(formatChatCompletion(r, { id, model: parsed.model ?? 'svc-pro', created }, sealer)));
               return;
             }
             const stream = await up.chatStream(viaAnthropic, parsed.request);
             res.writeHead(200, { 'content-type': 'text/event-stream' });
-            const f = createChatChunkFormatter({ id, model: parsed.model ?? 'svc-pro', created, includeUsage: parsed.includeUsage });
+            const f = createChatChunkFormatter({ id, model: parsed.model ?? 'svc-pro', created, includeUsage: parsed.includeUsage, sealer });
             for await (const p of stream) for (const c of f.format(p)) res.write(encodeSseData(c));
             res.end(SSE_DONE);
           })();

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeReasoningContent } from '../src/inference/formats/reasoning-content.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import { startGateway, UPSTREAM_MODELS, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
@@ -17,6 +19,9 @@ const SERVICE_IDS = /\b(?:chatcmpl-|cmpl-|call_|rerank-)[A-Za-z0-9]{24}\b/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 // Payloads that are bytes, not words: base64 vectors and images.
 const BASE64_VALUES = /"(embedding|b64_json)":"[A-Za-z0-9+/=]+"|data:image\/png;base64,[A-Za-z0-9+/=]+/g;
+// Sealed reasoning tokens (chat reasoning_details): random bytes too, each checked to be one the
+// service sealed for the account (so no upstream value hides here), then taken out of the text.
+const REASONING_TOKENS = /"(signature|data)":"([^"]*)"/g;
 
 interface Answer {
   readonly what: string;
@@ -160,13 +165,18 @@ describe('brand hiding: nothing of an upstream reaches a client', () => {
 
   it('found no upstream name, host, model, id or header in any answer', () => {
     assert.ok(answers.length > 80, `${answers.length} answers checked`);
+    const sealer = createReasoningSealers(g.t.deps.secretsKey)(acct.id);
+    assert.ok(answers.some((a) => a.text.search(REASONING_TOKENS) >= 0), 'some answers carry sealed reasoning tokens');
     for (const a of answers) {
       for (const [name, value] of a.headers) {
         assert.ok(ALLOWED_HEADERS.has(name), `${a.what}: header ${name}: ${value}`);
         for (const f of forbidden) assert.doesNotMatch(value, f, `${a.what}: header ${name}: ${value}`);
       }
       for (const id of a.text.match(SERVICE_IDS) ?? []) assert.match(id, /^(chatcmpl-|cmpl-|call_|rerank-)[A-Za-z0-9]{24}$/);
-      const text = a.text.replace(SERVICE_IDS, '<id>').replace(UUID, '<uuid>').replace(BASE64_VALUES, '<bytes>');
+      for (const [, field, token] of a.text.matchAll(REASONING_TOKENS)) {
+        assert.notEqual(decodeReasoningContent(token!, sealer), null, `${a.what}: ${field} is not a sealed reasoning token: ${token}`);
+      }
+      const text = a.text.replace(SERVICE_IDS, '<id>').replace(UUID, '<uuid>').replace(BASE64_VALUES, '<bytes>').replace(REASONING_TOKENS, '"$1":"<sealed>"');
       // Every SSE line and the whole body.
       for (const line of text.split('\n')) {
         for (const f of forbidden) assert.doesNotMatch(line, f, `${a.what} (${a.status}): ${line.slice(0, 400)}`);

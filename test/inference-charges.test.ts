@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat/parse-chat-completion-request.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { countTextTokens, estimateChatInputTokens } from '../src/inference/tokens/count-tokens.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
 import { pieces } from './fakes/fake-server.ts';
@@ -109,7 +111,7 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
           assert.equal(row.input_tokens, usage.input);
           assert.equal(row.cached_input_tokens, usage.cached);
         } else {
-          assert.equal(row.input_tokens, estimateChatInputTokens(parseChatCompletionRequest(body).request));
+          assert.equal(row.input_tokens, estimateChatInputTokens(parseChatCompletionRequest(body, createReasoningSealers(randomBytes(32))(1)).request));
           assert.equal(row.cached_input_tokens, 0);
         }
         assert.equal(charge, expectedCost(price, { input: row.input_tokens, cached: row.cached_input_tokens, output: row.output_tokens }));
@@ -213,7 +215,7 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
     const { charge, row } = await charged(acct, () => g.client(acct.key).chat.completions.create(body));
     assert.equal(row.usage_source, 'estimated');
     assert.equal(row.output_tokens, countTextTokens('No usage in this answer.'));
-    assert.equal(row.input_tokens, estimateChatInputTokens(parseChatCompletionRequest(body).request));
+    assert.equal(row.input_tokens, estimateChatInputTokens(parseChatCompletionRequest(body, createReasoningSealers(randomBytes(32))(1)).request));
     assert.equal(charge, expectedCost(PRICES['svc-fast'], { input: row.input_tokens, output: row.output_tokens }));
   });
 

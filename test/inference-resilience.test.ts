@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat/parse-chat-completion-request.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { countTextTokens, estimateChatInputTokens } from '../src/inference/tokens/count-tokens.ts';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from './fakes/fake-openai.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -169,7 +171,7 @@ describe('resilient upstreams: retries, fallbacks, timeouts and breakers', () =>
     assert.ok(delivered.length > 0);
     const [row] = await waitForUsage(t, acct2.id, 1);
     assert.deepEqual([row!.status, row!.usage_source], [504, 'estimated']);
-    const input = estimateChatInputTokens(parseChatCompletionRequest(body).request);
+    const input = estimateChatInputTokens(parseChatCompletionRequest(body, createReasoningSealers(randomBytes(32))(1)).request);
     assert.deepEqual([row!.input_tokens, row!.output_tokens], [input, countTextTokens(delivered)]);
     const cost = expectedCost(PRICE, { input, output: countTextTokens(delivered) });
     assert.equal(BigInt(row!.cost_micro), cost);

@@ -74,6 +74,17 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents carrying reasoning: include reasoning.encrypted_content on /v1/responses, reasoning and reasoning_details on chat completions', () => {
+    type Props = { properties: Record<string, { description?: string; items?: { properties?: Record<string, { enum?: string[] }> } }> };
+    const body = (p: string) => (doc.paths[p]!.post!.requestBody!.content!['application/json']!.schema as Props).properties;
+    for (const p of ['/v1/responses', '/inference/v1/responses']) assert.match(body(p).include!.description!, /reasoning\.encrypted_content/);
+    const message = (body('/v1/chat/completions').messages!.items as Props).properties;
+    assert.deepEqual(message.reasoning_details!.items!.properties!.format!.enum, ['svc-reasoning-v1']);
+    const answer = doc.paths['/v1/chat/completions']!.post!.responses!['200']!.content!['application/json']!.schema as Props;
+    const answered = ((answer.properties.choices!.items as Props).properties.message as Props).properties;
+    assert.ok(answered.reasoning && answered.reasoning_details);
+  });
+
   it('declares the security schemes of every surface', () => {
     const s = doc.components.securitySchemes;
     assert.equal(s.bearer?.scheme, 'bearer');

@@ -2,9 +2,11 @@ import type { ApiKeyService } from '../accounts/api-key.service.ts';
 import type { Catalog, Endpoint, ModelConfig } from '../config/catalog.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Billing } from './billing/billing.ts';
+import type { ReasoningSealer } from './formats/reasoning-content.ts';
 import { createAuthenticate, type AuthenticateOptions, type InferenceHook } from './http/authenticate.ts';
 import { createLimitRate, createShowRate, type InferenceLimiters, type RateKind } from './http/limit-rate.ts';
 import { resolveModel } from './http/resolve-model.ts';
+import { createReasoningSealers } from './reasoning-sealer.ts';
 import type { Upstreams } from './upstream/create-upstreams.ts';
 
 /**
@@ -30,6 +32,8 @@ export interface InferenceContext {
   /** authenticate + limitRate, for a route's `onRequest` (before the body is parsed). */
   readonly guard: (kind: RateKind, opts?: AuthenticateOptions) => InferenceHook[];
   readonly resolveModel: (id: string, endpoint: Endpoint) => ModelConfig;
+  /** Seals and opens the account's reasoning tokens (reasoning items, reasoning_details). */
+  readonly reasoningSealer: (accountId: number) => ReasoningSealer;
 }
 
 /** What the gateway is built from; the composition root passes it in. */
@@ -41,6 +45,8 @@ export interface InferenceContextDeps {
   readonly apiKeys: ApiKeyService;
   readonly limiters: InferenceLimiters;
   readonly upstreams: Upstreams;
+  /** The instance secret (SECRETS_KEY, shared by the instances of one database); reasoning tokens are sealed under a sub-key of it. */
+  readonly secretsKey: Buffer;
 }
 
 export function createInferenceContext(deps: InferenceContextDeps): InferenceContext {
@@ -57,5 +63,6 @@ export function createInferenceContext(deps: InferenceContextDeps): InferenceCon
     showRate: createShowRate(deps.limiters),
     guard: (kind, opts) => [authenticate(opts), limitRate(kind)],
     resolveModel: (id, endpoint) => resolveModel(catalog, id, endpoint),
+    reasoningSealer: createReasoningSealers(deps.secretsKey),
   };
 }

@@ -35,6 +35,21 @@ const Content = {
     },
   ],
 };
+const ReasoningDetail = obj(
+  {
+    type: { type: 'string', enum: ['reasoning.text', 'reasoning.encrypted'], description: 'reasoning.text: a thinking block (its text); reasoning.encrypted: redacted thinking' },
+    text: { type: 'string', description: 'the thinking text (in a stream: a piece of it; empty on the entry that closes a block)' },
+    signature: { type: 'string', description: 'a sealed reasoning token holding the whole block; only on blocks the upstream signed' },
+    data: { type: 'string', description: 'a sealed reasoning token holding the redacted block' },
+    format: { type: 'string', enum: ['svc-reasoning-v1'] },
+    index: { type: 'integer', description: 'the block among the turn\'s blocks; a stream\'s entries of one index make one block' },
+  },
+  ['type'],
+  {
+    description:
+      "OpenRouter's reasoning_details convention. Send the entries back unchanged on the assistant message of the next request: a signed or redacted block goes back to the upstream first in that turn (an Anthropic tool-use continuation keeps thinking on). A signature or data the service did not issue to the account is a 400; entries of another format are ignored.",
+  },
+);
 const ToolCall = obj({ id: str, type: { type: 'string', enum: ['function'] }, function: obj({ name: str, arguments: { type: 'string', description: 'JSON text' } }, ['name', 'arguments']) }, ['id', 'type', 'function']);
 const Message = obj(
   {
@@ -43,6 +58,8 @@ const Message = obj(
     name: str,
     tool_calls: { type: 'array', items: ToolCall },
     tool_call_id: str,
+    reasoning: { type: 'string', description: 'assistant messages: the reasoning text, accepted and not used' },
+    reasoning_details: { type: 'array', items: ReasoningDetail, description: 'assistant messages: the reasoning blocks of that turn, as the answer gave them' },
   },
   ['role'],
 );
@@ -78,7 +95,13 @@ const ChatResponse = obj(
       type: 'array',
       items: obj({
         index: int,
-        message: obj({ role: { type: 'string', enum: ['assistant'] }, content: { type: 'string', nullable: true }, tool_calls: { type: 'array', items: ToolCall } }),
+        message: obj({
+          role: { type: 'string', enum: ['assistant'] },
+          content: { type: 'string', nullable: true },
+          reasoning: { type: 'string', description: 'the reasoning text, when the model gave any' },
+          reasoning_details: { type: 'array', items: ReasoningDetail, description: 'the reasoning blocks, when the model gave any (stream deltas carry them too)' },
+          tool_calls: { type: 'array', items: ToolCall },
+        }),
         finish_reason: { type: 'string', enum: ['stop', 'length', 'tool_calls', 'content_filter'] },
       }),
     },
@@ -227,7 +250,15 @@ const ResponsesRequest = obj(
     tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }] },
     parallel_tool_calls: bool,
     text: obj({ format: { type: 'object', additionalProperties: true } }),
-    reasoning: obj({ effort: str }),
+    reasoning: obj({ effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] } }),
+    include: {
+      type: 'array',
+      items: str,
+      description:
+        '`reasoning.encrypted_content`: reasoning items carry `encrypted_content`, a sealed token of the reasoning blocks the upstream needs back ' +
+        '(null when there are none); send the item back with it (e.g. with `store: false`) and the next turn keeps its reasoning. ' +
+        'An encrypted_content the service did not issue to the account is a 400. Other values are accepted and ignored.',
+    },
     metadata: { type: 'object', additionalProperties: str },
   },
   ['input'],
@@ -239,7 +270,14 @@ export const ResponseObject = obj(
     created_at: int,
     status: str,
     model: Model,
-    output: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    output: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'message, function_call, reasoning (summary, content; encrypted_content with include reasoning.encrypted_content), mcp_list_tools, mcp_call, mcp_approval_request',
+      },
+    },
     usage: obj({ input_tokens: int, input_tokens_details: obj({ cached_tokens: int }), output_tokens: int, output_tokens_details: obj({ reasoning_tokens: int }), total_tokens: int }),
     previous_response_id: { type: 'string', nullable: true },
   },

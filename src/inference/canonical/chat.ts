@@ -35,7 +35,8 @@ export interface ToolCall {
 
 /**
  * Reasoning an assistant turn carried, as a client sends it back in history (an Anthropic client's
- * thinking blocks, a responses client's reasoning item with its encrypted_content): thinking text
+ * thinking blocks, a responses client's reasoning item with its encrypted_content, a chat client's
+ * reasoning_details; the last two sealed, formats/reasoning-content.ts): thinking text
  * with its signature (opaque, verified by the upstream that issued it), or a redacted block's
  * encrypted data. Only an Anthropic upstream can use them; other upstreams, and deployments
  * without reasoning, do not get them.
@@ -128,7 +129,7 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
 export interface CanonicalChatResponse {
   readonly text: string;
-  /** Reasoning text the upstream exposed (Anthropic thinking); formats may drop it. */
+  /** Reasoning text the upstream exposed (Anthropic thinking, OpenAI-compatible reasoning_content). */
   readonly reasoning: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;

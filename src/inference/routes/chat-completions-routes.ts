@@ -2,19 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { createChatStreamEncoder } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
 import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
 import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
+import type { ReasoningSealer } from '../formats/reasoning-content.ts';
 import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
+import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
-function chatFormat(includeUsage: boolean): ChatTurnFormat {
+/** The format of one request: `sealer` (the account's) seals the reasoning blocks of its answer. */
+function chatFormat(includeUsage: boolean, sealer: ReasoningSealer): ChatTurnFormat {
   return {
     endpoint: 'chat.completions',
     idPrefix: 'chatcmpl-',
-    formatResponse: formatChatCompletion,
-    createStreamEncoder: (identity) => createChatStreamEncoder({ ...identity, includeUsage }),
+    formatResponse: (response, identity) => formatChatCompletion(response, identity, sealer),
+    createStreamEncoder: (identity) => createChatStreamEncoder({ ...identity, includeUsage, sealer }),
   };
 }
 
@@ -27,14 +30,15 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
       schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Chat completion (OpenAI format; stream, tools, structured output, vision)' },
     },
     async (request, reply) => {
-      const parsed = parseChatCompletionRequest(request.body);
+      const sealer = ctx.reasoningSealer(principalOf(request).accountId);
+      const parsed = parseChatCompletionRequest(request.body, sealer);
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'chat.completions');
       const body = request.body as Record<string, unknown>;
       const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
       checkContext(model, parsed.request, 'messages');
       const route = routeModel(ctx.catalog, model, parsed.request);
-      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage));
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage, sealer));
     },
   );
 }

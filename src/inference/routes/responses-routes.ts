@@ -28,7 +28,10 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
         onRequest: ctx.guard('inference'),
         schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Create a response (OpenAI Responses: stored conversations, function tools, MCP tools)' },
       },
-      async (request, reply) => serveResponse(ctx, serving, request, reply, parseResponsesRequest(request.body)),
+      async (request, reply) => {
+        const sealer = ctx.reasoningSealer(principalOf(request).accountId);
+        return serveResponse(ctx, serving, request, reply, parseResponsesRequest(request.body, sealer), sealer);
+      },
     );
     app.get<{ Params: { id: string } }>(
       '/responses/:id',

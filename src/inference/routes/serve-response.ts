@@ -20,6 +20,7 @@ import {
 } from '../formats/openai-responses/response-items.ts';
 import { ResponseRecorder, type McpCallRequest, type ResponseUsageCounts, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
 import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-messages.ts';
+import type { ReasoningSealer } from '../formats/reasoning-content.ts';
 import { checkContext } from '../http/check-model-features.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
@@ -176,6 +177,7 @@ export async function serveResponse(
   request: FastifyRequest,
   reply: FastifyReply,
   parsed: ParsedResponsesRequest,
+  sealer: ReasoningSealer,
 ): Promise<object | undefined> {
   const accountId = principalOf(request).accountId;
   const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'responses');
@@ -216,7 +218,7 @@ export async function serveResponse(
   });
 
   const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
-  const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t), parsed.functionTools, { type: 'auto' });
+  const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), parsed.functionTools, { type: 'auto' });
   checkContext(model, probe, 'input');
   // MCP tools make the request agentic even before their listing is known.
   const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe);
@@ -226,7 +228,7 @@ export async function serveResponse(
     charge: holdEstimate(route.billed, estimateChatInput(probe) + mcpListingAllowance(parsed), parsed.maxOutputTokens ?? null, mcpRounds, Math.ceil(deps.config.mcp.maxResultBytes / 3)),
   };
 
-  return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now }));
+  return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now, sealer }));
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */
@@ -258,6 +260,7 @@ interface ResponseRun {
   readonly hold: CreditHold;
   readonly accountId: number;
   readonly now: Date;
+  readonly sealer: ReasoningSealer;
 }
 
 async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, request: FastifyRequest, reply: FastifyReply, run: ResponseRun): Promise<object | undefined> {
@@ -285,7 +288,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       user: parsed.user ?? null,
     },
     parsed.stream,
-    { encryptedReasoning: parsed.includeEncryptedReasoning },
+    { sealer: run.sealer, encryptedReasoning: parsed.includeEncryptedReasoning },
   );
   recorder.start();
   let sse: SseResponse | null = null;
@@ -365,7 +368,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
     for (let round = 1; ; round++) {
       const last = servers.length > 0 && round >= maxRounds;
       const choice: ToolChoice = last ? { type: 'none' } : round === 1 ? mapToolChoice(parsed, exposed.exposedOf) : { type: 'auto' };
-      const messages = toCanonicalMessages(parsed.instructions, [...history, ...input, ...recorder.output], exposed.exposedOf);
+      const messages = toCanonicalMessages(parsed.instructions, [...history, ...input, ...recorder.output], exposed.exposedOf, run.sealer);
       const base = baseRequest(parsed, messages, tools, choice);
       // Never ask the upstream for more output than the hold pays for.
       const allowance = servers.length > 0 ? roundOutput(parsed.maxOutputTokens) : hold.maxOutputTokens;

@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { StreamPart } from '../../canonical/chat.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { decodeReasoningContent } from '../reasoning-content.ts';
 import { encodeSseData } from '../sse.ts';
 import { createChatChunkFormatter, createChatStreamEncoder } from './create-chat-chunk-formatter.ts';
+import { readReasoningDetails } from './reasoning-details.ts';
 
-const base = { id: 'chatcmpl-abc', model: 'svc-fast', created: 1700000000 };
+const sealer = createReasoningSealers(randomBytes(32))(1);
+const identity = { id: 'chatcmpl-abc', model: 'svc-fast', created: 1700000000 };
+const base = { ...identity, sealer };
 const parts: StreamPart[] = [
   { type: 'reasoning-delta', text: 'hmm' },
   { type: 'text-delta', text: 'Hel' },
@@ -20,13 +26,14 @@ const parts: StreamPart[] = [
 ];
 
 describe('createChatChunkFormatter', () => {
-  it('emits OpenAI chunks: role first, content, tool-call deltas by index, finish', () => {
+  it('emits OpenAI chunks: role first, reasoning, content, tool-call deltas by index, finish', () => {
     const f = createChatChunkFormatter({ ...base, includeUsage: false });
     const chunks = parts.flatMap((p) => f.format(p)) as { choices: { delta: unknown; finish_reason: unknown }[] }[];
     assert.deepEqual(
       chunks.map((c) => [c.choices[0]!.delta, c.choices[0]!.finish_reason]),
       [
         [{ role: 'assistant', content: '' }, null],
+        [{ reasoning: 'hmm', reasoning_details: [{ type: 'reasoning.text', text: 'hmm', format: 'svc-reasoning-v1', index: 0 }] }, null],
         [{ content: 'Hel' }, null],
         [{ content: 'lo' }, null],
         [{ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get', arguments: '' } }] }, null],
@@ -38,7 +45,7 @@ describe('createChatChunkFormatter', () => {
       ],
     );
     assert.deepEqual(Object.keys(chunks[0]!), ['id', 'object', 'created', 'model', 'choices']);
-    assert.deepEqual({ ...chunks[0], choices: undefined }, { ...base, object: 'chat.completion.chunk', choices: undefined });
+    assert.deepEqual({ ...chunks[0], choices: undefined }, { ...identity, object: 'chat.completion.chunk', choices: undefined });
   });
 
   it('with include_usage: usage null on every chunk, then a usage chunk with no choices', () => {
@@ -46,11 +53,66 @@ describe('createChatChunkFormatter', () => {
     const chunks = parts.flatMap((p) => f.format(p)) as { usage: unknown; choices: unknown[] }[];
     assert.ok(chunks.slice(0, -1).every((c) => c.usage === null));
     assert.deepEqual(chunks.at(-1), {
-      ...base,
+      ...identity,
       object: 'chat.completion.chunk',
       choices: [],
       usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 } },
     });
+  });
+
+  /** Anthropic's thinking as parts: a signed block in pieces, a redacted block, a second signed block. */
+  const anthropicParts: StreamPart[] = [
+    { type: 'reasoning-delta', text: 'First' },
+    { type: 'reasoning-delta', text: ' thought.' },
+    { type: 'reasoning-delta', text: '', signature: 'EqQBsig-1' },
+    { type: 'reasoning-delta', text: '', redacted: 'EmwKopaque' },
+    { type: 'reasoning-delta', text: 'Second.' },
+    { type: 'reasoning-delta', text: '', signature: 'EqQBsig-2' },
+    { type: 'tool-call-start', index: 0, id: 'call_a', name: 'get' },
+    { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+    { type: 'finish', reason: 'tool_calls' },
+  ];
+  const blocks = [
+    { type: 'thinking', thinking: 'First thought.', signature: 'EqQBsig-1' },
+    { type: 'redacted_thinking', data: 'EmwKopaque' },
+    { type: 'thinking', thinking: 'Second.', signature: 'EqQBsig-2' },
+  ];
+
+  it("streams thinking as reasoning deltas and reasoning_details by block index; a block's signature (sealed, the block inside) closes it", () => {
+    const f = createChatChunkFormatter({ ...base, includeUsage: false });
+    const deltas = anthropicParts.flatMap((p) => f.format(p)).map((c) => (c as { choices: { delta: Record<string, unknown> }[] }).choices[0]!.delta);
+    const reasoning = deltas.filter((d) => 'reasoning_details' in d) as { reasoning?: string; reasoning_details: Record<string, unknown>[] }[];
+    assert.deepEqual(reasoning.map((d) => d.reasoning), ['First', ' thought.', undefined, undefined, 'Second.', undefined]);
+    const details = reasoning.flatMap((d) => d.reasoning_details);
+    assert.deepEqual(
+      details.map((d) => ({ ...d, ...('signature' in d ? { signature: '<sealed>' } : {}), ...('data' in d ? { data: '<sealed>' } : {}) })),
+      [
+        { type: 'reasoning.text', text: 'First', format: 'svc-reasoning-v1', index: 0 },
+        { type: 'reasoning.text', text: ' thought.', format: 'svc-reasoning-v1', index: 0 },
+        { type: 'reasoning.text', text: '', signature: '<sealed>', format: 'svc-reasoning-v1', index: 0 },
+        { type: 'reasoning.encrypted', data: '<sealed>', format: 'svc-reasoning-v1', index: 1 },
+        { type: 'reasoning.text', text: 'Second.', format: 'svc-reasoning-v1', index: 2 },
+        { type: 'reasoning.text', text: '', signature: '<sealed>', format: 'svc-reasoning-v1', index: 2 },
+      ],
+    );
+    assert.deepEqual(decodeReasoningContent(details[2]!.signature as string, sealer), [blocks[0]]);
+    assert.deepEqual(decodeReasoningContent(details[3]!.data as string, sealer), [blocks[1]]);
+    assert.deepEqual(decodeReasoningContent(details[5]!.signature as string, sealer), [blocks[2]]);
+    for (const raw of ['EqQB', 'EmwK']) assert.ok(!JSON.stringify(deltas).includes(raw), raw);
+    // Sent back as a client collects them (every entry, or only those with a token), the blocks return whole.
+    assert.deepEqual(readReasoningDetails(details, 'reasoning_details', sealer), blocks);
+    assert.deepEqual(readReasoningDetails(details.filter((d) => d.signature ?? d.data), 'reasoning_details', sealer), blocks);
+  });
+
+  it("an unsigned block (an OpenAI-compatible upstream's reasoning) has text entries only, and the next text stays in it", () => {
+    const f = createChatChunkFormatter({ ...base, includeUsage: false });
+    const details = [{ type: 'reasoning-delta', text: 'a' }, { type: 'reasoning-delta', text: 'b' }, { type: 'text-delta', text: 'x' }]
+      .flatMap((p) => f.format(p as StreamPart))
+      .flatMap((c) => ((c as { choices: { delta: { reasoning_details?: unknown[] } }[] }).choices[0]!.delta.reasoning_details ?? []));
+    assert.deepEqual(details, [
+      { type: 'reasoning.text', text: 'a', format: 'svc-reasoning-v1', index: 0 },
+      { type: 'reasoning.text', text: 'b', format: 'svc-reasoning-v1', index: 0 },
+    ]);
   });
 
   it('opens with the role chunk even when the first part is the finish', () => {
@@ -73,7 +135,7 @@ describe('createChatStreamEncoder', () => {
       { type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 2 }, estimated: false },
     ];
     for (const includeUsage of [false, true]) {
-      const options = { id: 'chatcmpl-1', model: 'svc-x', created: 1, includeUsage };
+      const options = { id: 'chatcmpl-1', model: 'svc-x', created: 1, includeUsage, sealer };
       const encoder = createChatStreamEncoder(options);
       const formatter = createChatChunkFormatter(options);
       for (const part of parts) assert.equal(encoder.encode(part), formatter.format(part).map(encodeSseData).join(''));

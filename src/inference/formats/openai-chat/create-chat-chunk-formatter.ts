@@ -1,28 +1,42 @@
 import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
 import type { StreamEncoder } from '../stream-encoder.ts';
 import { formatOpenAIStreamError } from './format-openai-stream-error.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
+import { detailOf, REASONING_DETAILS_FORMAT, type ReasoningDetail } from './reasoning-details.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
 
 export interface ChatChunkFormatterOptions extends TurnIdentity {
   /** `stream_options.include_usage`: every chunk carries `usage: null` and a usage chunk ends the stream. */
   readonly includeUsage: boolean;
+  /** Seals the reasoning blocks of `reasoning_details` (reasoning-details.ts). */
+  readonly sealer: ReasoningSealer;
 }
 
 interface Delta {
   role?: 'assistant';
   content?: string;
+  reasoning?: string;
+  reasoning_details?: ReasoningDetail[];
   tool_calls?: { index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }[];
 }
 
 /**
  * Turns stream parts into `chat.completion.chunk` objects (write each with encodeSseData, then
- * SSE_DONE). The first chunk carries the assistant role; reasoning has no place in this format
- * and is dropped.
+ * SSE_DONE). The first chunk carries the assistant role. Reasoning is OpenRouter's streamed
+ * `reasoning_details` (reasoning-details.ts): each piece of thinking text is a delta with
+ * `reasoning` and a `reasoning.text` entry of the block's index; the block's signature arrives
+ * when it closes as an entry with empty text and the sealed token (which holds the whole block,
+ * so a client that kept only the last entry still sends the block back whole); redacted thinking
+ * is one `reasoning.encrypted` entry. A client joins the entries of one index.
  */
 export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { format(part: StreamPart): object[] } {
   let started = false;
+  // The reasoning block being written: its index among the answer's blocks, its text so far
+  // (null when none is open: the next text starts block `block`).
+  let block = 0;
+  let thinking: string | null = null;
   const chunk = (delta: Delta, finishReason: FinishReason | null = null) => ({
     id: options.id,
     object: 'chat.completion.chunk' as const,
@@ -42,8 +56,26 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { 
       switch (part.type) {
         case 'text-delta':
           return part.text === '' ? [] : [...opening(), chunk({ content: part.text })];
-        case 'reasoning-delta':
-          return [];
+        case 'reasoning-delta': {
+          const details: ReasoningDetail[] = [];
+          const format = REASONING_DETAILS_FORMAT;
+          if (part.redacted !== undefined && part.redacted !== '') {
+            if (thinking !== null) block++;
+            thinking = null;
+            details.push(detailOf({ type: 'redacted_thinking', data: part.redacted }, block++, options.sealer));
+          }
+          if (part.text !== '') {
+            thinking = (thinking ?? '') + part.text;
+            details.push({ type: 'reasoning.text', text: part.text, format, index: block });
+          }
+          if (part.signature !== undefined && part.signature !== '') {
+            const closed = detailOf({ type: 'thinking', thinking: thinking ?? '', signature: part.signature }, block++, options.sealer);
+            details.push({ ...closed, text: '' } as ReasoningDetail);
+            thinking = null;
+          }
+          if (details.length === 0) return [];
+          return [...opening(), chunk(part.text !== '' ? { reasoning: part.text, reasoning_details: details } : { reasoning_details: details })];
+        }
         case 'tool-call-start':
           return [
             ...opening(),

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { formatChatCompletion } from './format-chat-completion.ts';
+import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { decodeReasoningContent } from '../reasoning-content.ts';
+import { formatChatCompletion as formatWith } from './format-chat-completion.ts';
+
+const sealer = createReasoningSealers(randomBytes(32))(1);
+const formatChatCompletion = (response: CanonicalChatResponse, id: typeof identity) => formatWith(response, id, sealer);
 
 const identity = { id: 'chatcmpl-abc', model: 'svc-fast', created: 1700000000 };
 const usage = { inputTokens: 20, cachedInputTokens: 8, outputTokens: 5 };
@@ -36,6 +43,9 @@ describe('formatChatCompletion', () => {
     assert.deepEqual(out.choices[0]!.message, {
       role: 'assistant',
       content: null,
+      // Reasoning without blocks (an OpenAI-compatible upstream's): its text, nothing to send back.
+      reasoning: 'thought',
+      reasoning_details: [{ type: 'reasoning.text', text: 'thought', format: 'svc-reasoning-v1', index: 0 }],
       tool_calls: [
         { id: 'call_1', type: 'function', function: { name: 'a', arguments: '{"x":1}' } },
         { id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } },
@@ -43,6 +53,40 @@ describe('formatChatCompletion', () => {
       refusal: null,
     });
     assert.equal(out.choices[0]!.finish_reason, 'tool_calls');
+  });
+
+  it("gives Anthropic's thinking as reasoning and reasoning_details, each block's signature or data sealed (OpenRouter's convention, the service's format)", () => {
+    const blocks = [
+      { type: 'thinking' as const, thinking: 'First.', signature: 'EqQBsig-1' },
+      { type: 'redacted_thinking' as const, data: 'EmwKopaque' },
+      { type: 'thinking' as const, thinking: 'Second.', signature: 'EqQBsig-2' },
+    ];
+    const out = formatChatCompletion(
+      { text: '', reasoning: 'First.Second.', reasoningBlocks: blocks, toolCalls: [{ id: 'call_1', name: 'a', arguments: '{}' }], finishReason: 'tool_calls', usage, usageEstimated: false },
+      identity,
+    );
+    const message = out.choices[0]!.message as { reasoning: string; reasoning_details: Record<string, string | number>[] };
+    assert.equal(message.reasoning, 'First.Second.');
+    const [a, b, c] = message.reasoning_details;
+    assert.deepEqual({ ...a, signature: '' }, { type: 'reasoning.text', text: 'First.', signature: '', format: 'svc-reasoning-v1', index: 0 });
+    assert.deepEqual({ ...b, data: '' }, { type: 'reasoning.encrypted', data: '', format: 'svc-reasoning-v1', index: 1 });
+    assert.deepEqual({ ...c, signature: '' }, { type: 'reasoning.text', text: 'Second.', signature: '', format: 'svc-reasoning-v1', index: 2 });
+    // Each token holds its block whole, for this account only.
+    assert.deepEqual(decodeReasoningContent(a!.signature as string, sealer), [blocks[0]]);
+    assert.deepEqual(decodeReasoningContent(b!.data as string, sealer), [blocks[1]]);
+    assert.deepEqual(decodeReasoningContent(c!.signature as string, sealer), [blocks[2]]);
+    assert.equal(decodeReasoningContent(a!.signature as string, createReasoningSealers(randomBytes(32))(1)), null);
+    for (const raw of ['EqQB', 'EmwK', 'anthropic', 'redacted']) assert.ok(!JSON.stringify(out).includes(raw), raw);
+  });
+
+  it('gives no reasoning fields to an answer without reasoning, and keeps an unsigned block without a signature', () => {
+    const plain = formatChatCompletion({ text: 'x', reasoning: '', toolCalls: [], finishReason: 'stop', usage, usageEstimated: false }, identity);
+    assert.deepEqual(Object.keys(plain.choices[0]!.message), ['role', 'content', 'refusal']);
+    const unsigned = formatChatCompletion(
+      { text: 'x', reasoning: 'hm', reasoningBlocks: [{ type: 'thinking', thinking: 'hm', signature: '' }], toolCalls: [], finishReason: 'stop', usage, usageEstimated: false },
+      identity,
+    );
+    assert.deepEqual((unsigned.choices[0]!.message as { reasoning_details: unknown }).reasoning_details, [{ type: 'reasoning.text', text: 'hm', format: 'svc-reasoning-v1', index: 0 }]);
   });
 
   it('keeps an empty text answer as an empty string', () => {

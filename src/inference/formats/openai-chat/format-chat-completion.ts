@@ -1,9 +1,16 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
+import { reasoningDetailsOf } from './reasoning-details.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
 
-/** A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does. */
-export function formatChatCompletion(response: CanonicalChatResponse, identity: TurnIdentity) {
+/**
+ * A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does.
+ * Reasoning, when there was any, is `reasoning` (its text) and `reasoning_details` (its blocks,
+ * sealed by `sealer`: reasoning-details.ts).
+ */
+export function formatChatCompletion(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
+  const details = reasoningDetailsOf(response, sealer);
   const toolCalls = response.toolCalls.map((c) => ({
     id: c.id,
     type: 'function' as const,
@@ -20,6 +27,8 @@ export function formatChatCompletion(response: CanonicalChatResponse, identity: 
         message: {
           role: 'assistant' as const,
           content: response.text === '' && toolCalls.length > 0 ? null : response.text,
+          ...(response.reasoning !== '' ? { reasoning: response.reasoning } : {}),
+          ...(details ? { reasoning_details: details } : {}),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           refusal: null,
         },

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { HttpError } from '../../../shared/errors.ts';
-import { parseChatCompletionRequest } from './parse-chat-completion-request.ts';
+import type { ReasoningBlock } from '../../canonical/chat.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { parseChatCompletionRequest as parseWith } from './parse-chat-completion-request.ts';
+import { detailOf } from './reasoning-details.ts';
+
+const sealers = createReasoningSealers(randomBytes(32));
+const sealer = sealers(1);
+const parseChatCompletionRequest = (body: unknown) => parseWith(body, sealer);
 
 function error400(body: unknown): string {
   try {
@@ -138,5 +146,59 @@ describe('parseChatCompletionRequest', () => {
     assert.equal(error400({ ...user('x'), stop: ['a', 'b', 'c', 'd', 'e'] }), 'stop: must have at most 4 items');
     assert.equal(error400({ ...user('x'), n: 2 }), 'n: only 1 is supported');
     assert.equal(error400({ ...user('x'), stream: 'yes' }), 'stream: must be a boolean');
+  });
+
+  describe('reasoning_details on assistant messages', () => {
+    const signed: ReasoningBlock = { type: 'thinking', thinking: 'Look it up.', signature: 'EqQBsig' };
+    const redacted: ReasoningBlock = { type: 'redacted_thinking', data: 'EmwKopaque' };
+    const call = { id: 'call_1', type: 'function', function: { name: 'get', arguments: '{}' } };
+    /** A tool-use turn sent back with these reasoning_details. */
+    const turn = (details: unknown) => ({
+      model: 'svc-vision',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, reasoning: 'Look it up.', reasoning_details: details, tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      ],
+    });
+    const assistant = (details: unknown) => parseChatCompletionRequest(turn(details)).request.messages[1];
+
+    it('gives the blocks of the service’s entries back, in order, first in their turn', () => {
+      const details = [detailOf(signed, 0, sealer), detailOf(redacted, 1, sealer)];
+      assert.deepEqual(assistant(details), { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get', arguments: '{}' }], reasoning: [signed, redacted] });
+      // The token holds the block: a text changed beside it, or left out, does not change what goes back.
+      assert.deepEqual(assistant([{ ...details[0], text: 'changed' }, { ...details[1], format: undefined }])!, assistant(details));
+      // A stream's entries sent back one by one, a token twice: each block once.
+      const pieces = [{ type: 'reasoning.text', text: 'Look', format: 'svc-reasoning-v1', index: 0 }, { type: 'reasoning.text', text: ' it up.', format: 'svc-reasoning-v1', index: 0 }];
+      assert.deepEqual((assistant([...pieces, details[0], details[0], details[1]]) as { reasoning: unknown }).reasoning, [signed, redacted]);
+    });
+
+    it('leaves out what is not the service’s to send: text without a token, other formats, other types; none left is no reasoning', () => {
+      const foreign = [
+        { type: 'reasoning.text', text: 'Look it up.', signature: 'EqQBsig', format: 'anthropic-claude-v1', index: 0 },
+        { type: 'reasoning.encrypted', data: 'gAAAAABo', format: 'openai-responses-v1', index: 1 },
+        { type: 'reasoning.summary', summary: 'Looked it up.', format: 'svc-reasoning-v1', index: 2 },
+        { type: 'reasoning.text', text: 'unsigned', format: 'svc-reasoning-v1', index: 3 },
+        { type: 'reasoning.text', text: 'null signature', signature: null, index: 4 },
+      ];
+      assert.deepEqual(assistant(foreign), { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get', arguments: '{}' }] });
+      assert.deepEqual(assistant([]), assistant(null));
+    });
+
+    it('refuses a token the service did not issue to this account: 400 naming the field', () => {
+      const token = detailOf(signed, 0, sealer) as { signature: string };
+      const data = (detailOf(redacted, 0, sealer) as { data: string }).data;
+      const flip = (t: string) => t.slice(0, 12) + (t[12] === 'A' ? 'B' : 'A') + t.slice(13);
+      for (const bad of [flip(token.signature), (detailOf(signed, 0, sealers(2)) as { signature: string }).signature, (detailOf(signed, 0, createReasoningSealers(randomBytes(32))(1)) as { signature: string }).signature, 'EqQBsig']) {
+        assert.equal(error400(turn([{ ...token, signature: bad }])), 'messages[1].reasoning_details[0].signature: is not reasoning content this service issued');
+        assert.equal(error400(turn([{ type: 'reasoning.text', text: 'x', signature: bad }])), 'messages[1].reasoning_details[0].signature: is not reasoning content this service issued', 'no format is the service’s');
+      }
+      assert.equal(error400(turn([token, { type: 'reasoning.encrypted', data: flip(data), format: 'svc-reasoning-v1', index: 1 }])), 'messages[1].reasoning_details[1].data: is not reasoning content this service issued');
+      assert.equal(error400(turn({ type: 'reasoning.text' })), 'messages[1].reasoning_details: must be an array');
+      assert.equal(error400(turn(['x'])), 'messages[1].reasoning_details[0]: must be an object');
+      assert.equal(error400(turn([{ text: 'x' }])), 'messages[1].reasoning_details[0].type: is required');
+      assert.equal(error400(turn([{ type: 'reasoning.encrypted', format: 'svc-reasoning-v1' }])), 'messages[1].reasoning_details[0].data: is required');
+      assert.equal(error400(turn([{ type: 'reasoning.text', signature: 7 }])), 'messages[1].reasoning_details[0].signature: must be a string');
+    });
   });
 });

@@ -23,6 +23,8 @@ import {
   readStringOrList,
   type Fields,
 } from '../read-fields.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
+import { readReasoningDetails } from './reasoning-details.ts';
 
 export interface ParsedChatCompletionRequest {
   /** The brand model id the client asked for, unresolved; undefined when it named none. */
@@ -94,7 +96,7 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
   });
 }
 
-function readMessage(value: unknown, path: string): CanonicalMessage {
+function readMessage(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
   const f = expectFields(value, path);
   const role = readEnum(f, 'role', path, ['system', 'developer', 'user', 'assistant', 'tool'] as const, { required: true })!;
   const contentPath = at(path, 'content');
@@ -106,7 +108,12 @@ function readMessage(value: unknown, path: string): CanonicalMessage {
       return { role: 'user', content: readUserContent(f.content, contentPath) };
     case 'assistant': {
       const toolCalls = readToolCalls(f.tool_calls, at(path, 'tool_calls'));
-      return { role: 'assistant', content: readTextContent(f.content, contentPath, { nullable: true }), toolCalls };
+      const content = readTextContent(f.content, contentPath, { nullable: true });
+      // The reasoning blocks of the turn, sealed as the service gave them (reasoning-details.ts);
+      // `reasoning` (the text) is accepted and not used: text alone cannot go back upstream.
+      if (f.reasoning_details === undefined || f.reasoning_details === null) return { role: 'assistant', content, toolCalls };
+      const reasoning = readReasoningDetails(f.reasoning_details, at(path, 'reasoning_details'), sealer);
+      return reasoning.length > 0 ? { role: 'assistant', content, toolCalls, reasoning } : { role: 'assistant', content, toolCalls };
     }
     case 'tool':
       return {
@@ -196,14 +203,15 @@ export function readResponseFormat(body: Fields): ResponseFormat | undefined {
 /**
  * Parses and validates an OpenAI chat-completions request body. Fields the service does not act on
  * (logprobs, seed, penalties, metadata, ...) are accepted and ignored, as OpenAI-compatible
- * servers commonly do; `n` other than 1 is refused because only one choice is produced.
+ * servers commonly do; `n` other than 1 is refused because only one choice is produced. `sealer`
+ * opens the reasoning tokens of assistant messages' `reasoning_details` (the account's).
  */
-export function parseChatCompletionRequest(rawBody: unknown): ParsedChatCompletionRequest {
+export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSealer): ParsedChatCompletionRequest {
   const body = readBody(rawBody);
   const model = readString(body, 'model', '', { nonEmpty: true });
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
-  const messages = body.messages.map((m, i) => readMessage(m, at('messages', i)));
+  const messages = body.messages.map((m, i) => readMessage(m, at('messages', i), sealer));
   const tools = readTools(body);
   const toolChoice = readToolChoice(body, tools);
   const responseFormat = readResponseFormat(body);

@@ -1,19 +1,25 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { HttpError } from '../../../shared/errors.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { encodeReasoningContent } from '../reasoning-content.ts';
 import { parseResponsesRequest } from './parse-responses-request.ts';
-import { encodeReasoningContent } from './reasoning-content.ts';
+
+const sealers = createReasoningSealers(randomBytes(32));
+const sealer = sealers(1);
+const parse = (body: unknown) => parseResponsesRequest(body, sealer);
 
 function refused(body: unknown, message: string): void {
   assert.throws(
-    () => parseResponsesRequest(body),
+    () => parse(body),
     (e: unknown) => e instanceof HttpError && e.status === 400 && e.message === message,
   );
 }
 
 describe('parseResponsesRequest', () => {
   it('takes a string input as one user message, with the defaults', () => {
-    const p = parseResponsesRequest({ model: 'svc-fast', input: 'hi' });
+    const p = parse({ model: 'svc-fast', input: 'hi' });
     assert.deepEqual(p.input, [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }]);
     assert.equal(p.store, true);
     assert.equal(p.stream, false);
@@ -23,7 +29,7 @@ describe('parseResponsesRequest', () => {
   });
 
   it('reads items, flat function tools, mcp tools, tool_choice, text.format and reasoning', () => {
-    const p = parseResponsesRequest({
+    const p = parse({
       model: 'm',
       instructions: 'Be brief.',
       previous_response_id: 'resp_1',
@@ -67,7 +73,7 @@ describe('parseResponsesRequest', () => {
 
   it('also reads function tools in the nested form of the service ({type, function: {name, description, parameters}})', () => {
     const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-    const p = parseResponsesRequest({
+    const p = parse({
       model: 'm',
       input: 'hi',
       tools: [
@@ -89,7 +95,7 @@ describe('parseResponsesRequest', () => {
     refused(null, 'body: must be a JSON object');
     refused({ model: 42, input: 'x' }, 'model: must be a string');
     // No model is not an error here: the route serves it with the catalog's default (routing/chat-model-id.ts).
-    assert.equal(parseResponsesRequest({ input: 'x' }).model, undefined);
+    assert.equal(parse({ input: 'x' }).model, undefined);
     refused({ model: 'm' }, 'input: is required');
     refused({ model: 'm', input: 3 }, 'input: must be a string or an array of items');
     refused({ model: 'm', input: [{ type: 'web_search_call' }] }, 'input[0].type: unsupported item type "web_search_call"; expected message, function_call, function_call_output, mcp_approval_response or item_reference');
@@ -106,10 +112,10 @@ describe('parseResponsesRequest', () => {
   });
 
   it('reads include reasoning.encrypted_content, and reasoning items sent back with their encrypted_content', () => {
-    assert.equal(parseResponsesRequest({ input: 'x' }).includeEncryptedReasoning, false);
-    assert.equal(parseResponsesRequest({ input: 'x', include: ['message.output_text.logprobs'] }).includeEncryptedReasoning, false);
-    const content = encodeReasoningContent([{ type: 'thinking', thinking: 't', signature: 's' }])!;
-    const p = parseResponsesRequest({
+    assert.equal(parse({ input: 'x' }).includeEncryptedReasoning, false);
+    assert.equal(parse({ input: 'x', include: ['message.output_text.logprobs'] }).includeEncryptedReasoning, false);
+    const content = encodeReasoningContent([{ type: 'thinking', thinking: 't', signature: 's' }], sealer)!;
+    const p = parse({
       input: [
         { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 't' }], encrypted_content: content },
         { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: null },
@@ -122,6 +128,13 @@ describe('parseResponsesRequest', () => {
       { type: 'reasoning', id: 'rs_2', summary: [] },
     ]);
     refused({ input: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAAABo-from-elsewhere' }] }, 'input[0].encrypted_content: is not reasoning content this service issued');
+    // Changed in one character, issued to another account, or the unsealed form of before.
+    const tampered = content.slice(0, 10) + (content[10] === 'A' ? 'B' : 'A') + content.slice(11);
+    const otherAccount = encodeReasoningContent([{ type: 'thinking', thinking: 't', signature: 's' }], sealers(2))!;
+    const unsealed = Buffer.from(JSON.stringify({ v: 1, b: [{ t: 't', s: 's' }] })).toString('base64url');
+    for (const bad of [tampered, otherAccount, unsealed]) {
+      refused({ input: [{ role: 'user', content: 'x' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: bad }] }, 'input[1].encrypted_content: is not reasoning content this service issued');
+    }
     refused({ input: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 7 }] }, 'input[0].encrypted_content: must be a string');
   });
 });

@@ -13,7 +13,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
-import { decodeReasoningContent } from './reasoning-content.ts';
+import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import type {
   ConversationItem,
   InputImagePart,
@@ -116,7 +116,7 @@ function readJsonText(f: Fields, key: string, path: string): string {
   return invalid(at(path, key), 'must be a string');
 }
 
-function readItem(value: unknown, path: string): InputItem {
+function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputItem {
   const f = expectFields(value, path);
   const type = readString(f, 'type', path) ?? (f.role !== undefined ? 'message' : undefined);
   const id = readString(f, 'id', path);
@@ -159,9 +159,10 @@ function readItem(value: unknown, path: string): InputItem {
     case 'item_reference':
       return { type: 'item_reference', id: readString(f, 'id', path, { required: true, nonEmpty: true })! };
     case 'reasoning': {
-      // encrypted_content carries the upstream's reasoning blocks back (reasoning-content.ts).
+      // encrypted_content carries the upstream's reasoning blocks back, sealed (reasoning-content.ts):
+      // one the service did not issue to this account is a 400, as OpenAI refuses content it cannot decrypt.
       const encrypted = readString(f, 'encrypted_content', path) ?? null;
-      if (encrypted !== null && decodeReasoningContent(encrypted) === null) invalid(at(path, 'encrypted_content'), 'is not reasoning content this service issued');
+      if (encrypted !== null && decodeReasoningContent(encrypted, sealer) === null) invalid(at(path, 'encrypted_content'), 'is not reasoning content this service issued');
       return {
         type: 'reasoning',
         id: id ?? '',
@@ -186,13 +187,13 @@ function readItem(value: unknown, path: string): InputItem {
   }
 }
 
-function readInput(body: Fields): InputItem[] {
+function readInput(body: Fields, sealer: ReasoningSealer): InputItem[] {
   const v = body.input;
   if (v === undefined || v === null) invalid('input', 'is required');
   if (typeof v === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: v }] }];
   if (!Array.isArray(v)) invalid('input', 'must be a string or an array of items');
   if (v.length > MAX_ITEMS) invalid('input', `must have at most ${MAX_ITEMS} items`);
-  return v.map((item, i) => readItem(item, at('input', i)));
+  return v.map((item, i) => readItem(item, at('input', i), sealer));
 }
 
 function readNames(value: unknown, path: string): string[] {
@@ -350,10 +351,12 @@ function readMetadata(body: Fields): Record<string, string> | null {
 
 /**
  * Parses a `POST /v1/responses` body. Every refusal is a 400 naming the field. Fields OpenAI
- * defines that change nothing here (`include`, `service_tier`, `prompt_cache_key`, ...) are
- * accepted and ignored; `background`, `conversation` and `prompt` are refused (not supported).
+ * defines that change nothing here (`include` values other than `reasoning.encrypted_content`,
+ * `service_tier`, `prompt_cache_key`, ...) are accepted and ignored; `background`, `conversation`
+ * and `prompt` are refused (not supported). `sealer` opens the `encrypted_content` of reasoning
+ * items sent back (the account's: reasoning-content.ts).
  */
-export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
+export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): ParsedResponsesRequest {
   const body = readBody(raw);
   // Optional: a request that names no model is served by the catalog's default (routing/chat-model-id.ts).
   const model = readString(body, 'model', '', { nonEmpty: true });
@@ -361,7 +364,7 @@ export function parseResponsesRequest(raw: unknown): ParsedResponsesRequest {
     const v = body[unsupported];
     if (v !== undefined && v !== null && v !== false) invalid(unsupported, 'is not supported');
   }
-  const input = readInput(body);
+  const input = readInput(body, sealer);
   const instructions = readString(body, 'instructions', '') ?? null;
   const previousResponseId = readString(body, 'previous_response_id', '', { nonEmpty: true }) ?? null;
   const { functions, mcp, echo } = readTools(body);

@@ -56,8 +56,9 @@ export interface ReasoningItem {
   readonly summary: readonly { readonly type: 'summary_text'; readonly text: string }[];
   readonly content?: readonly { readonly type: 'reasoning_text'; readonly text: string }[];
   /**
-   * The upstream's reasoning blocks that must go back to it (reasoning-content.ts). Stored items
-   * always keep it; answers show it only to a request with `include: ["reasoning.encrypted_content"]`.
+   * The upstream's reasoning blocks that must go back to it, sealed (formats/reasoning-content.ts).
+   * Stored items always keep it; answers show it only to a request with
+   * `include: ["reasoning.encrypted_content"]`.
    */
   readonly encrypted_content?: string | null;
 }

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { decodeReasoningContent } from './reasoning-content.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { decodeReasoningContent } from '../reasoning-content.ts';
 import { ResponseRecorder, type ResponseShell } from './response-recorder.ts';
+
+const sealer = createReasoningSealers(randomBytes(32))(1);
 
 const shell: ResponseShell = {
   id: 'resp_test', createdAt: 1, model: 'svc-fast', instructions: null, previousResponseId: null, store: true, tools: [], toolChoice: 'auto',
@@ -19,7 +23,7 @@ function events(sse: string): { event: string; data: Record<string, unknown> }[]
 
 describe('ResponseRecorder', () => {
   it('streams text and a function call with added events before deltas, sequence numbers and one id', () => {
-    const r = new ResponseRecorder(shell, true);
+    const r = new ResponseRecorder(shell, true, { sealer });
     r.start();
     r.beginRound(() => ({ kind: 'function' }));
     r.part({ type: 'reasoning-delta', text: 'thi' });
@@ -67,7 +71,7 @@ describe('ResponseRecorder', () => {
   });
 
   it('keeps MCP calls for the gateway, and records their outcome as mcp_call items', () => {
-    const r = new ResponseRecorder(shell, false);
+    const r = new ResponseRecorder(shell, false, { sealer });
     r.start();
     r.beginRound((name) => (name === 'add' ? { kind: 'mcp', serverLabel: 'math', tool: 'add' } : { kind: 'function' }));
     r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'add' });
@@ -99,19 +103,21 @@ describe('ResponseRecorder', () => {
 
   it("keeps the upstream's signed and redacted reasoning blocks as the item's encrypted_content, shown only when asked for", () => {
     for (const encryptedReasoning of [false, true]) {
-      const r = new ResponseRecorder(shell, true, { encryptedReasoning });
+      const r = new ResponseRecorder(shell, true, { sealer, encryptedReasoning });
       anthropicTurn(r);
       const final = r.finish('completed', usage) as { output: Record<string, unknown>[] };
       const list = events(r.drain());
       // The recorded item (what is stored) always has the blocks, in order, signatures closing them.
       const stored = r.output[0] as { type: string; encrypted_content?: string; summary: unknown };
       assert.equal(stored.type, 'reasoning');
-      assert.deepEqual(decodeReasoningContent(stored.encrypted_content!), [
+      assert.deepEqual(decodeReasoningContent(stored.encrypted_content!, sealer), [
         { type: 'thinking', thinking: 'First thought.', signature: 'sig-1' },
         { type: 'redacted_thinking', data: 'opaque-data' },
         { type: 'thinking', thinking: 'Second.', signature: 'sig-2' },
       ]);
       assert.deepEqual(stored.summary, [{ type: 'summary_text', text: 'First thought.Second.' }]);
+      // Sealed: nothing of the upstream's signatures or data in what a client may see.
+      for (const s of ['sig-1', 'sig-2', 'opaque-data']) assert.ok(!JSON.stringify(final).includes(s) && !list.some((e) => JSON.stringify(e).includes(s)), s);
       const done = list.find((e) => e.event === 'response.output_item.done')!.data.item as Record<string, unknown>;
       const added = list.find((e) => e.event === 'response.output_item.added')!.data.item as Record<string, unknown>;
       if (encryptedReasoning) {
@@ -129,7 +135,7 @@ describe('ResponseRecorder', () => {
   });
 
   it('a reasoning item of redacted thinking alone has no summary part, and reasoning without signatures no encrypted_content', () => {
-    const r = new ResponseRecorder(shell, true, { encryptedReasoning: true });
+    const r = new ResponseRecorder(shell, true, { sealer, encryptedReasoning: true });
     r.start();
     r.beginRound(() => ({ kind: 'function' }));
     r.part({ type: 'reasoning-delta', text: '', redacted: 'opaque-data' });
@@ -143,7 +149,7 @@ describe('ResponseRecorder', () => {
     const types = events(r.drain()).map((e) => e.event);
     assert.deepEqual(types.slice(2, 4), ['response.output_item.added', 'response.output_item.done'], 'no parts for redacted thinking');
     assert.deepEqual(final.output[0]!.summary, []);
-    assert.deepEqual(decodeReasoningContent(final.output[0]!.encrypted_content as string), [{ type: 'redacted_thinking', data: 'opaque-data' }]);
+    assert.deepEqual(decodeReasoningContent(final.output[0]!.encrypted_content as string, sealer), [{ type: 'redacted_thinking', data: 'opaque-data' }]);
     assert.deepEqual(final.output[2]!.summary, [{ type: 'summary_text', text: 'unsigned' }]);
     assert.equal(final.output[2]!.encrypted_content, null);
   });

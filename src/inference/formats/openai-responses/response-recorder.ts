@@ -1,6 +1,6 @@
 import type { JsonObject, ReasoningBlock, StreamPart } from '../../canonical/chat.ts';
 import { createId } from '../../canonical/create-id.ts';
-import { encodeReasoningContent } from './reasoning-content.ts';
+import { encodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import type {
   FunctionCallItem,
   McpApprovalRequestItem,
@@ -75,6 +75,8 @@ interface OpenReasoning {
 }
 
 export interface RecorderOptions {
+  /** Seals the reasoning blocks of a reasoning item into its `encrypted_content` (reasoning-content.ts). */
+  readonly sealer: ReasoningSealer;
   /**
    * `include: ["reasoning.encrypted_content"]`: reasoning items show their `encrypted_content`.
    * The recorded items (what is stored) always have it.
@@ -111,7 +113,7 @@ export class ResponseRecorder {
   constructor(
     private readonly shell: ResponseShell,
     private readonly streaming: boolean,
-    private readonly options: RecorderOptions = {},
+    private readonly options: RecorderOptions,
   ) {}
 
   /** An item as the client sees it: a reasoning item's encrypted_content only when asked for. */
@@ -278,7 +280,7 @@ export class ResponseRecorder {
       this.emit('response.reasoning_text.done', { item_id: item.id, output_index: index, content_index: 0, text: text.text });
       this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...text } });
     }
-    const encrypted = encodeReasoningContent(blocks);
+    const encrypted = encodeReasoningContent(blocks, this.options.sealer);
     if (encrypted !== null) item.encrypted_content = encrypted;
     this.done(index);
   }

@@ -1,5 +1,5 @@
 import type { CanonicalMessage, ReasoningBlock, ToolCall, UserContentPart } from '../../canonical/chat.ts';
-import { decodeReasoningContent } from './reasoning-content.ts';
+import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import type { ConversationItem, McpApprovalRequestItem } from './response-items.ts';
 
 /** The name the model knows an MCP server's tool by (see exposeMcpTools). */
@@ -21,10 +21,16 @@ export function deniedResult(reason: string | null): string {
  * A reasoning item whose encrypted_content carries the upstream's blocks (Anthropic's signed
  * thinking, redacted thinking) starts the assistant turn they belong to, so the upstream gets them
  * back before that turn's text and tool calls (Anthropic requires the signed block before a
- * tool-use continuation with thinking on); their text alone is not sent. Listings and pending
- * approval requests are not sent to the model.
+ * tool-use continuation with thinking on); their text alone is not sent, and neither is a token
+ * that does not open with `sealer` (a stored item sealed under another key: the turn goes without
+ * its blocks). Listings and pending approval requests are not sent to the model.
  */
-export function toCanonicalMessages(instructions: string | null, items: readonly ConversationItem[], mcpName: McpToolNamer): CanonicalMessage[] {
+export function toCanonicalMessages(
+  instructions: string | null,
+  items: readonly ConversationItem[],
+  mcpName: McpToolNamer,
+  sealer: ReasoningSealer,
+): CanonicalMessage[] {
   const out: CanonicalMessage[] = [];
   if (instructions) out.push({ role: 'system', content: instructions });
   const approvals = new Map<string, McpApprovalRequestItem>();
@@ -92,7 +98,7 @@ export function toCanonicalMessages(instructions: string | null, items: readonly
         break;
       }
       case 'reasoning': {
-        const blocks = item.encrypted_content ? decodeReasoningContent(item.encrypted_content) : null;
+        const blocks = item.encrypted_content ? decodeReasoningContent(item.encrypted_content, sealer) : null;
         if (!blocks) break;
         let a = assistant();
         // Reasoning comes first in a turn: after text or calls it starts the next turn.

@@ -27,8 +27,9 @@ export function thinkingBudget(request: CanonicalChatRequest, maxTokens: number)
 
 /**
  * With thinking on, the API refuses a tool-use continuation whose last assistant turn does not
- * start with its (signed) thinking block. Clients of the other protocols never send one back, so
- * such a turn goes without thinking rather than failing.
+ * start with its (signed) thinking block. A client that did not send the turn's blocks back (a
+ * chat client without `reasoning_details`, a responses item without `encrypted_content`, history
+ * from another model) gets such a turn without thinking rather than failing.
  */
 function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
   const last = request.messages.findLast((m) => m.role === 'assistant');
