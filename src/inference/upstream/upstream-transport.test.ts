@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderConfig } from '../../config/catalog.ts';
@@ -9,43 +9,52 @@ import { createUpstreamTransport, networkFailure, type BodyReader } from './upst
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
-describe('upstream transport: postJson', () => {
-  let server: Server;
-  let handler: Handler = () => {};
-  let closed = 0;
-  let provider: ProviderConfig;
-  const transport = createUpstreamTransport();
-  const readError = (text: string) => `upstream said: ${text.slice(0, 40)}`;
-  const post = (body: unknown = { hi: 1 }, signal?: AbortSignal) => transport.postJson(provider, { path: '/chat/completions', headers: { authorization: 'Bearer k' }, body, signal }, readError);
-
-  before(async () => {
-    server = createServer((req, res) => {
+/**
+ * A loopback upstream answering with whatever `handler` is set to (after the request body arrived),
+ * counting the exchanges that closed and the sockets it served; `provider` points at it.
+ */
+async function loopbackUpstream(limits: Pick<ProviderConfig, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>) {
+  const up = {
+    handler: (() => {}) as Handler,
+    closed: 0,
+    sockets: new Set<unknown>(),
+    server: createServer((req, res) => {
+      up.sockets.add(req.socket);
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (c: string) => (body += c));
-      req.on('end', () => handler(req, body, res));
-      req.on('close', () => closed++);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    provider = {
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`,
-      connections: 4,
-      timeoutMs: 300,
-      connectTimeoutMs: 1000,
-      firstByteTimeoutMs: 300,
-      idleTimeoutMs: 300,
-    } as ProviderConfig;
+      req.on('end', () => up.handler(req, body, res));
+      res.on('close', () => up.closed++);
+    }),
+    provider: null as unknown as ProviderConfig,
+    close() {
+      up.server.closeAllConnections();
+      up.server.close();
+    },
+  };
+  up.server.listen(0, '127.0.0.1');
+  await once(up.server, 'listening');
+  up.provider = { baseUrl: `http://127.0.0.1:${(up.server.address() as AddressInfo).port}/v1/`, connections: 4, connectTimeoutMs: 1000, ...limits } as ProviderConfig;
+  return up;
+}
+
+describe('upstream transport: postJson', () => {
+  let up: Awaited<ReturnType<typeof loopbackUpstream>>;
+  const transport = createUpstreamTransport();
+  const readError = (text: string) => `upstream said: ${text.slice(0, 40)}`;
+  const post = (body: unknown = { hi: 1 }, signal?: AbortSignal) => transport.postJson(up.provider, { path: '/chat/completions', headers: { authorization: 'Bearer k' }, body, signal }, readError);
+
+  before(async () => {
+    up = await loopbackUpstream({ timeoutMs: 300, firstByteTimeoutMs: 300, idleTimeoutMs: 300 });
   });
   after(async () => {
     await transport.close();
-    server.closeAllConnections();
-    server.close();
+    up.close();
   });
 
   it('posts the JSON body with its headers below the base path and parses a 2xx answer, however it is chunked', async () => {
     let seen: { url?: string; auth?: string; type?: string; accept?: string; body?: string } = {};
-    handler = (req, body, res) => {
+    up.handler = (req, body, res) => {
       seen = { url: req.url, auth: req.headers.authorization, type: req.headers['content-type'], accept: req.headers.accept, body };
       res.writeHead(200, { 'content-type': 'application/json' });
       // A multi-byte character split across two writes.
@@ -58,12 +67,12 @@ describe('upstream transport: postJson', () => {
   });
 
   it('turns a 2xx answer that is not JSON into a 502', async () => {
-    handler = (_req, _body, res) => res.end('<html>oops</html>');
+    up.handler = (_req, _body, res) => res.end('<html>oops</html>');
     await assert.rejects(post(), (e: unknown) => e instanceof ProviderFailure && e.status === 502 && /not JSON/.test(e.message));
   });
 
   it("turns a non-2xx into a ProviderFailure with the upstream's status, message and retry-after", async () => {
-    handler = (_req, _body, res) => {
+    up.handler = (_req, _body, res) => {
       res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' });
       res.end('{"error":"slow down"}');
     };
@@ -74,7 +83,7 @@ describe('upstream transport: postJson', () => {
       assert.equal(e.extra.retryAfterMs, 7000);
       return true;
     });
-    handler = (_req, _body, res) => {
+    up.handler = (_req, _body, res) => {
       res.writeHead(503, { 'Retry-After-Ms': '250' });
       res.end('busy');
     };
@@ -82,7 +91,7 @@ describe('upstream transport: postJson', () => {
   });
 
   it('reads an error answer only up to its cap, and gives up the rest', async () => {
-    handler = (_req, _body, res) => {
+    up.handler = (_req, _body, res) => {
       res.writeHead(500);
       const mb = Buffer.alloc(1024 * 1024, 'x');
       const pump = () => {
@@ -96,7 +105,7 @@ describe('upstream transport: postJson', () => {
   });
 
   it('is a 504 when the answer does not come in time, and a 502 when nothing listens', async () => {
-    handler = () => {};
+    up.handler = () => {};
     await assert.rejects(post(), (e: unknown) => e instanceof ProviderFailure && e.status === 504 && e.extra.network === 'timeout');
     const gone = createServer();
     gone.listen(0, '127.0.0.1');
@@ -105,7 +114,7 @@ describe('upstream transport: postJson', () => {
     gone.close();
     await once(gone, 'close');
     await assert.rejects(
-      transport.postJson({ ...provider, baseUrl: `http://127.0.0.1:${port}` }, { path: '/x', headers: {}, body: {} }, readError),
+      transport.postJson({ ...up.provider, baseUrl: `http://127.0.0.1:${port}` }, { path: '/x', headers: {}, body: {} }, readError),
       (e: unknown) => e instanceof ProviderFailure && e.status === 502 && e.extra.network === 'connection',
     );
   });
@@ -115,27 +124,23 @@ describe('upstream transport: postJson', () => {
     await assert.rejects(post({}, AbortSignal.abort(reason)), (e: unknown) => e === reason);
     let arrived!: () => void;
     const arrival = new Promise<void>((r) => (arrived = r));
-    handler = () => arrived();
-    const closedBefore = closed;
+    up.handler = () => arrived();
+    const closedBefore = up.closed;
     const controller = new AbortController();
     const pending = post({}, controller.signal);
     await arrival;
     controller.abort(reason);
     await assert.rejects(pending, (e: unknown) => e === reason);
-    for (let i = 0; i < 50 && closed === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(closed, closedBefore + 1, 'the upstream saw its request closed');
+    for (let i = 0; i < 50 && up.closed === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(up.closed, closedBefore + 1, 'the upstream saw its request closed');
   });
 });
 
 describe('upstream transport: postStream', () => {
-  let server: Server;
-  let handler: Handler = () => {};
-  const sockets = new Set<unknown>();
-  let closed = 0;
-  let provider: ProviderConfig;
+  let up: Awaited<ReturnType<typeof loopbackUpstream>>;
   const transport = createUpstreamTransport();
   const readError = (text: string) => `upstream said: ${text}`;
-  const open = (signal?: AbortSignal) => transport.postStream(provider, { path: '/chat/completions', headers: {}, body: { stream: true }, signal }, readError);
+  const open = (signal?: AbortSignal) => transport.postStream(up.provider, { path: '/chat/completions', headers: {}, body: { stream: true }, signal }, readError);
   const readAll = async (r: BodyReader) => {
     const parts: Buffer[] = [];
     for (let b = await r.read(); b !== null; b = await r.read()) parts.push(b);
@@ -147,33 +152,17 @@ describe('upstream transport: postStream', () => {
   };
 
   before(async () => {
-    server = createServer((req, res) => {
-      sockets.add(req.socket);
-      req.resume();
-      req.on('end', () => handler(req, '', res));
-      res.on('close', () => closed++);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    provider = {
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-      connections: 4,
-      timeoutMs: 2000,
-      connectTimeoutMs: 1000,
-      firstByteTimeoutMs: 2000,
-      idleTimeoutMs: 300,
-    } as ProviderConfig;
+    up = await loopbackUpstream({ timeoutMs: 2000, firstByteTimeoutMs: 2000, idleTimeoutMs: 300 });
   });
   after(async () => {
     await transport.close();
-    server.closeAllConnections();
-    server.close();
+    up.close();
   });
 
   it('asks for an event stream and reads the body in bursts to its end, whatever its size (the socket paused while unread)', async () => {
     let accept: string | undefined;
     const big = 'x'.repeat(1024 * 1024);
-    handler = (req, _b, res) => {
+    up.handler = (req, _b, res) => {
       accept = req.headers.accept;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: 1\n\n');
@@ -190,11 +179,11 @@ describe('upstream transport: postStream', () => {
   });
 
   it('lets a released answer drain, so its connection serves the next calls', async () => {
-    sockets.clear();
+    up.sockets.clear();
     let socketsClosed = 0;
     const count = (socket: import('node:net').Socket) => socket.once('close', () => socketsClosed++);
-    server.on('connection', count);
-    handler = (_req, _b, res) => {
+    up.server.on('connection', count);
+    up.handler = (_req, _b, res) => {
       res.writeHead(200);
       res.write('data: [DONE]\n\n');
       setTimeout(() => res.end('trailing bytes'), 5);
@@ -205,51 +194,51 @@ describe('upstream transport: postStream', () => {
       r.release();
       await new Promise((res) => setTimeout(res, 20));
     }
-    server.off('connection', count);
+    up.server.off('connection', count);
     assert.equal(socketsClosed, 0, 'no connection was closed');
-    assert.ok(sockets.size <= 2, `${sockets.size} connections for 5 calls`);
+    assert.ok(up.sockets.size <= 2, `${up.sockets.size} connections for 5 calls`);
   });
 
   it('cuts off a released answer that never ends, and closes a destroyed one at once', async () => {
-    handler = (_req, _b, res) => {
+    up.handler = (_req, _b, res) => {
       res.writeHead(200);
       res.write('data: [DONE]\n\n');
     };
-    let before = closed;
+    let before = up.closed;
     const released = await open();
     await released.read();
     released.release();
-    await until(() => closed === before + 1);
-    before = closed;
+    await until(() => up.closed === before + 1);
+    before = up.closed;
     const destroyed = await open();
     await destroyed.read();
     destroyed.destroy();
-    await until(() => closed === before + 1);
+    await until(() => up.closed === before + 1);
     await assert.rejects(destroyed.read(), /closed before its end/);
   });
 
   it("fails the read with the caller's abort reason, and closes the upstream request", async () => {
-    handler = (_req, _b, res) => {
+    up.handler = (_req, _b, res) => {
       res.writeHead(200);
       res.write('data: 1\n\n');
     };
-    const before = closed;
+    const before = up.closed;
     const controller = new AbortController();
     const r = await open(controller.signal);
     await r.read();
     const reason = new Error('client left');
     controller.abort(reason);
     await assert.rejects(r.read(), (e: unknown) => e === reason);
-    await until(() => closed === before + 1);
+    await until(() => up.closed === before + 1);
   });
 
   it('gives a non-2xx as a ProviderFailure, and an idle body a timeout the mapping reads as 504', async () => {
-    handler = (_req, _b, res) => {
+    up.handler = (_req, _b, res) => {
       res.writeHead(529, { 'retry-after': '2' });
       res.end('overloaded');
     };
     await assert.rejects(open(), (e: unknown) => e instanceof ProviderFailure && e.status === 529 && e.message === 'upstream said: overloaded' && e.extra.retryAfterMs === 2000);
-    handler = (_req, _b, res) => {
+    up.handler = (_req, _b, res) => {
       res.writeHead(200);
       res.write('data: 1\n\n');
     };
