@@ -38,8 +38,8 @@ interface Case {
 }
 const cases: Record<string, Case> = {
   '(c) chat': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createChatStreamEncoder({ ...identity, includeUsage: false, sealer }) },
-  '(e) messages': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
-  '(f) messages': { upstream: messagesBytes, parser: () => createAnthropicStreamParser(null), encoder: () => createMessagesStreamEncoder(messagesIdentity) },
+  '(e) messages': { upstream: chatBytes, parser: () => createOpenAIChatStreamParser(), encoder: () => createMessagesStreamEncoder(messagesIdentity, sealer) },
+  '(f) messages': { upstream: messagesBytes, parser: () => createAnthropicStreamParser(null), encoder: () => createMessagesStreamEncoder(messagesIdentity, sealer) },
 };
 
 async function one(c: Case): Promise<number> {

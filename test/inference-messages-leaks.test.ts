@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { openBlockValue } from '../src/inference/formats/anthropic-messages/sealed-tokens.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import { startGateway, UPSTREAM_MODELS, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
@@ -9,9 +11,11 @@ const ALLOWED_HEADERS = new Set([
   'x-request-id', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'retry-after',
   'x-svc-model', 'x-svc-lane',
 ]);
-// Ids the service issues and opaque re-encoded tokens: random characters may spell anything.
+// Ids the service issues and sealed reasoning tokens: random characters may spell anything. Each
+// token is checked to be one the service sealed for the account (so no upstream value hides
+// there), then taken out of the text.
 const SERVICE_IDS = /\b(?:msg_|call_)[A-Za-z0-9]{24}\b/g;
-const OPAQUE = /"(signature|data)":"[A-Za-z0-9_-]*"/g;
+const SEALED = /"(signature|data)":"([^"]*)"/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 
 interface Answer {
@@ -94,12 +98,18 @@ describe('brand hiding on /inference/v1/messages: headers, bodies, every SSE lin
 
   it('found no upstream name, host, model, id or header in any answer', () => {
     assert.ok(answers.length > 50, `${answers.length} answers checked`);
+    const sealer = createReasoningSealers(g.t.deps.secretsKey)(acct.id);
+    assert.ok(answers.some((a) => a.text.search(SEALED) >= 0), 'some answers carry sealed tokens');
     for (const a of answers) {
       for (const [name, value] of a.headers) {
         assert.ok(ALLOWED_HEADERS.has(name), `${a.what}: header ${name}: ${value}`);
         for (const f of forbidden) assert.doesNotMatch(value, f, `${a.what}: header ${name}: ${value}`);
       }
-      const text = a.text.replace(SERVICE_IDS, '<id>').replace(OPAQUE, '"$1":"<opaque>"').replace(UUID, '<uuid>');
+      for (const [, field, token] of a.text.matchAll(SEALED)) {
+        if (token === '') continue; // reasoning the upstream did not sign
+        assert.notEqual(openBlockValue(field as 'signature' | 'data', token!, sealer), null, `${a.what}: ${field} is not a sealed token: ${token}`);
+      }
+      const text = a.text.replace(SERVICE_IDS, '<id>').replace(SEALED, '"$1":"<sealed>"').replace(UUID, '<uuid>');
       for (const line of text.split('\n')) {
         for (const f of forbidden) assert.doesNotMatch(line, f, `${a.what} (${a.status}): ${line.slice(0, 400)}`);
       }

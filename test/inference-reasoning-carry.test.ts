@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { catalogYaml, startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
- * Anthropic thinking carried across tool calls by clients of the official `openai` SDK, over real
- * HTTP, against the fake Anthropic upstream (which, like the API, refuses a tool-use continuation
- * with thinking on whose last assistant turn does not start with a thinking block, and any block it
- * did not sign): chat completions through `reasoning_details` (OpenRouter's convention), responses
- * through reasoning items' `encrypted_content`. What a client carries is sealed
+ * Anthropic thinking carried across tool calls by clients of the official `openai` and
+ * `@anthropic-ai/sdk` SDKs, over real HTTP, against the fake Anthropic upstream (which, like the
+ * API, refuses a tool-use continuation with thinking on whose last assistant turn does not start
+ * with a thinking block, and any block it did not sign): chat completions through
+ * `reasoning_details` (OpenRouter's convention), responses through reasoning items'
+ * `encrypted_content`, messages through the `thinking` blocks' `signature` and the
+ * `redacted_thinking` blocks' `data`. What a client carries is sealed
  * (docs/api-decisions.md, "Reasoning"): it shows nothing of the upstream, a token changed or
  * issued to another account is a 400, and a token issued by one instance opens on another
  * instance of the same database.
@@ -41,15 +44,20 @@ function assertBlocksWentBack(g: Gateway): void {
   assert.equal(msgs[1]!.content[2]!.type, 'tool_use');
 }
 
-/** Nothing of the upstream's thinking forms in an answer, not even inside a token decoded as base64. */
-function assertSealed(answer: unknown, tokens: readonly string[]): void {
+/**
+ * Nothing of the upstream's thinking forms in an answer, not even inside a token decoded as
+ * base64url or base64. The Messages API names its blocks `redacted_thinking` itself: that name is
+ * a form of the upstream only elsewhere.
+ */
+function assertSealed(answer: unknown, tokens: readonly string[], { messages = false } = {}): void {
   const text = JSON.stringify(answer);
-  for (const s of ['EqQB', 'fakeanthropic', 'redacted_thinking', 'anthropic-claude', REDACTED.slice(0, 12)]) assert.ok(!text.includes(s), s);
+  for (const s of ['EqQB', 'fakeanthropic', 'anthropic-claude', REDACTED.slice(0, 12), ...(messages ? [] : ['redacted_thinking'])]) assert.ok(!text.includes(s), s);
   assert.ok(tokens.length > 0);
   for (const t of tokens) {
     assert.match(t, /^[A-Za-z0-9_-]{40,}$/);
-    const decoded = Buffer.from(t, 'base64url').toString('latin1');
-    for (const s of ['EqQB', 'fakeanthropic', REDACTED.slice(0, 12), 'Paris']) assert.ok(!decoded.includes(s), `${s} in a decoded token`);
+    for (const decoded of [Buffer.from(t, 'base64url').toString('latin1'), Buffer.from(t, 'base64').toString('latin1')]) {
+      for (const s of ['EqQB', 'fakeanthropic', REDACTED.slice(0, 12), 'Paris']) assert.ok(!decoded.includes(s), `${s} in a decoded token`);
+    }
   }
 }
 
@@ -239,6 +247,89 @@ describe('reasoning carried across tool calls, sealed', () => {
         await assert.rejects(
           g.client(key).responses.create({ ...base, input: [{ role: 'user', content: 'x' }, { ...rs, encrypted_content: content }] }),
           (e: unknown) => e instanceof OpenAI.BadRequestError && JSON.stringify(e.error).includes('input[1].encrypted_content: is not reasoning content this service issued'),
+        );
+      }
+      assert.equal(g.anthropic.requests.length, requests, 'nothing reached the upstream');
+    });
+  });
+
+  describe('messages: thinking and redacted_thinking blocks', () => {
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const base = { model: 'svc-vision', tools, thinking: { type: 'enabled' as const, budget_tokens: 8192 }, max_tokens: 16000 };
+    const question: Anthropic.MessageParam = { role: 'user', content: 'Weather in Paris?' };
+    const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+
+    /** The answer as the SDK gives it, and what the client saw: the message, or every event of the stream. */
+    async function ask(client: Anthropic, stream: boolean, messages: Anthropic.MessageParam[]): Promise<{ message: Anthropic.Message; seen: unknown }> {
+      if (!stream) {
+        const message = await client.messages.create({ ...base, messages });
+        return { message, seen: message };
+      }
+      const events: Anthropic.MessageStreamEvent[] = [];
+      const s = client.messages.stream({ ...base, messages });
+      s.on('streamEvent', (e) => events.push(e));
+      const message = await s.finalMessage();
+      assert.ok(events.some((e) => e.type === 'content_block_delta' && e.delta.type === 'signature_delta'), 'a signature_delta event');
+      return { message, seen: events };
+    }
+
+    /** The continuation the client sends: the first answer's content as it is, then the tool's result. */
+    const continuation = (content: Anthropic.ContentBlockParam[], callId: string): Anthropic.MessageParam[] => [
+      question,
+      { role: 'assistant', content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: '{"sky":"sunny"}' }] },
+    ];
+
+    for (const stream of [false, true]) {
+      const s = stream ? 'streamed' : 'not streamed';
+
+      it(`a tool-use round trip (${s}): the client sends the blocks back as given, the upstream gets its own signature and data`, async () => {
+        g.anthropic.chat.enqueue(firstTurn, secondTurn);
+        const client = anthropic(acct.key);
+        const { message: first, seen } = await ask(client, stream, [question]);
+        assert.equal(first.stop_reason, 'tool_use');
+        assert.deepEqual(first.content.map((b) => b.type), ['thinking', 'redacted_thinking', 'tool_use']);
+        const thinking = first.content[0] as Anthropic.ThinkingBlock;
+        const redacted = first.content[1] as Anthropic.RedactedThinkingBlock;
+        assert.equal(thinking.thinking, THOUGHT);
+        assertSealed(seen, [thinking.signature, redacted.data], { messages: true });
+        if (stream) {
+          // The signature_delta event and the redacted block carry the tokens the final message has.
+          const events = seen as Anthropic.MessageStreamEvent[];
+          const delta = events.find((e) => e.type === 'content_block_delta' && e.delta.type === 'signature_delta') as Anthropic.RawContentBlockDeltaEvent;
+          assert.equal((delta.delta as Anthropic.SignatureDelta).signature, thinking.signature);
+          const start = events.find((e) => e.type === 'content_block_start' && e.content_block.type === 'redacted_thinking') as Anthropic.RawContentBlockStartEvent;
+          assert.equal((start.content_block as Anthropic.RedactedThinkingBlock).data, redacted.data);
+        }
+
+        const callId = (first.content[2] as Anthropic.ToolUseBlock).id;
+        const { message: second } = await ask(client, stream, continuation(first.content, callId));
+        assertBlocksWentBack(g);
+        assert.deepEqual(second.content.map((b) => b.type), ['thinking', 'text']);
+        assert.equal((second.content[1] as Anthropic.TextBlock).text, 'Sunny in Paris.');
+      });
+    }
+
+    it('a changed signature or data, or blocks issued to another account, are a 400 naming the field; nothing reaches the upstream', async () => {
+      g.anthropic.chat.enqueue(firstTurn);
+      const { message: first } = await ask(anthropic(acct.key), false, [question]);
+      const [thinking, redacted, use] = first.content as [Anthropic.ThinkingBlock, Anthropic.RedactedThinkingBlock, Anthropic.ToolUseBlock];
+      const change = (t: string) => t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21);
+      const requests = g.anthropic.requests.length;
+      const cases: [string, Anthropic.ContentBlockParam[], string][] = [
+        [acct.key, [{ ...thinking, signature: change(thinking.signature) }, redacted, use], 'messages[1].content[0].signature'],
+        [acct.key, [thinking, { ...redacted, data: change(redacted.data) }, use], 'messages[1].content[1].data'],
+        // The upstream's own values, as the old base64url form would have given them back.
+        [acct.key, [{ ...thinking, signature: Buffer.from(SIGNATURE).toString('base64url') }, redacted, use], 'messages[1].content[0].signature'],
+        [acct.key, [thinking, { ...redacted, data: REDACTED }, use], 'messages[1].content[1].data'],
+        // One block's token in the other's field.
+        [acct.key, [{ ...thinking, signature: redacted.data }, redacted, use], 'messages[1].content[0].signature'],
+        [other.key, first.content, 'messages[1].content[0].signature'],
+      ];
+      for (const [key, content, field] of cases) {
+        await assert.rejects(
+          anthropic(key).messages.create({ ...base, messages: continuation(content, use.id) }),
+          (e: unknown) => e instanceof Anthropic.BadRequestError && (e.error as { error: string }).error === `${field}: is not reasoning content this service issued`,
         );
       }
       assert.equal(g.anthropic.requests.length, requests, 'nothing reached the upstream');

@@ -4,6 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
+import { sealBlockValue } from '../src/inference/formats/anthropic-messages/sealed-tokens.ts';
+import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
 import { accountCredits, catalogYaml, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
@@ -495,7 +497,7 @@ describe('reasoning: fallback deployments without reasoning get no reasoning par
         output_config: { effort: 'low' },
         messages: [
           { role: 'user', content: 'Greet me' },
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'A greeting.', signature: Buffer.from('sig-from-before').toString('base64url') }, { type: 'text', text: 'Hi!' }] },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 'A greeting.', signature: sealBlockValue('signature', 'sig-from-before', createReasoningSealers(g.t.deps.secretsKey)(acct.id)) }, { type: 'text', text: 'Hi!' }] },
           { role: 'user', content: 'Again' },
         ],
       } as never;

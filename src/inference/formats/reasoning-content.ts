@@ -10,7 +10,9 @@ import type { ReasoningBlock } from '../canonical/chat.ts';
  * cannot alter what goes back (docs/api-decisions.md, "Reasoning"). Inside: a small JSON document
  * with neutral keys (`v` version, `b` blocks; a thinking block `{t: text, s: signature}`, a redacted
  * one `{r: data}`). The thinking text is inside too: the signature covers it exactly, so the block
- * goes back as signed whatever text the client kept beside it.
+ * goes back as signed whatever text the client kept beside it. Messages clients, who keep the text
+ * beside its signature as Anthropic's own do, get one value per field under the same sealer
+ * instead (anthropic-messages/sealed-tokens.ts); neither kind opens as the other.
  */
 
 /**

@@ -1,8 +1,9 @@
 import type { StreamPart } from '../../canonical/chat.ts';
 import { HttpError } from '../../../shared/errors.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseEvent } from '../sse.ts';
 import type { StreamEncoder, TurnIdentity } from '../stream-encoder.ts';
-import { wrapOpaque } from './opaque.ts';
+import { sealBlockValue } from './sealed-tokens.ts';
 import { toAnthropicStopReason, toAnthropicUsage } from './to-anthropic-usage.ts';
 
 /** The Messages API's error type for a status, as its in-stream `error` events carry it. */
@@ -42,9 +43,10 @@ type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: '
  * then `message_delta` with the stop reason and the whole usage (the SDK takes the cumulative
  * counts it carries), then `message_stop`. Every event has its `event:` line. A block closes when
  * a part of another kind arrives; a thinking block also closes at its signature, so a following
- * reasoning part starts a new block.
+ * reasoning part starts a new block. Signatures (`signature_delta`) and redacted data are the
+ * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
-export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncoder {
+export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: ReasoningSealer): StreamEncoder {
   let index = -1;
   let open: Open = null;
   let stopSequence: string | undefined;
@@ -71,13 +73,13 @@ export function createMessagesStreamEncoder(identity: TurnIdentity): StreamEncod
   function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
     let out = '';
     if (part.redacted !== undefined) {
-      out += begin({ kind: 'thinking', signed: true }, { type: 'redacted_thinking', data: wrapOpaque(part.redacted) });
+      out += begin({ kind: 'thinking', signed: true }, { type: 'redacted_thinking', data: sealBlockValue('data', part.redacted, sealer) });
       return out + close();
     }
     if (open?.kind !== 'thinking' || open.signed) out += begin({ kind: 'thinking', signed: false }, { type: 'thinking', thinking: '', signature: '' });
     if (part.text !== '') out += delta({ type: 'thinking_delta', thinking: part.text });
     if (part.signature !== undefined) {
-      out += delta({ type: 'signature_delta', signature: wrapOpaque(part.signature) });
+      out += delta({ type: 'signature_delta', signature: sealBlockValue('signature', part.signature, sealer) });
       (open as { signed: boolean }).signed = true;
     }
     return out;

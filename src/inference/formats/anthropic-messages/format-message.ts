@@ -1,21 +1,23 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
-import { wrapOpaque } from './opaque.ts';
+import { sealBlockValue } from './sealed-tokens.ts';
 import { toAnthropicStopReason, toAnthropicUsage, toolInput } from './to-anthropic-usage.ts';
 
 /**
  * A canonical answer as a Messages API `message`: reasoning blocks first (with their signatures
  * when the upstream gave them; reasoning from an upstream without signatures gets an empty one),
- * then the text, then tool calls, as the API orders them.
+ * then the text, then tool calls, as the API orders them. Signatures and redacted data are the
+ * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
-export function formatMessage(response: CanonicalChatResponse, identity: TurnIdentity) {
+export function formatMessage(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
   const reasoning =
     response.reasoningBlocks ??
     (response.reasoning === '' ? [] : [{ type: 'thinking' as const, thinking: response.reasoning, signature: '' }]);
   const content: object[] = reasoning.map((b) =>
     b.type === 'thinking'
-      ? { type: 'thinking', thinking: b.thinking, signature: wrapOpaque(b.signature ?? '') }
-      : { type: 'redacted_thinking', data: wrapOpaque(b.data) },
+      ? { type: 'thinking', thinking: b.thinking, signature: sealBlockValue('signature', b.signature ?? '', sealer) }
+      : { type: 'redacted_thinking', data: sealBlockValue('data', b.data, sealer) },
   );
   if (response.text !== '') content.push({ type: 'text', text: response.text });
   for (const c of response.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });

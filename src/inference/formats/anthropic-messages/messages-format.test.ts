@@ -1,19 +1,30 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { CanonicalMessage, StreamPart } from '../../canonical/chat.ts';
 import { convertToAnthropicMessages } from '../../providers/anthropic/convert-to-anthropic-messages.ts';
 import { parseAnthropicStream } from '../../providers/anthropic/parse-anthropic-stream.ts';
 import type { SseEvent } from '../../providers/provider-stream.ts';
+import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import { encodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseEvent } from '../sse.ts';
 import { createMessagesStreamEncoder } from './create-messages-stream-encoder.ts';
 import { formatMessage } from './format-message.ts';
 import { messagesMaxTokens, parseMessagesRequest } from './parse-messages-request.ts';
+import { openBlockValue, sealBlockValue } from './sealed-tokens.ts';
 
 const identity = { id: 'msg_abc', model: 'svc-fast', created: 0 };
+const sealers = createReasoningSealers(randomBytes(32));
+const sealer = sealers(1);
+/** A sealer that must not be used: a request or answer without signed reasoning does no sealing work. */
+const unused: ReasoningSealer = {
+  seal: () => assert.fail('sealed without reasoning'),
+  open: () => assert.fail('opened without reasoning'),
+};
 
 function badRequest(body: unknown, message: string) {
-  assert.throws(() => parseMessagesRequest(body), (e: unknown) => (e as { status?: number }).status === 400 && (e as Error).message === message);
+  assert.throws(() => parseMessagesRequest(body, sealer), (e: unknown) => (e as { status?: number }).status === 400 && (e as Error).message === message);
 }
 
 describe('parseMessagesRequest', () => {
@@ -28,7 +39,8 @@ describe('parseMessagesRequest', () => {
         {
           role: 'assistant',
           content: [
-            { type: 'thinking', thinking: 'hmm', signature: Buffer.from('sig').toString('base64url') },
+            { type: 'thinking', thinking: 'hmm', signature: sealBlockValue('signature', 'sig', sealer) },
+            { type: 'redacted_thinking', data: sealBlockValue('data', 'EmwKredacted', sealer) },
             { type: 'text', text: 'checking' },
             { type: 'tool_use', id: 'call_1', name: 'w', input: { city: 'Paris' } },
           ],
@@ -38,11 +50,11 @@ describe('parseMessagesRequest', () => {
       top_k: 5,
       thinking: { type: 'enabled', budget_tokens: 1024 },
       max_tokens: 2000,
-    });
+    }, sealer);
     assert.deepEqual(request.messages, [
       { role: 'system', content: 'Be brief.', cacheControl: { type: 'ephemeral' } },
       { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
-      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'call_1', name: 'w', arguments: '{"city":"Paris"}' }], reasoning: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }] },
+      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'call_1', name: 'w', arguments: '{"city":"Paris"}' }], reasoning: [{ type: 'thinking', thinking: 'hmm', signature: 'sig' }, { type: 'redacted_thinking', data: 'EmwKredacted' }] },
       { role: 'tool', toolCallId: 'call_1', content: 'sunny', isError: false },
       { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
     ]);
@@ -64,12 +76,49 @@ describe('parseMessagesRequest', () => {
     badRequest({ ...base, output_config: { format: { type: 'json_schema' } } }, 'output_config.format.schema: is required');
   });
 
+  it('opens only tokens it gave this account for that field: anything else is a 400 naming the field', () => {
+    const turn = (block: object) => ({ ...base, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [block] }, { role: 'user', content: 'y' }] });
+    const token = sealBlockValue('signature', 'EqQBsig', sealer);
+    const changed = token.slice(0, 20) + (token[20] === 'A' ? 'B' : 'A') + token.slice(21);
+    const field = 'messages[1].content[0].signature: is not reasoning content this service issued';
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: changed }), field);
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: sealBlockValue('signature', 'EqQBsig', sealers(2)) }), field);
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: 'EqQBsig' }), field);
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: Buffer.from('EqQBsig').toString('base64url') }), field);
+    // A redacted token in the signature, or a chat client's sealed block: another field's token.
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: sealBlockValue('data', 'EqQBsig', sealer) }), field);
+    badRequest(turn({ type: 'thinking', thinking: 't', signature: encodeReasoningContent([{ type: 'thinking', thinking: 't', signature: 'EqQBsig' }], sealer)! }), field);
+    const data = 'messages[1].content[0].data: is not reasoning content this service issued';
+    badRequest(turn({ type: 'redacted_thinking', data: token }), data);
+    badRequest(turn({ type: 'redacted_thinking', data: 'EmwKredacted' }), data);
+    badRequest(turn({ type: 'redacted_thinking', data: sealBlockValue('data', 'EmwK', sealers(2)) }), data);
+  });
+
+  it('does no sealing work for a request without signed reasoning; an empty signature stays empty', () => {
+    const { request } = parseMessagesRequest(
+      {
+        ...base,
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 'plain' }, { type: 'text', text: 'a' }] },
+          { role: 'user', content: 'y' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'z' },
+        ],
+      },
+      unused,
+    );
+    assert.deepEqual(request.messages[1], { role: 'assistant', content: 'a', toolCalls: [], reasoning: [{ type: 'thinking', thinking: 'plain' }] });
+    const empty = parseMessagesRequest({ ...base, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'plain', signature: '' }] }] }, unused);
+    assert.deepEqual(empty.request.messages[0], { role: 'assistant', content: '', toolCalls: [], reasoning: [{ type: 'thinking', thinking: 'plain', signature: '' }] });
+  });
+
   it('defaults max_tokens to 4,096 plus the thinking budget, at most the model output', () => {
-    const { request } = parseMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const { request } = parseMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, sealer);
     assert.equal(request.maxTokens, undefined);
     assert.equal(messagesMaxTokens(request, null), 4096);
     assert.equal(messagesMaxTokens(request, 1000), 1000);
-    const thinking = parseMessagesRequest({ model: 'm', thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'x' }] });
+    const thinking = parseMessagesRequest({ model: 'm', thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'x' }] }, sealer);
     assert.equal(messagesMaxTokens(thinking.request, null), 6096);
   });
 });
@@ -88,11 +137,41 @@ describe('formatMessage', () => {
         usageEstimated: false,
       },
       identity,
+      sealer,
     );
-    assert.deepEqual(m.content, [{ type: 'thinking', thinking: 'r', signature: Buffer.from('sig').toString('base64url') }, { type: 'text', text: 'one' }]);
+    const signature = (m.content[0] as { signature: string }).signature;
+    assert.deepEqual(m.content, [{ type: 'thinking', thinking: 'r', signature }, { type: 'text', text: 'one' }]);
+    assert.equal(openBlockValue('signature', signature, sealer), 'sig');
     assert.equal(m.stop_reason, 'stop_sequence');
     assert.equal(m.stop_sequence, 'two');
     assert.deepEqual(m.usage, { input_tokens: 10, cache_creation_input_tokens: 30, cache_read_input_tokens: 60, output_tokens: 5 });
+  });
+
+  it("gives sealed tokens for signatures and redacted data: the account's, never the upstream's value, not even decoded", () => {
+    const blocks = [
+      { type: 'thinking' as const, thinking: 'First.', signature: 'EqQBupstreamsignature' },
+      { type: 'redacted_thinking' as const, data: 'EmwKAhgBEgy3va3pzix' },
+    ];
+    const base = { text: '', reasoning: 'First.', toolCalls: [], finishReason: 'stop' as const, usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 }, usageEstimated: false };
+    const m = formatMessage({ ...base, reasoningBlocks: blocks }, identity, sealer);
+    const [thinking, redacted] = m.content as [{ signature: string }, { data: string }];
+    assert.deepEqual(m.content, [{ type: 'thinking', thinking: 'First.', signature: thinking.signature }, { type: 'redacted_thinking', data: redacted.data }]);
+    assert.equal(openBlockValue('signature', thinking.signature, sealer), 'EqQBupstreamsignature');
+    assert.equal(openBlockValue('data', redacted.data, sealer), 'EmwKAhgBEgy3va3pzix');
+    assert.equal(openBlockValue('signature', thinking.signature, sealers(2)), null);
+    for (const token of [thinking.signature, redacted.data]) {
+      for (const decoded of [token, Buffer.from(token, 'base64url').toString('latin1'), Buffer.from(token, 'base64').toString('latin1')]) {
+        for (const s of ['EqQB', 'upstreamsignature', 'EmwK', 'AhgBEgy3']) assert.ok(!decoded.includes(s), `${s} in ${token}`);
+      }
+    }
+    // Sealed afresh each time: the same signature never gives the same token.
+    assert.notEqual((formatMessage({ ...base, reasoningBlocks: blocks }, identity, sealer).content[0] as { signature: string }).signature, thinking.signature);
+  });
+
+  it('does no sealing work for an answer without signed reasoning (unsigned reasoning has an empty signature)', () => {
+    const base = { text: 'hi', reasoning: '', toolCalls: [], finishReason: 'stop' as const, usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 }, usageEstimated: false };
+    assert.deepEqual(formatMessage(base, identity, unused).content, [{ type: 'text', text: 'hi' }]);
+    assert.deepEqual(formatMessage({ ...base, reasoning: 'plain' }, identity, unused).content, [{ type: 'thinking', thinking: 'plain', signature: '' }, { type: 'text', text: 'hi' }]);
   });
 });
 
@@ -131,7 +210,7 @@ describe('round trips through canonical (property)', () => {
           const index = tool++;
           return g.map((p) => ({ ...p, index }) as StreamPart);
         });
-        const encoder = createMessagesStreamEncoder(identity);
+        const encoder = createMessagesStreamEncoder(identity, unused);
         let sse = encoder.start();
         for (const p of parts) sse += encoder.encode(p);
         sse += encoder.encode({ type: 'finish', reason: tool > 0 && reason === 'stop' ? 'tool_calls' : reason });
@@ -177,8 +256,8 @@ describe('round trips through canonical (property)', () => {
         const messages: CanonicalMessage[] = [...(system !== undefined ? [{ role: 'system' as const, content: system }] : []), ...turns.flat()];
         const wire = convertToAnthropicMessages(messages);
         // What an Anthropic client holds: signatures as the service gave them.
-        const clientMessages = JSON.parse(JSON.stringify(wire.messages), (k, v: unknown) => (k === 'signature' && typeof v === 'string' ? Buffer.from(v).toString('base64url') : v));
-        const back = parseMessagesRequest({ model: 'm', ...(wire.system !== undefined ? { system: wire.system } : {}), messages: clientMessages }).request.messages;
+        const clientMessages = JSON.parse(JSON.stringify(wire.messages), (k, v: unknown) => (k === 'signature' && typeof v === 'string' ? sealBlockValue('signature', v, sealer) : v));
+        const back = parseMessagesRequest({ model: 'm', ...(wire.system !== undefined ? { system: wire.system } : {}), messages: clientMessages }, sealer).request.messages;
         assert.deepEqual(back, messages);
       }),
       { numRuns: 200 },
@@ -188,7 +267,7 @@ describe('round trips through canonical (property)', () => {
 
 describe('createMessagesStreamEncoder', () => {
   it('writes text deltas from its template exactly as a generic event would be', () => {
-    const encoder = createMessagesStreamEncoder(identity);
+    const encoder = createMessagesStreamEncoder(identity, sealer);
     encoder.start();
     encoder.encode({ type: 'reasoning-delta', text: 'hmm', signature: 'sig' });
     const texts = ['Hello', ' "quoted" \\ \n é \u2028 </script>', ''];
@@ -208,7 +287,7 @@ describe('createMessagesStreamEncoder', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.oneof({ arbitrary: textPart, weight: 3 }, { arbitrary: other, weight: 1 }), { maxLength: 20 }), (parts) => {
-        const encoder = createMessagesStreamEncoder(identity);
+        const encoder = createMessagesStreamEncoder(identity, unused);
         let out = encoder.start();
         for (const part of parts) out += encoder.encode(part);
         out += encoder.encode({ type: 'finish', reason: 'stop' });
@@ -229,5 +308,35 @@ describe('createMessagesStreamEncoder', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("seals the signature_delta and redacted data: the account's tokens, never the upstream's value; the Anthropic adapter reads them back", async () => {
+    const encoder = createMessagesStreamEncoder(identity, sealer);
+    let sse = encoder.start();
+    sse += encoder.encode({ type: 'reasoning-delta', text: 'First.' });
+    sse += encoder.encode({ type: 'reasoning-delta', text: '', signature: 'EqQBupstreamsignature' });
+    sse += encoder.encode({ type: 'reasoning-delta', text: '', redacted: 'EmwKAhgBEgy3va3pzix' });
+    sse += encoder.encode({ type: 'text-delta', text: 'Hi' });
+    sse += encoder.encode({ type: 'finish', reason: 'stop' });
+    sse += encoder.encode({ type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 2 }, estimated: false });
+    sse += encoder.end();
+    for (const s of ['EqQB', 'upstreamsignature', 'EmwK']) assert.ok(!sse.includes(s), s);
+    const data = sse.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: { type: string; signature?: string }; content_block?: { type: string; data?: string } });
+    const signature = data.find((d) => d.delta?.type === 'signature_delta')!.delta!.signature!;
+    const redacted = data.find((d) => d.content_block?.type === 'redacted_thinking')!.content_block!.data!;
+    assert.equal(openBlockValue('signature', signature, sealer), 'EqQBupstreamsignature');
+    assert.equal(openBlockValue('data', redacted, sealer), 'EmwKAhgBEgy3va3pzix');
+    for (const token of [signature, redacted]) {
+      for (const decoded of [Buffer.from(token, 'base64url').toString('latin1'), Buffer.from(token, 'base64').toString('latin1')]) {
+        for (const s of ['EqQB', 'upstreamsignature', 'EmwK']) assert.ok(!decoded.includes(s), s);
+      }
+    }
+    // What a client reading this stream keeps is what the service opens again.
+    const back = [];
+    for await (const e of parseAnthropicStream(events(sse), null, () => 'call_x')) back.push(e);
+    assert.deepEqual(back.filter((e) => e.type === 'reasoning-delta' && (e.signature !== undefined || e.redacted !== undefined)), [
+      { type: 'reasoning-delta', text: '', signature },
+      { type: 'reasoning-delta', text: '', redacted },
+    ]);
   });
 });

@@ -23,7 +23,8 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
-import { unwrapOpaque } from './opaque.ts';
+import type { ReasoningSealer } from '../reasoning-content.ts';
+import { openBlockValue, type SealedField } from './sealed-tokens.ts';
 
 export interface ParsedMessagesRequest {
   /** The brand model id the client asked for, unresolved; undefined when it names none (the route serves the budget default). */
@@ -156,7 +157,16 @@ function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
   return out;
 }
 
-function readAssistantTurn(value: unknown, path: string): CanonicalMessage {
+/** The upstream's value of a block's sealed `field` (sealed-tokens.ts); a token this service did not give this account is a 400 naming it. */
+function readSealed(f: Fields, field: SealedField, path: string, sealer: ReasoningSealer, required: boolean): string | undefined {
+  const token = readString(f, field, path, { required });
+  if (token === undefined) return undefined;
+  const value = openBlockValue(field, token, sealer);
+  if (value === null) invalid(at(path, field), 'is not reasoning content this service issued');
+  return value;
+}
+
+function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
   if (typeof value === 'string') return { role: 'assistant', content: value, toolCalls: [] };
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
   const text: string[] = [];
@@ -181,12 +191,12 @@ function readAssistantTurn(value: unknown, path: string): CanonicalMessage {
       }
       case 'thinking': {
         const thinking = readString(f, 'thinking', p, { required: true })!;
-        const signature = readString(f, 'signature', p);
-        reasoning.push(signature === undefined ? { type: 'thinking', thinking } : { type: 'thinking', thinking, signature: unwrapOpaque(signature) });
+        const signature = readSealed(f, 'signature', p, sealer, false);
+        reasoning.push(signature === undefined ? { type: 'thinking', thinking } : { type: 'thinking', thinking, signature });
         break;
       }
       case 'redacted_thinking':
-        reasoning.push({ type: 'redacted_thinking', data: unwrapOpaque(readString(f, 'data', p, { required: true })!) });
+        reasoning.push({ type: 'redacted_thinking', data: readSealed(f, 'data', p, sealer, true)! });
         break;
       default:
         unsupportedBlock(type, p, 'text, tool_use, thinking or redacted_thinking');
@@ -348,8 +358,10 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
  * Parses and validates an Anthropic Messages request into the canonical request. Fields the service
  * does not act on (`service_tier`, `container`, `context_management`, ...) are accepted and
  * ignored; `mcp_servers` is refused, like the server tools, because the service does not run them.
+ * Signatures and redacted data of assistant turns are opened with the account's `sealer` (used
+ * only when a turn has such a block).
  */
-export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
+export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer): ParsedMessagesRequest {
   const body = readBody(rawBody);
   const model = readString(body, 'model', '', { nonEmpty: true });
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
@@ -362,7 +374,7 @@ export function parseMessagesRequest(rawBody: unknown): ParsedMessagesRequest {
     const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
     if (role === 'user') messages.push(...readUserTurn(f.content, at(p, 'content')));
     else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
-    else messages.push(readAssistantTurn(f.content, at(p, 'content')));
+    else messages.push(readAssistantTurn(f.content, at(p, 'content'), sealer));
   });
   if (!body.messages.some((m) => isFields(m) && m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
