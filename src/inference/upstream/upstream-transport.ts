@@ -166,42 +166,46 @@ function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions
       resolve({ status, text: take().toString('utf8'), headers: status >= 300 ? retryHeaders(rawHeaders) : {} });
     };
 
-    const reader: BodyReader = {
-      async read() {
-        for (;;) {
-          if (size > 0) {
-            const b = take();
-            if (paused) {
-              paused = false;
-              resume?.();
+    // Built only for a streamed 2xx: a non-streamed call (the common case) allocates none of it.
+    const streamReader = (): BodyReader => {
+      const reader: BodyReader = {
+        async read() {
+          for (;;) {
+            if (size > 0) {
+              const b = take();
+              if (paused) {
+                paused = false;
+                resume?.();
+              }
+              return b;
             }
-            return b;
+            if (failure !== null) throw failure;
+            if (ended) return null;
+            await new Promise<void>((r) => (wake = r));
           }
-          if (failure !== null) throw failure;
-          if (ended) return null;
-          await new Promise<void>((r) => (wake = r));
-        }
-      },
-      release() {
-        if (draining) return;
-        draining = true;
-        chunks = [];
-        size = 0;
-        if (paused) {
-          paused = false;
-          resume?.();
-        }
-        if (ended || failure !== null) return;
-        // An upstream that keeps the body open after its answer is cut off soon.
-        const cutOff = setTimeout(() => reader.destroy(), DRAIN_MS).unref();
-        drained = () => clearTimeout(cutOff);
-      },
-      destroy() {
-        if (ended || failure !== null) return;
-        failure = new Error('the upstream answer was closed before its end');
-        stopWatching();
-        abort?.(failure as Error);
-      },
+        },
+        release() {
+          if (draining) return;
+          draining = true;
+          chunks = [];
+          size = 0;
+          if (paused) {
+            paused = false;
+            resume?.();
+          }
+          if (ended || failure !== null) return;
+          // An upstream that keeps the body open after its answer is cut off soon.
+          const cutOff = setTimeout(() => reader.destroy(), DRAIN_MS).unref();
+          drained = () => clearTimeout(cutOff);
+        },
+        destroy() {
+          if (ended || failure !== null) return;
+          failure = new Error('the upstream answer was closed before its end');
+          stopWatching();
+          abort?.(failure as Error);
+        },
+      };
+      return reader;
     };
 
     if (signal) {
@@ -222,7 +226,7 @@ function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions
         resume = resumeReading;
         if (stream && statusCode >= 200 && statusCode < 300) {
           phase = 'stream';
-          resolve({ status, reader });
+          resolve({ status, reader: streamReader() });
         } else {
           phase = 'whole';
         }
