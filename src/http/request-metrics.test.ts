@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { LATENCY_BUCKETS } from './metrics.ts';
+import { LATENCY_BUCKETS, REQUEST_METRIC_NAMES as names } from './metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
-
-const names = {
-  counter: 'http_requests_total',
-  counterHelp: 'HTTP requests by method, route pattern and status',
-  histogram: 'http_request_duration_seconds',
-  histogramHelp: 'HTTP request latency by method, route pattern and status',
-};
 
 /** The same requests recorded by RequestMetrics and by prom-client's own Counter and Histogram. */
 function both(requests: readonly [string, string, number, number][]) {

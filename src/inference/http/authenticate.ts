@@ -5,8 +5,9 @@ import { forbidden, unauthorized } from '../../shared/errors.ts';
 import { setPrincipal } from './principal.ts';
 
 /**
- * An inference route's onRequest check, as a callback hook: the common case (a cached key, a
- * budget spent from memory) answers synchronously, with no promise per request.
+ * An inference route's onRequest check, as a callback hook rather than an async function: the key
+ * check answers synchronously when the key is cached, and the rate limit wraps its limiter's
+ * promise without another one around it.
  */
 export type InferenceHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
