@@ -31,7 +31,8 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * BENCH_PORTKEY (1; 0 leaves (g) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
  * or with BENCH_PROFILE=alloc a sampling allocation profile, summed by bench/alloc-top.ts,
- * to bench/profiles/; sum one with bench/profile-top.ts), LOG_LEVEL of the
+ * to bench/profiles/; sum one with bench/profile-top.ts; BENCH_PROFILE_TARGETS, `c,d,e,f` by
+ * default, names the targets whose servers are profiled, e.g. `b,c,h`), LOG_LEVEL of the
  * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
  * BENCH_ONLY narrows a run to some targets and modes, so a profile holds one route's work: e.g.
  * `BENCH_ONLY=c,streaming` (letters of the targets, `streaming` / `non-streaming`; BENCH_STREAMS=0
@@ -43,6 +44,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
 const ALLOCATIONS = process.env.BENCH_PROFILE === 'alloc';
+// Which targets' servers are profiled: the gateway's by default; e.g. `b,c,h` to compare with the floors.
+const PROFILE_TARGETS = (process.env.BENCH_PROFILE_TARGETS ?? 'c,d,e,f').split(',').map((s) => s.trim());
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const onlyTargets = ONLY.filter((s) => /^[a-h]$/.test(s));
 const PORTKEY = process.env.BENCH_PORTKEY !== '0' && (onlyTargets.length === 0 || onlyTargets.includes('g'));
@@ -113,7 +116,7 @@ async function main(): Promise<void> {
   const slowUrl = upstream.ready.slowUrl as string;
   const proxy = await start('bare-proxy', [instantUrl]);
   const floor = await start('fastify-floor', [instantUrl]);
-  const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc']);
+  const gateway = await start('gateway', [instantUrl, slowUrl], ['--expose-gc', ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean)]);
   const gatewayUrl = gateway.ready.url as string;
   const key = gateway.ready.key as string;
   const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())], [], 'ignore') : null;
@@ -166,13 +169,13 @@ async function main(): Promise<void> {
       console.log(`${mode.name}, concurrency ${concurrency}`);
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
-        const profiled = PROFILE && target.server === gateway;
-        if (profiled) await gateway.ask({ type: 'profile-start', allocations: ALLOCATIONS }, 'profile-started');
+        const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
+        if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS }, 'profile-started');
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
         if (profiled) {
-          const file = `bench/profiles/gateway-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.${ALLOCATIONS ? 'heapprofile' : 'cpuprofile'}`;
-          await gateway.ask({ type: 'profile-stop', file }, 'profile-stopped');
+          const file = `bench/profiles/${target.server === gateway ? 'gateway' : 'floor'}-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.${ALLOCATIONS ? 'heapprofile' : 'cpuprofile'}`;
+          await target.server!.ask({ type: 'profile-stop', file }, 'profile-stopped');
         }
         let cpu = '';
         if (target.server && s0) {

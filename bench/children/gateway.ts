@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { answerProfileMessages } from '../lib/profile-child.ts';
 
 /**
  * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
@@ -89,42 +89,11 @@ const id = account.json().id as number;
 await app.inject({ method: 'POST', url: `/admin/accounts/${id}/credits`, headers: admin, payload: { credits: 900_000_000 } });
 const key = (await app.inject({ method: 'POST', url: `/admin/accounts/${id}/keys`, headers: admin, payload: { name: 'bench' } })).json().key as string;
 
-// The load runs' own CPU profiles (BENCH_PROFILE=1): started and stopped around each run, so start-up
+// The load runs' own profiles (BENCH_PROFILE): started and stopped around each run, so start-up
 // (module compilation, the embedded database's boot) is not in them.
-let profiler: Session | null = null;
-let requestsAtProfileStart = 0;
+answerProfileMessages(() => requests);
 
-let allocations = false;
-
-process.on('message', (m: { type: string; gc?: boolean; file?: string; allocations?: boolean }) => {
-  if (m.type === 'profile-start') {
-    void (async () => {
-      profiler = new Session();
-      profiler.connect();
-      allocations = m.allocations === true;
-      if (allocations) {
-        // Every 4 KB allocated on average: what the garbage collector's share of the CPU comes from.
-        await profiler.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-      } else {
-        await profiler.post('Profiler.enable');
-        await profiler.post('Profiler.start');
-      }
-      requestsAtProfileStart = requests;
-      process.send!({ type: 'profile-started' });
-    })();
-  }
-  if (m.type === 'profile-stop') {
-    void (async () => {
-      const served = requests - requestsAtProfileStart;
-      const { profile } = allocations ? await profiler!.post('HeapProfiler.stopSampling') : await profiler!.post('Profiler.stop');
-      profiler!.disconnect();
-      profiler = null;
-      mkdirSync(join(m.file!, '..'), { recursive: true });
-      // `requests` (not a DevTools field) lets bench/profile-top.ts print time per request.
-      writeFileSync(m.file!, JSON.stringify({ ...profile, requests: served }));
-      process.send!({ type: 'profile-stopped' });
-    })();
-  }
+process.on('message', (m: { type: string; gc?: boolean }) => {
   if (m.type === 'memory') {
     if (m.gc && typeof global.gc === 'function') global.gc();
     process.send!({ type: 'memory', usage: process.memoryUsage() });
