@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Endpoint } from '../../config/catalog.ts';
+import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { ServedBy } from '../billing/billing.ts';
 import type { BillableUsage } from '../billing/cost.ts';
@@ -25,7 +26,7 @@ export interface Served<T> {
 /** The credits held for one request while it is served; see withCreditHold. */
 export interface CreditHold {
   /** Aborted (ClientClosedError) when the client's connection closes before its answer is complete. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Micro-credits actually held (a partial hold when the balance covered less than the estimate). */
   readonly held: bigint;
   /**
@@ -39,7 +40,7 @@ export interface CreditHold {
    * svc-auto) gets `x-svc-model` (the executing brand) and `x-svc-lane`. What it consumed is billed
    * only once the caller record()s it.
    */
-  attempt<T>(call: (target: UpstreamTarget, signal: AbortSignal) => Promise<T>): Promise<Served<T>>;
+  attempt<T>(call: (target: UpstreamTarget, signal: CancelSignal) => Promise<T>): Promise<Served<T>>;
   /** Adds what one upstream call consumed to the request's bill (a request may make several). */
   record(usage: BillableUsage, estimated: boolean, target: UpstreamTarget): void;
   /** The sum of what was recorded so far. */
@@ -178,7 +179,7 @@ export interface BilledCall<T> extends HoldTerms {
   readonly request: FastifyRequest;
   readonly reply: FastifyReply;
   /** One attempt on one deployment; the signal aborts when the client leaves. */
-  readonly call: (target: UpstreamTarget, signal: AbortSignal) => Promise<T>;
+  readonly call: (target: UpstreamTarget, signal: CancelSignal) => Promise<T>;
   /** What the answer consumed, and whether it was counted here rather than reported. */
   readonly usageOf: (result: T) => { readonly usage: BillableUsage; readonly estimated: boolean };
 }

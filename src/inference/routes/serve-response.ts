@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelConfig } from '../../config/catalog.ts';
 import type { ResponsesConfig } from '../../config/responses.ts';
+import { toAbortSignal } from '../../shared/cancel-signal.ts';
 import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { computeCost } from '../billing/cost.ts';
@@ -302,7 +303,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   const session = (spec: McpServerSpec) => {
     let s = sessions.get(spec.server_label);
     if (!s) {
-      s = deps.mcp.connect({ url: spec.server_url, headers: spec.headers }, hold.signal);
+      s = deps.mcp.connect({ url: spec.server_url, headers: spec.headers }, toAbortSignal(hold.signal));
       s.catch(() => {});
       sessions.set(spec.server_label, s);
     }
@@ -313,7 +314,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
     await flush();
     let outcome: { output: string } | { error: string };
     try {
-      outcome = await (await session(spec)).callTool(call.tool, call.arguments, hold.signal);
+      outcome = await (await session(spec)).callTool(call.tool, call.arguments, toAbortSignal(hold.signal));
     } catch (e) {
       outcome = { error: `could not reach the MCP server: ${e instanceof Error ? e.message : String(e)}` };
     }
@@ -336,7 +337,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       }
       const at = recorder.listingTools(spec.server_label);
       try {
-        const listed = await (await session(spec)).listTools(hold.signal);
+        const listed = await (await session(spec)).listTools(toAbortSignal(hold.signal));
         const items = filterAllowed(
           spec,
           listed.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, annotations: t.annotations })),

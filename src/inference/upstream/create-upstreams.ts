@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Catalog, Deployment, ModelConfig, ProviderConfig, ResilienceSettings } from '../../config/catalog.ts';
+import { Cancellation, type CancelSignal } from '../../shared/cancel-signal.ts';
 import type { CanonicalChatRequest, CanonicalChatResponse } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
 import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../canonical/embeddings.ts';
@@ -40,12 +41,12 @@ export interface UpstreamTarget {
  * which rethrows the signal's reason.
  */
 export interface Upstreams {
-  chat(target: UpstreamTarget, request: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse>;
+  chat(target: UpstreamTarget, request: CanonicalChatRequest, signal?: CancelSignal): Promise<CanonicalChatResponse>;
   /** Resolves once the first content arrived (see startChatStream). */
-  chatStream(target: UpstreamTarget, request: CanonicalChatRequest, signal?: AbortSignal): Promise<ChatStream>;
-  embeddings(target: UpstreamTarget, request: CanonicalEmbeddingRequest, signal?: AbortSignal): Promise<CanonicalEmbeddingResponse>;
-  rerank(target: UpstreamTarget, request: CanonicalRerankRequest, signal?: AbortSignal): Promise<CanonicalRerankResponse>;
-  images(target: UpstreamTarget, request: CanonicalImageRequest, signal?: AbortSignal): Promise<CanonicalImageResponse>;
+  chatStream(target: UpstreamTarget, request: CanonicalChatRequest, signal?: CancelSignal): Promise<ChatStream>;
+  embeddings(target: UpstreamTarget, request: CanonicalEmbeddingRequest, signal?: CancelSignal): Promise<CanonicalEmbeddingResponse>;
+  rerank(target: UpstreamTarget, request: CanonicalRerankRequest, signal?: CancelSignal): Promise<CanonicalRerankResponse>;
+  images(target: UpstreamTarget, request: CanonicalImageRequest, signal?: CancelSignal): Promise<CanonicalImageResponse>;
   /**
    * One call made resiliently over a chain of models (their deployments balanced, retried, failed
    * over, breakers respected; see runWithFallback). Routes call this, never a target directly.
@@ -53,7 +54,7 @@ export interface Upstreams {
   run<T>(
     models: readonly ModelConfig[],
     call: (target: UpstreamTarget) => Promise<T>,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<{ readonly result: T; readonly target: UpstreamTarget }>;
   /** Breakers, in-flight counts and call events of every deployment (metrics, /admin/upstreams). */
   readonly health: DeploymentHealth;
@@ -105,7 +106,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
   const fallbackDeps = { settings, health, now, random: options.random ?? Math.random };
 
   /** Runs an upstream call; whatever fails comes out as an UpstreamError or the caller's abort. */
-  async function guarded<T>(target: UpstreamTarget, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  async function guarded<T>(target: UpstreamTarget, signal: CancelSignal | undefined, run: () => Promise<T>): Promise<T> {
     if (!target.deployment.provider.configured) {
       throw new UpstreamError(503, `model ${target.model.id} is not available`, true);
     }
@@ -153,24 +154,24 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), true);
         // Until the first content arrives the call runs on a timer of its own: a stream that has
         // not started in time fails over like any timeout (the transport bounds the headers).
-        // One controller, aborted by the timer or by the client's signal through a listener:
+        // One Cancellation, aborted by the timer or by the client's signal through a listener:
         // AbortSignal.any made a composite signal with weak references per stream, a visible
         // share of a stream's CPU and garbage. The listener lives as long as the client's
         // signal, which is the request's own.
-        const callAbort = new AbortController();
+        const callAbort = new Cancellation();
         const timer = setTimeout(() => callAbort.abort(new FirstByteTimeout()), provider.firstByteTimeoutMs);
         if (signal) {
           if (signal.aborted) callAbort.abort(signal.reason);
           else signal.addEventListener('abort', () => callAbort.abort(signal.reason), { once: true });
         }
         try {
-          return await startStream(call, callAbort.signal);
+          return await startStream(call, callAbort);
         } finally {
           clearTimeout(timer);
         }
       });
 
-      async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: AbortSignal): Promise<ChatStream> {
+      async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
         const events = readProviderEvents(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal);

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
 import { createSseSplitter } from './read-sse-events.ts';
 import { networkFailure, type BodyReader } from './upstream-transport.ts';
@@ -11,7 +12,7 @@ import { networkFailure, type BodyReader } from './upstream-transport.ts';
 export async function* readProviderEvents(
   reader: BodyReader,
   parser: ProviderStreamParser,
-  signal: AbortSignal | undefined,
+  signal: CancelSignal | undefined,
 ): AsyncGenerator<ProviderStreamEvent[]> {
   const sse = createSseSplitter();
   let complete = false;

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { Deployment, ModelConfig, ResilienceSettings } from '../../config/catalog.ts';
 import type { UpstreamTarget } from './create-upstreams.ts';
 import type { CallOutcome, DeploymentHealth } from './deployment-health.ts';
@@ -41,7 +42,7 @@ export function backoffMs(retry: number, settings: ResilienceSettings, random: (
   return Math.floor(random() * Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** retry));
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const t = setTimeout(() => {
@@ -73,7 +74,7 @@ export async function runWithFallback<T>(
   deps: FallbackDeps,
   models: readonly ModelConfig[],
   call: (target: UpstreamTarget) => Promise<T>,
-  signal?: AbortSignal,
+  signal?: CancelSignal,
 ): Promise<{ readonly result: T; readonly target: UpstreamTarget }> {
   const { settings, health } = deps;
   const started = deps.now();

@@ -1,5 +1,6 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
+import { toAbortSignal, type CancelSignal } from '../../shared/cancel-signal.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
@@ -15,7 +16,7 @@ export interface UpstreamPost {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: CancelSignal | undefined;
 }
 
 /** A streamed answer's body, read a burst at a time. */
@@ -49,7 +50,7 @@ export interface UpstreamTransport {
   /** POSTs JSON for a streamed answer: resolves with its body once a 2xx's headers arrived; failures as postJson's. */
   postStream(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<BodyReader>;
   /** GETs bytes (generated images an upstream answered with a URL). */
-  download(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
+  download(url: string, timeoutMs: number, signal?: CancelSignal): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -58,7 +59,7 @@ const MAX_DOWNLOAD = 64 * 1024 * 1024;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** An aborted caller gets its own abort reason back, never an upstream error. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+export function throwIfAborted(signal: CancelSignal | undefined): void {
   if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
@@ -77,7 +78,7 @@ export function parseRetryAfter(headers: Readonly<Record<string, string | string
 }
 
 /** Network-level failures as upstream failures: timeouts are 504, the rest (refused, reset, DNS) 502. */
-export function networkFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+export function networkFailure(error: unknown, signal: CancelSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason ?? error;
   if (error instanceof ProviderFailure) return error;
   const code = (error as { code?: unknown } | null)?.code;
@@ -129,7 +130,7 @@ type Answer =
  * queues what arrives and stops the socket beyond STREAM_HIGH_WATER. The caller's signal aborts
  * the call as request()'s would, rejecting (or failing the reader) with its reason.
  */
-function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, stream: boolean): Promise<Answer> {
+function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let status = 0;
     let rawHeaders: Buffer[] = [];
@@ -372,7 +373,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
           origin: u.origin,
           path: u.pathname + u.search,
           method: 'GET',
-          signal: signal ?? null,
+          signal: signal ? toAbortSignal(signal) : null,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         });
