@@ -1,5 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DeploymentHealth } from './deployment-health.ts';
+import { Gauge, type Registry } from 'prom-client';
+import type { Deployment } from '../../config/catalog.ts';
+import { LabeledCounter, LabeledHistogram, type CounterSeries, type HistogramSeries } from '../../shared/labeled-metrics.ts';
+import type { CallOutcome, DeploymentHealth } from './deployment-health.ts';
 
 const STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
 
@@ -10,24 +12,21 @@ const STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
  */
 export function installUpstreamMetrics(registry: Registry, health: DeploymentHealth): () => void {
   const labels = ['provider', 'deployment'] as const;
-  const calls = new Counter({
+  const calls = new LabeledCounter(registry, {
     name: 'upstream_requests_total',
     help: 'Upstream calls by deployment and outcome (success, client_error, aborted, or a failure class)',
-    labelNames: [...labels, 'outcome'] as const,
-    registers: [registry],
+    labelNames: [...labels, 'outcome'],
   });
-  const errors = new Counter({
+  const errors = new LabeledCounter(registry, {
     name: 'upstream_errors_total',
     help: 'Failed upstream calls by deployment and class (connection, timeout, rate_limited, server_error, refused)',
-    labelNames: [...labels, 'class'] as const,
-    registers: [registry],
+    labelNames: [...labels, 'class'],
   });
-  const latency = new Histogram({
+  const latency = new LabeledHistogram(registry, {
     name: 'upstream_request_duration_seconds',
     help: 'Upstream call time to the answer, or to the first content of a stream',
     labelNames: labels,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers: [registry],
   });
   new Gauge({
     name: 'upstream_breaker_state',
@@ -47,10 +46,27 @@ export function installUpstreamMetrics(registry: Registry, health: DeploymentHea
       for (const s of health.snapshot()) this.set({ provider: s.deployment.provider.id, deployment: s.deployment.key }, s.inFlight);
     },
   });
+
+  // Each deployment's series, looked up once per outcome and kept.
+  interface Kept {
+    readonly calls: Map<CallOutcome, CounterSeries>;
+    readonly errors: Map<CallOutcome, CounterSeries>;
+    latency: HistogramSeries | null;
+  }
+  const kept = new Map<Deployment, Kept>();
+  const labelsOf = (d: Deployment) => ({ provider: d.provider.id, deployment: d.key });
   return health.subscribe((e) => {
-    const l = { provider: e.deployment.provider.id, deployment: e.deployment.key };
-    calls.inc({ ...l, outcome: e.outcome });
-    if (e.outcome !== 'success' && e.outcome !== 'client_error' && e.outcome !== 'aborted') errors.inc({ ...l, class: e.outcome });
-    if (e.outcome !== 'aborted') latency.observe(l, e.seconds);
+    const d = e.deployment;
+    let k = kept.get(d);
+    if (!k) kept.set(d, (k = { calls: new Map(), errors: new Map(), latency: null }));
+    let call = k.calls.get(e.outcome);
+    if (!call) k.calls.set(e.outcome, (call = calls.series({ ...labelsOf(d), outcome: e.outcome })));
+    call.inc();
+    if (e.outcome !== 'success' && e.outcome !== 'client_error' && e.outcome !== 'aborted') {
+      let error = k.errors.get(e.outcome);
+      if (!error) k.errors.set(e.outcome, (error = errors.series({ ...labelsOf(d), class: e.outcome })));
+      error.inc();
+    }
+    if (e.outcome !== 'aborted') (k.latency ??= latency.series(labelsOf(d))).observe(e.seconds);
   });
 }
