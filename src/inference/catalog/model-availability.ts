@@ -7,8 +7,8 @@ import type { Catalog, ModelConfig } from '../../config/catalog.ts';
  */
 export function isModelAvailable(catalog: Catalog, model: ModelConfig, seen: ReadonlySet<string> = new Set()): boolean {
   if (seen.has(model.id)) return false;
-  const next = new Set(seen).add(model.id);
   if (model.deployments.some((d) => d.provider.configured)) return true;
+  const next = new Set(seen).add(model.id);
   const targets = model.pipeline
     ? Object.values(model.pipeline).flat()
     : model.deployments.length === 0 && catalog.auto && model.id === 'svc-auto'

@@ -17,7 +17,7 @@ function chatFormat(includeUsage: boolean, sealer: ReasoningSealer): ChatTurnFor
     endpoint: 'chat.completions',
     idPrefix: 'chatcmpl-',
     formatResponse: (response, identity) => formatChatCompletion(response, identity, sealer),
-    createStreamEncoder: (identity) => createChatStreamEncoder({ ...identity, includeUsage, sealer }),
+    createStreamEncoder: (identity) => createChatStreamEncoder({ id: identity.id, model: identity.model, created: identity.created, includeUsage, sealer }),
   };
 }
 

@@ -13,7 +13,7 @@ function completionFormat(includeUsage: boolean): ChatTurnFormat {
     endpoint: 'completions',
     idPrefix: 'cmpl-',
     formatResponse: formatCompletion,
-    createStreamEncoder: (identity) => createCompletionStreamEncoder({ ...identity, includeUsage }),
+    createStreamEncoder: (identity) => createCompletionStreamEncoder({ id: identity.id, model: identity.model, created: identity.created, includeUsage }),
   };
 }
 

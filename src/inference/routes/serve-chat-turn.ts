@@ -55,7 +55,7 @@ export async function serveChatTurn(
   // No more output than the hold pays for: the balance can never go below zero.
   const upstreamRequest = (hold: CreditHold): CanonicalChatRequest =>
     hold.maxOutputTokens !== null && (turn.request.maxTokens === undefined || hold.maxOutputTokens < turn.request.maxTokens)
-      ? { ...turn.request, maxTokens: hold.maxOutputTokens }
+      ? Object.assign({}, turn.request, { maxTokens: hold.maxOutputTokens })
       : turn.request;
 
   if (!turn.request.stream) {

@@ -373,7 +373,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       const base = baseRequest(parsed, messages, tools, choice);
       // Never ask the upstream for more output than the hold pays for.
       const allowance = servers.length > 0 ? roundOutput(parsed.maxOutputTokens) : hold.maxOutputTokens;
-      const req = allowance !== null && (base.maxTokens === undefined || allowance < base.maxTokens) ? { ...base, maxTokens: allowance } : base;
+      const req = allowance !== null && (base.maxTokens === undefined || allowance < base.maxTokens) ? Object.assign({}, base, { maxTokens: allowance }) : base;
       if (round > 1) {
         const spent = computeCost(route.billed.pricing, hold.usage());
         const worst = estimateCharge(route.billed, { inputTokens: estimateChatInput(req), maxOutputTokens: roundOutput(parsed.maxOutputTokens) }).estimate;

@@ -43,7 +43,7 @@ function underBrand(executor: ModelConfig, billed: ModelConfig): ModelConfig {
   const a = billed.maxOutput;
   const b = executor.maxOutput;
   const maxOutput = a === null ? b : b === null ? a : Math.min(a, b);
-  return { ...executor, id: billed.id, maxOutput };
+  return Object.assign({}, executor, { id: billed.id, maxOutput });
 }
 
 function pipelineExecutors(catalog: Catalog, requested: ModelConfig, pipeline: Readonly<Record<string, readonly string[]>>, lane: Lane, needs: RequestNeeds | null): Executor[] {

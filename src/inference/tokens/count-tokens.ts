@@ -132,5 +132,5 @@ export function estimateOutputTokens(output: {
  */
 export function withReasoningTokens(usage: Usage, reasoning: string): Usage {
   if (usage.reasoningTokens !== undefined || reasoning === '') return usage;
-  return { ...usage, reasoningTokens: Math.min(countTextTokens(reasoning), usage.outputTokens) };
+  return Object.assign({}, usage, { reasoningTokens: Math.min(countTextTokens(reasoning), usage.outputTokens) });
 }

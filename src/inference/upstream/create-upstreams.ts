@@ -138,12 +138,12 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), false);
         const answer = await transport.postJson(provider, { path: call.path, headers: call.headers, body: call.body, signal }, adapter.parseError);
         const result = adapter.parseResponse(answer, call.jsonToolName, newToolCallId);
-        if (result.usage) return { ...result, usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false };
-        return {
-          ...result,
+        // Object.assign rather than a spread with a new key: see upstream-transport.ts.
+        if (result.usage) return Object.assign({}, result, { usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false });
+        return Object.assign({}, result, {
           usage: withReasoningTokens({ inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result) }, result.reasoning),
           usageEstimated: true,
-        };
+        });
       });
     },
 

@@ -55,6 +55,8 @@ export interface UpstreamTransport {
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' } as const;
+const STREAM_HEADERS = { 'content-type': 'application/json', accept: 'text/event-stream' } as const;
 const MAX_DOWNLOAD = 64 * 1024 * 1024;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
@@ -334,7 +336,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
           origin,
           path: basePath + request.path,
           method: 'POST',
-          headers: { ...request.headers, 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' },
+          // Object.assign, not a spread followed by new keys: on Node 20 each key added after a
+          // spread costs some 0.7 µs (docs/bench-gateway.md, "Session 8").
+          headers: Object.assign({}, request.headers, stream ? STREAM_HEADERS : JSON_HEADERS),
           body: JSON.stringify(request.body),
           ...limits(provider, stream),
         },

@@ -28,7 +28,7 @@ export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'input
 export function convertAnthropicUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
   const u = usage as AnthropicUsage;
-  return { ...convertAnthropicInput(u), outputTokens: count(u.output_tokens) };
+  return Object.assign(convertAnthropicInput(u), { outputTokens: count(u.output_tokens) });
 }
 
 /** The counts a streamed usage object reports: input only when it carries `input_tokens`. */
