@@ -218,6 +218,13 @@ export function createLeasedRateLimiter(opts: LeasedRateLimiterOptions): LeasedR
 
   return {
     limit: opts.points,
+    tryConsume(key) {
+      const at = now();
+      const l = live(key, at);
+      if (l && l.left > 0) return spend(l, key, at);
+      if (l && l.refusedUntil > at) return decision(l, false, at);
+      return null;
+    },
     async consume(key) {
       for (;;) {
         const at = now();

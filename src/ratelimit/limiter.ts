@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { WindowCounter } from './window-counter.ts';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -12,6 +13,11 @@ export interface RateDecision {
 export interface RateLimiter {
   readonly limit: number;
   consume(key: string): Promise<RateDecision>;
+  /**
+   * consume(), answered synchronously when this process can answer alone (no promise, no
+   * microtask: the common case on the request path); null when only consume() can.
+   */
+  tryConsume(key: string): RateDecision | null;
   /** The key's budget without spending from it (for answers that do not count). */
   peek(key: string): Promise<RateDecision>;
 }
@@ -23,18 +29,22 @@ export interface RateLimiterOptions {
   readonly name: string;
   readonly points: number;
   readonly durationSeconds: number;
+  readonly now?: () => number;
 }
+
+/** How often windows that ended are dropped from an in-process limiter. */
+const SWEEP_MS = 60_000;
 
 /**
  * A fixed-window counter per key. On Redis every instance shares the counters; if Redis stops
  * answering, an in-process limiter takes over so requests are still limited (per instance).
+ * Without Redis the counters are this process's (WindowCounter), answered synchronously.
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  if (!opts.redis) return createLocalRateLimiter(opts);
   const base = { keyPrefix: `rl:${opts.name}`, points: opts.points, duration: opts.durationSeconds };
   const memory = new RateLimiterMemory(base);
-  const limiter = opts.redis
-    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, useRedisPackage: false, insuranceLimiter: memory })
-    : memory;
+  const limiter = new RateLimiterRedis({ ...base, storeClient: opts.redis, useRedisPackage: false, insuranceLimiter: memory });
 
   const decision = (res: RateLimiterRes, allowed: boolean): RateDecision => ({
     allowed,
@@ -53,6 +63,7 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
         throw e;
       }
     },
+    tryConsume: () => null,
     async peek(key) {
       let res: RateLimiterRes | null = null;
       try {
@@ -62,6 +73,24 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
       }
       if (!res) return { allowed: true, limit: opts.points, remaining: opts.points, resetMs: 0 };
       return decision(res, res.remainingPoints > 0);
+    },
+  };
+}
+
+function createLocalRateLimiter(opts: RateLimiterOptions): RateLimiter {
+  const now = opts.now ?? Date.now;
+  const counter = new WindowCounter(opts.points, opts.durationSeconds * 1000);
+  setInterval(() => counter.sweep(now()), SWEEP_MS).unref();
+  const tryConsume = (key: string): RateDecision => ({ limit: opts.points, ...counter.consume(key, now()) });
+  return {
+    limit: opts.points,
+    tryConsume,
+    consume: async (key) => tryConsume(key),
+    async peek(key) {
+      const w = counter.peek(key, now());
+      if (!w) return { allowed: true, limit: opts.points, remaining: opts.points, resetMs: 0 };
+      const remaining = Math.max(0, opts.points - w.count);
+      return { allowed: remaining > 0, limit: opts.points, remaining, resetMs: w.resetMs };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
-import type { RateLimiter } from '../../ratelimit/limiter.ts';
+import type { RateDecision, RateLimiter } from '../../ratelimit/limiter.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { InferenceHook } from './authenticate.ts';
 import { principalOf } from './principal.ts';
@@ -24,10 +24,15 @@ const budgetKey = (accountId: number) => `acct:${accountId}`;
 export function createLimitRate(limiters: InferenceLimiters) {
   return (kind: RateKind): InferenceHook =>
     function limitRate(request, reply, done) {
-      limiters[kind].consume(budgetKey(principalOf(request).accountId)).then((d) => {
+      const limiter = limiters[kind];
+      const key = budgetKey(principalOf(request).accountId);
+      const answer = (d: RateDecision): HttpError | undefined => {
         setRateLimitHeaders(reply, d);
         return d.allowed ? undefined : new HttpError(429, RATE_LIMITED);
-      }).then(done, done);
+      };
+      const now = limiter.tryConsume(key);
+      if (now) done(answer(now));
+      else limiter.consume(key).then(answer).then(done, done);
     };
 }
 

@@ -28,7 +28,9 @@ export function classifyFailure(error: UpstreamError): CallOutcome {
  * priority, fewest calls in flight per unit of weight first, ties broken by a draw weighted by
  * `weight` (so equal, idle deployments share traffic by weight).
  */
-export function orderDeployments(deployments: readonly Deployment[], health: DeploymentHealth, random: () => number): Deployment[] {
+export function orderDeployments(deployments: readonly Deployment[], health: DeploymentHealth, random: () => number): readonly Deployment[] {
+  // A model served by one deployment (most of them) has no order to choose.
+  if (deployments.length === 1) return deployments[0]!.provider.configured ? deployments : [];
   const scored = deployments
     .filter((d) => d.provider.configured)
     .map((d) => ({ d, load: health.inFlight(d) / d.weight, draw: random() ** (1 / d.weight) }));
