@@ -128,156 +128,182 @@ type Answer =
  * and the parsed header object that `request()` builds per call: for a gateway answering from
  * memory those were a visible share of a request's CPU and garbage (docs/bench-gateway.md,
  * "Session 7"). A non-streamed answer, and every non-2xx one (read up to MAX_ERROR_BODY, then
- * given up), resolves once whole; a streamed 2xx resolves at its headers with a BodyReader that
- * queues what arrives and stops the socket beyond STREAM_HIGH_WATER. The caller's signal aborts
- * the call as request()'s would, rejecting (or failing the reader) with its reason.
+ * given up), resolves once whole; a streamed 2xx resolves at its headers with itself as the
+ * BodyReader, which queues what arrives and stops the socket beyond STREAM_HIGH_WATER. The
+ * caller's signal aborts the call as request()'s would, rejecting (or failing the reader) with
+ * its reason. One object is the promise's settler, undici's handler and the reader: a closure
+ * per step cost a request some kilobytes of garbage (docs/bench-gateway.md, "Session 8").
  */
-function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    let rawHeaders: Buffer[] = [];
-    let chunks: Buffer[] = [];
-    let size = 0;
-    let abort: ((e?: Error) => void) | null = null;
-    let resume: (() => void) | null = null;
-    // 'head' until the headers; 'whole' collects an answer read whole; 'stream' feeds the reader.
-    let phase: 'head' | 'whole' | 'stream' | 'settled' = 'head';
-    let ended = false;
-    let failure: unknown = null;
-    let paused = false;
-    let draining = false;
-    let wake: (() => void) | null = null;
-    // Set while a released body drains: stops its cut-off timer once it ended.
-    let drained: () => void = () => {};
+class UpstreamCall implements Dispatcher.DispatchHandler, BodyReader {
+  private status = 0;
+  private rawHeaders: Buffer[] = [];
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private abortCall: ((e?: Error) => void) | null = null;
+  private resumeReading: (() => void) | null = null;
+  // 'head' until the headers; 'whole' collects an answer read whole; 'stream' feeds the reader.
+  private phase: 'head' | 'whole' | 'stream' | 'settled' = 'head';
+  private ended = false;
+  private failure: unknown = null;
+  private paused = false;
+  private draining = false;
+  private wake: (() => void) | null = null;
+  // Set while a released body drains: stops its cut-off timer once it ended.
+  private cutOff: NodeJS.Timeout | null = null;
+  private readonly onAbort: (() => void) | null;
 
-    const onAbort = () => abort?.(signal!.reason as Error);
-    const stopWatching = () => signal?.removeEventListener('abort', onAbort);
-    const notify = () => {
-      const w = wake;
-      wake = null;
-      w?.();
-    };
-    const take = (): Buffer => {
-      const b = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      chunks = [];
-      size = 0;
-      return b;
-    };
-    const settleWhole = () => {
-      phase = 'settled';
-      stopWatching();
-      resolve({ status, text: take().toString('utf8'), headers: status >= 300 ? retryHeaders(rawHeaders) : {} });
-    };
+  constructor(
+    private readonly signal: CancelSignal | undefined,
+    private readonly stream: boolean,
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.onAbort = signal ? () => this.abortCall?.(signal.reason as Error) : null;
+  }
 
-    // Built only for a streamed 2xx: a non-streamed call (the common case) allocates none of it.
-    const streamReader = (): BodyReader => {
-      const reader: BodyReader = {
-        async read() {
-          for (;;) {
-            if (size > 0) {
-              const b = take();
-              if (paused) {
-                paused = false;
-                resume?.();
-              }
-              return b;
-            }
-            if (failure !== null) throw failure;
-            if (ended) return null;
-            await new Promise<void>((r) => (wake = r));
-          }
-        },
-        release() {
-          if (draining) return;
-          draining = true;
-          chunks = [];
-          size = 0;
-          if (paused) {
-            paused = false;
-            resume?.();
-          }
-          if (ended || failure !== null) return;
-          // An upstream that keeps the body open after its answer is cut off soon.
-          const cutOff = setTimeout(() => reader.destroy(), DRAIN_MS).unref();
-          drained = () => clearTimeout(cutOff);
-        },
-        destroy() {
-          if (ended || failure !== null) return;
-          failure = new Error('the upstream answer was closed before its end');
-          stopWatching();
-          abort?.(failure as Error);
-        },
-      };
-      return reader;
-    };
-
+  /** Dispatches, unless the caller's signal already fired (the promise is then rejected with its reason). */
+  start(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions): void {
+    const { signal } = this;
     if (signal) {
-      if (signal.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) return this.reject(signal.reason);
+      signal.addEventListener('abort', this.onAbort!, { once: true });
     }
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(a) {
-        abort = a;
-        if (signal?.aborted) a(signal.reason as Error);
-      },
-      onHeaders(statusCode, headers, resumeReading) {
-        status = statusCode;
-        rawHeaders = headers;
-        resume = resumeReading;
-        if (stream && statusCode >= 200 && statusCode < 300) {
-          phase = 'stream';
-          resolve({ status, reader: streamReader() });
-        } else {
-          phase = 'whole';
+    dispatcher.dispatch(opts, this);
+  }
+
+  private stopWatching(): void {
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private take(): Buffer {
+    const b = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    this.chunks = [];
+    this.size = 0;
+    return b;
+  }
+
+  private settleWhole(): void {
+    this.phase = 'settled';
+    this.stopWatching();
+    const { status } = this;
+    this.resolve({ status, text: this.take().toString('utf8'), headers: status >= 300 ? retryHeaders(this.rawHeaders) : {} });
+  }
+
+  private drained(): void {
+    if (this.cutOff) clearTimeout(this.cutOff);
+  }
+
+  // BodyReader, for a streamed 2xx.
+
+  async read(): Promise<Buffer | null> {
+    for (;;) {
+      if (this.size > 0) {
+        const b = this.take();
+        if (this.paused) {
+          this.paused = false;
+          this.resumeReading?.();
         }
-        return true;
-      },
-      onData(chunk) {
-        if (phase === 'whole') {
-          chunks.push(chunk);
-          size += chunk.length;
-          if (status >= 300 && size >= MAX_ERROR_BODY) {
-            chunks = [take().subarray(0, MAX_ERROR_BODY)];
-            size = MAX_ERROR_BODY;
-            settleWhole();
-            abort?.(new Error('error answer too large'));
-          }
-          return true;
-        }
-        if (phase !== 'stream' || draining) return true;
-        chunks.push(chunk);
-        size += chunk.length;
-        notify();
-        if (size < STREAM_HIGH_WATER) return true;
-        paused = true;
-        return false;
-      },
-      onComplete() {
-        if (phase === 'whole') return settleWhole();
-        ended = true;
-        stopWatching();
-        drained();
-        notify();
-      },
-      onError(e) {
-        if (phase === 'head' || phase === 'whole') {
-          phase = 'settled';
-          stopWatching();
-          reject(e);
-          return;
-        }
-        if (phase !== 'stream') return;
-        failure ??= e;
-        stopWatching();
-        drained();
-        notify();
-      },
-    };
-    dispatcher.dispatch(opts, handler);
-  });
+        return b;
+      }
+      if (this.failure !== null) throw this.failure;
+      if (this.ended) return null;
+      await new Promise<void>((r) => (this.wake = r));
+    }
+  }
+
+  release(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.chunks = [];
+    this.size = 0;
+    if (this.paused) {
+      this.paused = false;
+      this.resumeReading?.();
+    }
+    if (this.ended || this.failure !== null) return;
+    // An upstream that keeps the body open after its answer is cut off soon.
+    this.cutOff = setTimeout(() => this.destroy(), DRAIN_MS).unref();
+  }
+
+  destroy(): void {
+    if (this.ended || this.failure !== null) return;
+    this.failure = new Error('the upstream answer was closed before its end');
+    this.stopWatching();
+    this.abortCall?.(this.failure as Error);
+  }
+
+  // undici's handler.
+
+  onConnect(abort: (e?: Error) => void): void {
+    this.abortCall = abort;
+    if (this.signal?.aborted) abort(this.signal.reason as Error);
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void): boolean {
+    this.status = statusCode;
+    this.rawHeaders = headers;
+    this.resumeReading = resume;
+    if (this.stream && statusCode >= 200 && statusCode < 300) {
+      this.phase = 'stream';
+      this.resolve({ status: statusCode, reader: this });
+    } else {
+      this.phase = 'whole';
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.phase === 'whole') {
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+      if (this.status >= 300 && this.size >= MAX_ERROR_BODY) {
+        this.chunks = [this.take().subarray(0, MAX_ERROR_BODY)];
+        this.size = MAX_ERROR_BODY;
+        this.settleWhole();
+        this.abortCall?.(new Error('error answer too large'));
+      }
+      return true;
+    }
+    if (this.phase !== 'stream' || this.draining) return true;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    this.notify();
+    if (this.size < STREAM_HIGH_WATER) return true;
+    this.paused = true;
+    return false;
+  }
+
+  onComplete(): void {
+    if (this.phase === 'whole') return this.settleWhole();
+    this.ended = true;
+    this.stopWatching();
+    this.drained();
+    this.notify();
+  }
+
+  onError(e: Error): void {
+    if (this.phase === 'head' || this.phase === 'whole') {
+      this.phase = 'settled';
+      this.stopWatching();
+      this.reject(e);
+      return;
+    }
+    if (this.phase !== 'stream') return;
+    this.failure ??= e;
+    this.stopWatching();
+    this.drained();
+    this.notify();
+  }
+}
+
+function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean): Promise<Answer> {
+  return new Promise((resolve, reject) => new UpstreamCall(signal, stream, resolve, reject).start(dispatcher, opts));
 }
 
 interface SplitBase {
