@@ -127,7 +127,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     );
   }
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
-  const apiKeys = await createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs, listen: database.listen });
+  const apiKeys = await createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs, flushEveryMs: config.apiKeyLastUsedFlushMs, listen: database.listen });
   const marketFeed = await startMarketFeed(database.db, database.listen);
   const marketStream = new MarketStream(marketFeed, config.marketStream);
   const billing = createBilling(database.db, clock, {

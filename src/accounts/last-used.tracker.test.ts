@@ -44,4 +44,28 @@ describe('last used tracker', () => {
     await assert.rejects(t.flush());
     assert.equal(t.pending, 0);
   });
+
+  it('a flush resolves only once a write already in flight is done', async () => {
+    // The service's timer may have started a write just before an explicit flush (or close()):
+    // that flush must not report done while the times are still on their way to the database.
+    let release!: () => void;
+    const written: number[] = [];
+    const t = createLastUsedTracker({
+      clock: { now: () => 0 },
+      minIntervalMs: 1000,
+      write: async (b) => {
+        await new Promise<void>((r) => (release = r));
+        written.push(...b.keys());
+      },
+    });
+    t.note(1);
+    const byTimer = t.flush();
+    let done = false;
+    const explicit = t.flush().then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(done, false, 'waits for the write in flight');
+    release();
+    await Promise.all([byTimer, explicit]);
+    assert.deepEqual(written, [1]);
+  });
 });

@@ -22,6 +22,9 @@ export interface LastUsedTracker {
 export function createLastUsedTracker(opts: LastUsedTrackerOptions): LastUsedTracker {
   let pending = new Map<number, Date>();
   const noted = new Map<number, number>();
+  // The write in flight: a flush (an explicit one, close()) that finds nothing pending is done
+  // only once the timer's write before it is, or its caller would read or close under it.
+  let writing: Promise<void> | null = null;
 
   return {
     note(keyId) {
@@ -34,10 +37,23 @@ export function createLastUsedTracker(opts: LastUsedTrackerOptions): LastUsedTra
     async flush() {
       const now = opts.clock.now();
       for (const [id, at] of noted) if (now - at >= opts.minIntervalMs) noted.delete(id);
-      if (pending.size === 0) return;
+      if (pending.size === 0) {
+        if (writing) await writing.catch(() => {});
+        return;
+      }
       const batch = pending;
       pending = new Map();
-      await opts.write(batch);
+      const previous = writing;
+      const w = (async () => {
+        if (previous) await previous.catch(() => {});
+        await opts.write(batch);
+      })();
+      writing = w;
+      try {
+        await w;
+      } finally {
+        if (writing === w) writing = null;
+      }
     },
     get pending() {
       return pending.size;

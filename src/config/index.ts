@@ -43,6 +43,8 @@ export interface Config {
    * keeps accepting a revoked key (the instance that revokes forgets it at once).
    */
   readonly apiKeyCacheTtlMs: number;
+  /** How often an instance writes the `last_used_at` times it noted (a hint, batched). */
+  readonly apiKeyLastUsedFlushMs: number;
   /** Inference billing: credit leases and charges written behind (docs/decisions-accounts.md). */
   readonly billing: {
     /** Delay of the group commit of charges and usage records: the crash window. */
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
       batch: int(env, 'RATE_LIMIT_BATCH', 100, 1, 10_000),
     }),
     apiKeyCacheTtlMs: int(env, 'API_KEY_CACHE_TTL_MS', 5000, 0, 60_000),
+    apiKeyLastUsedFlushMs: int(env, 'API_KEY_LAST_USED_FLUSH_MS', 10_000, 100, 3_600_000),
     billing: Object.freeze({
       flushMs: int(env, 'BILLING_FLUSH_MS', 50, 0, 1000),
       leaseIdleMs: int(env, 'CREDIT_LEASE_IDLE_MS', 5000, 100, 600_000),
