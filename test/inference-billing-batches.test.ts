@@ -77,18 +77,18 @@ describe('credit leases and batched charges', () => {
 
   it('leases never hold more than the balance between them, and grow one row per instance', async () => {
     const a = await account(h.db, 10n);
-    const first = await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: null, want: 4n, minimum: 1n });
+    const first = (await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: null, want: 4n, minimum: 1n })).taken;
     assert.deepEqual({ granted: first?.granted, grown: first?.grown, availableAfter: first?.availableAfter }, { granted: 4n, grown: false, availableAfter: 6n });
-    const second = await takeLease(h.db, { accountId: a, instanceId: 'i2', leaseId: null, want: 100n, minimum: 1n });
+    const second = (await takeLease(h.db, { accountId: a, instanceId: 'i2', leaseId: null, want: 100n, minimum: 1n })).taken;
     assert.equal(second?.granted, 6n, 'the rest of the balance, not more');
-    assert.equal(await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 1n, minimum: 1n }), null, 'nothing left');
-    assert.equal(await takeLease(h.db, { accountId: 999_999, instanceId: 'i1', leaseId: null, want: 1n, minimum: 1n }), null);
+    assert.equal((await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 1n, minimum: 1n })).taken, null, 'nothing left');
+    assert.equal((await takeLease(h.db, { accountId: 999_999, instanceId: 'i1', leaseId: null, want: 1n, minimum: 1n })).taken, null);
     assert.equal((await books(h.db, a)).reserved, 10n);
     assert.equal(await returnLease(h.db, second!.leaseId, 5n), 5n);
-    const grown = await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 3n, minimum: 2n });
+    const grown = (await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 3n, minimum: 2n })).taken;
     assert.deepEqual([grown?.leaseId, grown?.granted, grown?.grown], [first!.leaseId, 3n, true]);
     assert.deepEqual((await books(h.db, a)).leases.map((l) => l.amount), [7n, 1n]);
-    assert.equal(await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 5n, minimum: 3n }), null, 'below the minimum');
+    assert.equal((await takeLease(h.db, { accountId: a, instanceId: 'i1', leaseId: first!.leaseId, want: 5n, minimum: 3n })).taken, null, 'below the minimum');
     // A lease given back entirely is deleted; returning more than it holds returns what it holds.
     assert.equal(await returnLease(h.db, second!.leaseId, 9n), 1n);
     assert.equal(await returnLease(h.db, second!.leaseId, 1n), 0n);
@@ -97,11 +97,11 @@ describe('credit leases and batched charges', () => {
 
   it('a swept lease is replaced by a new row, not grown', async () => {
     const a = await account(h.db, 10n);
-    const l = await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: null, want: 4n, minimum: 1n });
+    const l = (await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: null, want: 4n, minimum: 1n })).taken;
     await sql`update credit_reservations set renewed_at = now() - interval '10 minutes' where id = ${l!.leaseId}::bigint`.execute(h.db);
     assert.ok((await releaseStaleHolds(h.db, 60_000)) >= 1);
     assert.equal((await books(h.db, a)).reserved, 0n);
-    const again = await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: l!.leaseId, want: 4n, minimum: 1n });
+    const again = (await takeLease(h.db, { accountId: a, instanceId: 'gone', leaseId: l!.leaseId, want: 4n, minimum: 1n })).taken;
     assert.equal(again?.grown, false);
     assert.notEqual(again?.leaseId, l!.leaseId);
     assert.equal((await books(h.db, a)).reserved, 4n);
@@ -111,8 +111,8 @@ describe('credit leases and batched charges', () => {
     const run = async (batched: boolean) => {
       const a = await account(h.db, 100n);
       const b = await account(h.db, 50n);
-      const la = await takeLease(h.db, { accountId: a, instanceId: 'x', leaseId: null, want: 80n, minimum: 1n });
-      const lb = await takeLease(h.db, { accountId: b, instanceId: 'x', leaseId: null, want: 40n, minimum: 1n });
+      const la = (await takeLease(h.db, { accountId: a, instanceId: 'x', leaseId: null, want: 80n, minimum: 1n })).taken;
+      const lb = (await takeLease(h.db, { accountId: b, instanceId: 'x', leaseId: null, want: 40n, minimum: 1n })).taken;
       const items: SettleItem[] = [
         { leaseId: la!.leaseId, charged: 25n, usage: usage(a, 's1', 25n) },
         { leaseId: lb!.leaseId, charged: 0n, usage: usage(b, 's3', 0n, { status: 502, usageSource: null, providerId: null, upstreamModel: null }) },

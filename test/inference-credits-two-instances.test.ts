@@ -6,18 +6,16 @@ import { createTestAccount } from './helpers/inference.ts';
 const ENV = { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' };
 
 /**
- * Why "/v1/responses: many concurrent stored responses" fails under load: an open-output request
- * holds half of what the account has (holdAmount) and the lease grows to twice what is held, so
- * one instance with many requests in flight holds nearly the whole balance. Another instance
- * then finds nothing to lease and no hold of its own to wait for, and answers 402 at once,
- * although the account has plenty. Whether that happens in the concurrent test depends only on
- * how many of instance one's requests are still in flight when a follow-up reaches instance two.
- * Marked todo until billing waits for (or asks for) credits held by another instance. Not yet a
- * deterministic reproduction: how much instance one holds depends on how its arrivals interleave
- * with its lease growth, so instance two is refused in most runs here, not all.
+ * An open-output request holds half of what the account has (holdAmount) and the lease grows to
+ * twice what is held, so one instance with many requests in flight can lease nearly the whole
+ * balance. Another instance then finds nothing to lease and no hold of its own to wait for: it
+ * answered 402 at once on an account with plenty. It now waits for the credits the other
+ * instance's lease gives back (docs/decisions-accounts.md, "Short while requests are in flight").
+ * How much instance one holds depends on how its arrivals interleave with its lease growth, so
+ * before the fix instance two was refused in most runs, not all.
  */
 describe('credits: one account on two instances', () => {
-  it('a request on one instance is not refused while another instance holds the account in flight', { todo: 'billing answers 402 at once when another instance holds the balance' }, async () => {
+  it('a request on one instance is not refused while another instance holds the account in flight', async () => {
     const one = await startGateway({ env: ENV });
     const two = await startGateway({ env: ENV, database: one.t.database });
     let release!: () => void;
@@ -43,6 +41,30 @@ describe('credits: one account on two instances', () => {
       assert.equal(outcome, 'answered');
     } finally {
       release();
+      await two.close();
+      await one.close();
+    }
+  });
+
+  it("an account short counting every instance's leases is still refused at once", async () => {
+    const one = await startGateway({ env: ENV });
+    const two = await startGateway({ env: ENV, database: one.t.database });
+    try {
+      const acct = await createTestAccount(one.t, { credits: 0 });
+      let waited = false;
+      const refused = two.client(acct.key).chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] }).then(
+        () => 'answered',
+        (e: { status?: number }) => `refused ${e.status}`,
+      );
+      let outcome: string | null = null;
+      void refused.then((o) => (outcome = o));
+      while (outcome === null) {
+        waited ||= two.t.deps.billing.waiting() > 0;
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(outcome, 'refused 402');
+      assert.equal(waited, false, 'refused without waiting');
+    } finally {
       await two.close();
       await one.close();
     }

@@ -146,6 +146,8 @@ interface Lease {
   target: bigint;
   /** The account's available balance outside all leases, at the last lease write. */
   outside: bigint;
+  /** What other live instances' leases of the account held, at the last lease write. */
+  elsewhere: bigint;
   lastUsed: number;
   /** Trusted until then: a lease not renewed in time may be swept by another instance. */
   validUntil: number;
@@ -164,6 +166,9 @@ interface Held extends Reservation {
 const open = new WeakSet<Reservation>();
 
 const LEASE_AHEAD = 4n;
+/** How often a request waiting for credits other instances lease asks the account again: doubling. */
+const ELSEWHERE_POLL_MIN_MS = 50;
+const ELSEWHERE_POLL_MAX_MS = 1000;
 /**
  * A bound on one request's own lease writes. Each takes at least what the request lacks from
  * the account's balance outside the leases (or finds it empty, which ends the loop), so the bound
@@ -192,6 +197,9 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const instanceId = randomUUID();
   const leases = new Map<number, Lease>();
   let closed = false;
+  let endShutdownWaits!: () => void;
+  /** Resolved at close(): requests waiting for other instances' credits are answered at once. */
+  const shutdown = new Promise<void>((r) => (endShutdownWaits = r));
 
   const write = createBatchWriter<SettleItem, SettledCharge>({
     single: async (i) => (await settleCharges(db, [i]))[0]!,
@@ -224,10 +232,22 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     }
   };
 
+  /** Resolves after `ms` (or at shutdown, or at `deadline`): a wait for other instances' credits. */
+  const elsewhereOrDeadline = async (ms: number, deadline: Promise<void>): Promise<void> => {
+    let t: NodeJS.Timeout | undefined;
+    waiting++;
+    try {
+      await Promise.race([new Promise<void>((r) => (t = setTimeout(r, ms))), deadline, shutdown]);
+    } finally {
+      clearTimeout(t);
+      waiting--;
+    }
+  };
+
   const leaseOf = (accountId: number): Lease => {
     let l = leases.get(accountId);
     if (!l) {
-      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
+      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, elsewhere: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
       leases.set(accountId, l);
     }
     return l;
@@ -239,8 +259,9 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
    */
   const grow = (l: Lease, want: bigint, minimum: bigint): Promise<boolean> => {
     if (l.taking) return l.taking;
-    const p = takeLease(db, { accountId: l.accountId, instanceId, leaseId: l.id, want, minimum })
-      .then((t) => {
+    const p = takeLease(db, { accountId: l.accountId, instanceId, leaseId: l.id, want, minimum, renewedWithinMs: cfg.renewEveryMs * 2 })
+      .then(({ taken: t, elsewhere }) => {
+        l.elsewhere = elsewhere;
         if (!t) {
           l.outside = 0n;
           return false;
@@ -289,6 +310,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     let timer: NodeJS.Timeout | undefined;
     let waitedOut = false;
     let askedAgain = false;
+    let pollMs = ELSEWHERE_POLL_MIN_MS;
     try {
       for (;;) {
         const valid = clock.now() < l.validUntil;
@@ -322,6 +344,23 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
             });
             await freedOrDeadline(l, deadline);
             if (closed) throw new HttpError(503, 'service is shutting down');
+            continue;
+          }
+          // Nothing in flight here, but other instances' leases hold the account's balance: their
+          // requests end and their idle leases go back (CREDIT_LEASE_IDLE_MS), so ask the
+          // account again now and then rather than refuse what another instance could serve.
+          if (cfg.holdWaitMs > 0 && !waitedOut && l.elsewhere + (valid ? local : 0n) >= input.charge.minimum) {
+            deadline ??= new Promise<void>((resolve) => {
+              timer = setTimeout(() => {
+                waitedOut = true;
+                resolve();
+              }, cfg.holdWaitMs);
+            });
+            await elsewhereOrDeadline(pollMs, deadline);
+            if (closed) throw new HttpError(503, 'service is shutting down');
+            pollMs = Math.min(pollMs * 2, ELSEWHERE_POLL_MAX_MS);
+            refused = false;
+            grows = Math.min(grows, MAX_OWN_GROWS - 1);
             continue;
           }
           if (deadline && !askedAgain) {
@@ -521,6 +560,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       closed = true;
       // Requests waiting for credits are answered at once (503).
       for (const l of leases.values()) wake(l);
+      endShutdownWaits();
       clearInterval(idleTimer);
       clearInterval(renewTimer);
       clearInterval(sweepTimer);

@@ -23,7 +23,10 @@ export interface LeaseTaken {
 /**
  * Moves up to `want` micro-credits of the account's available balance into a lease, under the
  * account's row lock, so concurrent leases (of any instance) never hold more than the balance
- * between them. Refused (null) when the available balance is <= 0 or below `minimum`.
+ * between them. Refused (`taken` null) when the available balance is <= 0 or below `minimum`.
+ * `elsewhere` is what other live instances' leases of the account hold: credits that come back
+ * when their requests end and their leases go idle (a dead instance's lease, not renewed lately,
+ * does not count).
  *
  * One statement. Commits without waiting for the WAL flush (synchronous_commit off for this
  * transaction only): a lease lost in a server crash loses its `reserved` increment with it (one
@@ -31,9 +34,17 @@ export interface LeaseTaken {
  */
 export async function takeLease(
   db: Db,
-  input: { accountId: number; instanceId: string; leaseId: bigint | null; want: bigint; minimum: bigint },
-): Promise<LeaseTaken | null> {
-  const r = await sql<{ amount: bigint | null; available: bigint | null; grown_id: bigint | null; created_id: bigint | null }>`${PREPARED}
+  input: {
+    accountId: number;
+    instanceId: string;
+    leaseId: bigint | null;
+    want: bigint;
+    minimum: bigint;
+    /** Other instances' leases count in `elsewhere` when renewed within this long (default 20 s). */
+    renewedWithinMs?: number;
+  },
+): Promise<{ readonly taken: LeaseTaken | null; readonly elsewhere: bigint }> {
+  const r = await sql<{ amount: bigint | null; available: bigint | null; grown_id: bigint | null; created_id: bigint | null; elsewhere: bigint }>`${PREPARED}
     with relaxed as (
       select set_config('synchronous_commit', 'off', true)
     ), acct as (
@@ -56,12 +67,15 @@ export async function takeLease(
       returning id
     )
     select (select amount from granted) as amount, (select available from acct) as available,
-      (select id from grown) as grown_id, (select id from created) as created_id, (select count(*) from relaxed) as relaxed`.execute(db);
+      (select id from grown) as grown_id, (select id from created) as created_id, (select count(*) from relaxed) as relaxed,
+      (select coalesce(sum(amount), 0)::bigint from credit_reservations where account_id = ${input.accountId}
+        and instance_id <> ${input.instanceId} and renewed_at >= now() - make_interval(secs => ${(input.renewedWithinMs ?? 20_000) / 1000})) as elsewhere`.execute(db);
   const row = r.rows[0];
-  if (!row || row.amount === null || row.available === null) return null;
+  const elsewhere = row?.elsewhere ?? 0n;
+  if (!row || row.amount === null || row.available === null) return { taken: null, elsewhere };
   const leaseId = row.grown_id ?? row.created_id;
   if (leaseId === null) throw new Error(`lease of account ${input.accountId} was neither grown nor created`);
-  return { leaseId, granted: row.amount, grown: row.grown_id !== null, availableAfter: row.available - row.amount };
+  return { taken: { leaseId, granted: row.amount, grown: row.grown_id !== null, availableAfter: row.available - row.amount }, elsewhere };
 }
 
 /**
