@@ -90,4 +90,20 @@ describe('market API against market-api.md (second audit, over HTTP)', () => {
       [running.id, pendingLater.id, runningLater.id, cancelledSoon.id, resolvedSoon.id],
     );
   });
+
+  it('keeps image_url a relative path (the Market field is "string, relative path"): absolute and protocol-relative URLs are refused', async () => {
+    const RULE = { error: 'invalid image_url: must be a relative path starting with a single /' };
+    const title = () => `Img ${Math.random()}`;
+    for (const url of ['https://cdn.example/x.png', 'http://cdn.example/x.png', '//cdn.example/x.png', '/\\cdn.example/x.png', 'x.png']) {
+      const m = await admin('POST', '/admin/markets', { title: title(), category: 'audit2', market_type: 'yesno', end_date: endIn(3), image_url: url });
+      assert.deepEqual(m, { status: 400, body: RULE }, url);
+      const e = await admin('POST', '/admin/events', { title: title(), category: 'audit2', image_url: url });
+      assert.deepEqual(e, { status: 400, body: RULE }, `event ${url}`);
+    }
+    const made = await market({ image_url: '/images/markets/audit.png' });
+    const patched = await admin('PATCH', `/admin/markets/${made.id}`, { image_url: '//cdn.example/y.png' });
+    assert.deepEqual(patched, { status: 400, body: RULE });
+    const item = (await ok(call('GET', `/api/markets/${made.id}`))).data;
+    assert.equal(item.image_url, '/images/markets/audit.png');
+  });
 });

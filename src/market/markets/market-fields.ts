@@ -35,7 +35,9 @@ export function parseCategory(value: string): string {
 export function parseImageUrl(value: string | undefined): string {
   const u = refuseNul(value ?? '', 'image_url').trim();
   if (u.length > 500) throw badRequest('invalid image_url: must be at most 500 characters');
-  if (u !== '' && !/^(\/|https?:\/\/)\S*$/.test(u)) throw badRequest('invalid image_url: must be a path starting with / or an http(s) URL');
+  // A relative path, one leading slash (docs/api-decisions.md): neither an absolute URL nor a
+  // protocol-relative `//host` (or `/\host`, which browsers read the same) reaches a client.
+  if (u !== '' && !/^\/(?![/\\])\S*$/.test(u)) throw badRequest('invalid image_url: must be a relative path starting with a single /');
   return u;
 }
 
