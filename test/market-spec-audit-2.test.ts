@@ -106,4 +106,20 @@ describe('market API against market-api.md (second audit, over HTTP)', () => {
     const item = (await ok(call('GET', `/api/markets/${made.id}`))).data;
     assert.equal(item.image_url, '/images/markets/audit.png');
   });
+
+  it('answers a stream of a market that does not exist with 404 Market not found, not a silent stream', async () => {
+    const real = await market();
+    for (const q of ['markets=2147483647', `markets=${real.id},2147483646`]) {
+      const res = await fetch(`${base}/api/stream?${q}`);
+      assert.equal(res.status, 404, q);
+      assert.deepEqual(await res.json(), { success: false, error: 'Market not found' }, q);
+    }
+    // A stream of markets that exist opens as before.
+    const ctrl = new AbortController();
+    const open = await fetch(`${base}/api/stream?markets=${real.id}`, { signal: ctrl.signal });
+    assert.equal(open.status, 200);
+    assert.match(open.headers.get('content-type') ?? '', /^text\/event-stream/);
+    ctrl.abort();
+    await open.body?.cancel().catch(() => undefined);
+  });
 });
