@@ -122,4 +122,15 @@ describe('market API against market-api.md (second audit, over HTTP)', () => {
     ctrl.abort();
     await open.body?.cancel().catch(() => undefined);
   });
+
+  it('filters the markets list by category as categories are stored (trimmed, lower case), so the name the operator typed finds its markets', async () => {
+    const name = `Audit Cat ${Math.random().toString(36).slice(2, 8)}`;
+    const made = await market({ category: name });
+    const stored = (await ok(call('GET', `/api/markets/${made.id}`))).data.category;
+    assert.equal(stored, name.toLowerCase());
+    for (const asked of [stored, name, name.toUpperCase(), `  ${name}  `]) {
+      const list = await ok(call('GET', `/api/markets?category=${encodeURIComponent(asked)}`));
+      assert.deepEqual({ ids: list.data.map((m: { id: number }) => m.id), total: list.total }, { ids: [made.id], total: 1 }, JSON.stringify(asked));
+    }
+  });
 });

@@ -23,9 +23,14 @@ export function parseDescription(value: string | undefined): string {
   return d;
 }
 
+/** A category as it is stored: trimmed, lower case, single spaces (also how filters compare). */
+export function normalizeCategory(value: string): string {
+  return value.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
 /** Categories are lower-case words (crypto, politics, pop culture...). */
 export function parseCategory(value: string): string {
-  const c = value.trim().toLowerCase().replace(/\s+/g, ' ');
+  const c = normalizeCategory(value);
   if (!/^[a-z0-9][a-z0-9 _-]{0,39}$/.test(c)) {
     throw badRequest('invalid category: must be 1 to 40 letters, digits, spaces, hyphens or underscores');
   }
