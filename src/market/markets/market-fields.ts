@@ -23,9 +23,14 @@ export function parseDescription(value: string | undefined): string {
   return d;
 }
 
+/** A category as it is stored: trimmed, lower case, single spaces (also how filters compare). */
+export function normalizeCategory(value: string): string {
+  return value.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
 /** Categories are lower-case words (crypto, politics, pop culture...). */
 export function parseCategory(value: string): string {
-  const c = value.trim().toLowerCase().replace(/\s+/g, ' ');
+  const c = normalizeCategory(value);
   if (!/^[a-z0-9][a-z0-9 _-]{0,39}$/.test(c)) {
     throw badRequest('invalid category: must be 1 to 40 letters, digits, spaces, hyphens or underscores');
   }
@@ -35,7 +40,9 @@ export function parseCategory(value: string): string {
 export function parseImageUrl(value: string | undefined): string {
   const u = refuseNul(value ?? '', 'image_url').trim();
   if (u.length > 500) throw badRequest('invalid image_url: must be at most 500 characters');
-  if (u !== '' && !/^(\/|https?:\/\/)\S*$/.test(u)) throw badRequest('invalid image_url: must be a path starting with / or an http(s) URL');
+  // A relative path, one leading slash (docs/api-decisions.md): neither an absolute URL nor a
+  // protocol-relative `//host` (or `/\host`, which browsers read the same) reaches a client.
+  if (u !== '' && !/^\/(?![/\\])\S*$/.test(u)) throw badRequest('invalid image_url: must be a relative path starting with a single /');
   return u;
 }
 

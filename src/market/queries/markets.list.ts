@@ -46,6 +46,11 @@ function recentVolumeJoin(now: Date): RawBuilder<unknown> {
     ) tv on tv.market_id = m.id`;
 }
 
+/** A market of `markets <prefix>` that has yet to end: active or pending, its end_date ahead. */
+function runningAt(m: RawBuilder<unknown>, now: Date): RawBuilder<boolean> {
+  return sql<boolean>`(${m}.status in ('active', 'pending') and ${m}.end_date > ${now})`;
+}
+
 /** The order of a sort over `markets <prefix>`; `volume24h` is trending's 24-hour volume expression. */
 function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBuilder<unknown>): RawBuilder<unknown> {
   const m = sql.raw(prefix);
@@ -55,8 +60,10 @@ function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBui
     case 'volume':
       return sql`order by ${m}.volume desc, ${m}.id desc`;
     case 'ending_soon':
-      // Still-running markets first, soonest end first; then ended ones, latest end first.
-      return sql`order by (${m}.end_date <= ${now}), case when ${m}.end_date > ${now} then ${m}.end_date end asc,
+      // Running markets (open for trading or about to be, end still ahead) first, soonest end
+      // first; then the rest, latest end first. A settled market has nothing left to end, whatever
+      // its end_date says (docs/decisions-market-reads.md).
+      return sql`order by (${runningAt(m, now)}) desc, case when ${runningAt(m, now)} then ${m}.end_date end asc,
         ${m}.end_date desc, ${m}.id asc`;
     case 'trending':
       return sql`order by ${volume24h ?? sql`${m}.volume_24h`} desc, ${m}.volume desc, ${m}.id desc`;

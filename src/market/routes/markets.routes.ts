@@ -6,6 +6,7 @@ import type { AnswerDeps } from '../live/live-answers.ts';
 import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
 import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
+import { normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
 import { IdParam, PageQuery, envelope, nullable, pageEnvelope, readResponses, stringEnum } from './read-schemas.ts';
@@ -32,7 +33,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         summary: 'List markets',
         querystring: Type.Object({
           status: Type.Optional(stringEnum(MARKET_STATUSES, 'Market status')),
-          category: Type.Optional(Type.String({ maxLength: 100, description: 'Exact category, e.g. crypto' })),
+          category: Type.Optional(Type.String({ maxLength: 100, description: 'Category, e.g. crypto (compared trimmed and in lower case, as stored)' })),
           market_type: Type.Optional(stringEnum(MARKET_TYPES)),
           sort: Type.Optional(stringEnum(MARKET_SORTS, 'Default newest')),
           q: Type.Optional(
@@ -49,7 +50,9 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
       return opts.live.send(req, reply, deps, async () => {
         const { status, category, market_type, q, page, limit } = req.query;
-        const { items, total } = await listMarkets(opts.db, { status, category, market_type, q }, { sort, page, limit }, nowOf(opts));
+        // Compared as stored, so `Politics` finds the markets the operator filed under it.
+        const filter = { status, category: category === undefined ? undefined : normalizeCategory(category), market_type, q };
+        const { items, total } = await listMarkets(opts.db, filter, { sort, page, limit }, nowOf(opts));
         return { success: true, data: items, total, page, limit };
       });
     },

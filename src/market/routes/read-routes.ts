@@ -45,5 +45,5 @@ export async function marketReadRoutes(app: FastifyInstance, options: MarketRead
   for (const routes of [marketsRoutes, marketPricesRoutes, eventsRoutes, tradesRoutes, portfolioRoutes, usersRoutes, searchRoutes]) {
     await app.register(routes, opts);
   }
-  await app.register(streamRoutes(options.stream));
+  await app.register(streamRoutes(options.stream, options.db));
 }

@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { clientIp } from '../../http/client-ip.ts';
-import { badRequest, HttpError } from '../../shared/errors.ts';
+import { badRequest, HttpError, notFound } from '../../shared/errors.ts';
+import type { Db } from '../../storage/database.ts';
 import type { MarketStream } from '../live/market-stream.ts';
 import { MAX_ID } from './read-schemas.ts';
 
@@ -28,7 +29,16 @@ function lastEventIdOf(header: string | string[] | undefined, query: string | un
   return Number(v);
 }
 
-export function streamRoutes(stream: MarketStream) {
+/**
+ * Every named market must exist (404 `Market not found`, as everywhere on the market API): a
+ * stream of a mistyped id would stay silent for ever.
+ */
+async function refuseUnknownMarkets(db: Db, markets: ReadonlySet<number>): Promise<void> {
+  const found = await db.selectFrom('markets').select('id').where('id', 'in', [...markets]).execute();
+  if (found.length !== markets.size) throw notFound('Market not found');
+}
+
+export function streamRoutes(stream: MarketStream, db: Db) {
   return async (app: FastifyInstance): Promise<void> => {
     const r = app.withTypeProvider<TypeBoxTypeProvider>();
     // The streams end before the server waits for its connections to close.
@@ -50,6 +60,7 @@ export function streamRoutes(stream: MarketStream) {
       async (req, reply) => {
         const markets = parseStreamMarkets(req.query.markets);
         const lastEventId = lastEventIdOf(req.headers['last-event-id'], req.query.last_event_id);
+        if (markets) await refuseUnknownMarkets(db, markets);
         const ip = clientIp(req);
         if (!stream.admits(ip)) throw new HttpError(429, 'Too many open streams');
         reply.hijack();
