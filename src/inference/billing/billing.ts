@@ -311,6 +311,13 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     let waitedOut = false;
     let askedAgain = false;
     let pollMs = ELSEWHERE_POLL_MIN_MS;
+    const startDeadline = (): Promise<void> =>
+      (deadline ??= new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          waitedOut = true;
+          resolve();
+        }, cfg.holdWaitMs);
+      }));
     try {
       for (;;) {
         const valid = clock.now() < l.validUntil;
@@ -336,13 +343,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
           // Short now; the holds in flight give back what their requests do not spend. When they
           // could cover the minimum (given back whole, with the free part), wait rather than refuse.
           if (l.held > 0n && free(l) + l.held >= input.charge.minimum && cfg.holdWaitMs > 0 && !waitedOut) {
-            deadline ??= new Promise<void>((resolve) => {
-              timer = setTimeout(() => {
-                waitedOut = true;
-                resolve();
-              }, cfg.holdWaitMs);
-            });
-            await freedOrDeadline(l, deadline);
+            await freedOrDeadline(l, startDeadline());
             if (closed) throw new HttpError(503, 'service is shutting down');
             continue;
           }
@@ -350,13 +351,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
           // requests end and their idle leases go back (CREDIT_LEASE_IDLE_MS), so ask the
           // account again now and then rather than refuse what another instance could serve.
           if (cfg.holdWaitMs > 0 && !waitedOut && l.elsewhere + (valid ? local : 0n) >= input.charge.minimum) {
-            deadline ??= new Promise<void>((resolve) => {
-              timer = setTimeout(() => {
-                waitedOut = true;
-                resolve();
-              }, cfg.holdWaitMs);
-            });
-            await elsewhereOrDeadline(pollMs, deadline);
+            await elsewhereOrDeadline(pollMs, startDeadline());
             if (closed) throw new HttpError(503, 'service is shutting down');
             pollMs = Math.min(pollMs * 2, ELSEWHERE_POLL_MAX_MS);
             refused = false;
