@@ -46,6 +46,17 @@ describe('inference-api.md, a new user\'s second look', () => {
     assert.deepEqual(await r.json(), { error: 'unauthorized' });
   });
 
+  it('/openapi.json says so: x-api-key on the catalog under /inference/v1, not under /v1', async () => {
+    const doc = (await (await fetch(`${g.t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown }>> };
+    const both = [{ bearer: [] }, { xApiKey: [] }];
+    assert.deepEqual(doc.paths['/inference/v1/models']!.get!.security, both);
+    assert.deepEqual(doc.paths['/inference/v1/models/{model}']!.get!.security, both);
+    assert.deepEqual(doc.paths['/inference/v1/available-models']!.get!.security, both);
+    assert.deepEqual(doc.paths['/v1/models']!.get!.security, [{ bearer: [] }]);
+    const viaHeader = await fetch(`${g.t.url}/v1/models`, { headers: { 'x-api-key': acct.key } });
+    assert.equal(viaHeader.status, 401);
+  });
+
   it('POST /v1/responses with an empty input is a 400 naming the field, like every other endpoint\'s empty prompt', async () => {
     for (const input of ['', []]) {
       const r = await post('/v1/responses', { model: 'svc-fast', input });
