@@ -57,6 +57,39 @@ describe('inference-api.md, a new user\'s second look', () => {
     assert.equal(viaHeader.status, 401);
   });
 
+  it('/openapi.json describes the request bodies the chat protocols accept', async () => {
+    interface S {
+      required?: string[];
+      properties: Record<string, S>;
+      items?: S;
+      oneOf?: S[];
+      enum?: string[];
+      minItems?: number;
+      minLength?: number;
+    }
+    const doc = (await (await fetch(`${g.t.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody: { content: { 'application/json': { schema: S } } } }>>;
+    };
+    const body = (path: string) => doc.paths[path]!.post!.requestBody.content['application/json'].schema;
+    // A request without `model` is served by the default model (docs/routing.md): the description may not require it.
+    for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses']) {
+      assert.ok(!(body(path).required ?? []).includes('model'), `${path} requires model`);
+      const r = await post(path, path.endsWith('completions') && !path.includes('chat') ? { prompt: 'hi', max_tokens: 3 } : path === '/v1/responses' ? { input: 'hi' } : { messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
+      assert.equal(r.status, 200, `${path}: ${await r.text()}`);
+    }
+    for (const path of ['/v1/embeddings', '/v1/rerank', '/v1/images/generations']) assert.ok(body(path).required!.includes('model'), path);
+    // The spec's message object (role system) and tool_choice string "auto" on the messages protocol.
+    const messages = body('/v1/messages').properties;
+    assert.ok(messages.messages!.items!.properties.role!.enum!.includes('system'));
+    assert.equal(messages.messages!.minItems, 1);
+    assert.ok(messages.tool_choice!.oneOf!.some((x) => x.enum?.includes('auto')), JSON.stringify(messages.tool_choice));
+    assert.ok(messages.response_format, 'response_format');
+    // The spec's tool definition ({type: function, function}) is no Anthropic tool with a top-level name.
+    assert.ok(!(messages.tools!.items!.required ?? []).includes('name'), JSON.stringify(messages.tools));
+    const input = body('/v1/responses').properties.input!.oneOf!;
+    assert.deepEqual([input[0]!.minLength, input[1]!.minItems], [1, 1]);
+  });
+
   it('POST /v1/responses with an empty input is a 400 naming the field, like every other endpoint\'s empty prompt', async () => {
     for (const input of ['', []]) {
       const r = await post('/v1/responses', { model: 'svc-fast', input });
