@@ -159,6 +159,12 @@ function completeAnswer(op: Operation, key: string, inferencePath: string | null
   else responses[status] = json(schema);
 }
 
+/** Where `x-api-key` is accepted: the messages routes, and the catalog under the messages-style base (docs/decisions-accounts.md). */
+function takesXApiKey(path: string, inferencePath: string): boolean {
+  if (inferencePath.startsWith('/messages')) return true;
+  return path.startsWith('/inference/') && /^\/(?:models|available-models)(?:\/|$)/.test(inferencePath);
+}
+
 export function completeOpenApi<T>(input: T): T {
   const doc = input as Document;
   doc.components ??= {};
@@ -171,7 +177,7 @@ export function completeOpenApi<T>(input: T): T {
       const key = `${method} ${path}`;
       const signed = surface === 'market' && method !== 'get' && path !== '/api/pool/estimate';
       if (surface === 'admin') op.security = ADMIN;
-      else if (surface === 'inference') op.security = inferencePath?.startsWith('/messages') ? MESSAGES : INFERENCE;
+      else if (surface === 'inference') op.security = takesXApiKey(path, inferencePath!) ? MESSAGES : INFERENCE;
       else if (signed) op.security = path === '/api/keys' && method === 'post' ? [WALLET] : [HMAC, WALLET];
       const model = inferencePath !== null ? INFERENCE_BODIES[inferencePath] : undefined;
       const body = model?.request ?? RAW_BODIES[key];

@@ -17,6 +17,8 @@ const obj = (properties: Record<string, unknown>, required: string[] = [], extra
 });
 
 const Model = { type: 'string', description: 'a brand model id (`GET /v1/models`), e.g. svc-fast' };
+/** The chat protocols fall back to the configured default model when `model` is left out (docs/routing.md). */
+const ChatModel = { ...Model, description: `${Model.description}; optional: left out, the configured default model (svc-shiplow as shipped) serves the request` };
 const Stop = { oneOf: [str, { type: 'array', items: str, maxItems: 4 }] };
 const Usage = obj({
   prompt_tokens: int,
@@ -66,7 +68,7 @@ const Message = obj(
 
 const ChatRequest = obj(
   {
-    model: Model,
+    model: ChatModel,
     messages: { type: 'array', items: Message, minItems: 1 },
     stream: bool,
     stream_options: obj({ include_usage: bool }),
@@ -82,7 +84,7 @@ const ChatRequest = obj(
     reasoning_effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
     user: str,
   },
-  ['model', 'messages'],
+  ['messages'],
 );
 
 const ChatResponse = obj(
@@ -113,7 +115,7 @@ const ChatResponse = obj(
 
 const CompletionRequest = obj(
   {
-    model: Model,
+    model: ChatModel,
     prompt: { oneOf: [str, { type: 'array', items: str }] },
     stream: bool,
     stream_options: obj({ include_usage: bool }),
@@ -123,7 +125,7 @@ const CompletionRequest = obj(
     stop: Stop,
     user: str,
   },
-  ['model', 'prompt'],
+  ['prompt'],
 );
 const CompletionResponse = obj(
   {
@@ -204,12 +206,33 @@ const ImagesResponse = obj(
 const Block = obj({ type: str, text: str }, ['type'], { additionalProperties: true, description: 'text, image, tool_use, tool_result, thinking, redacted_thinking or document block' });
 const MessagesRequest = obj(
   {
-    model: Model,
+    model: ChatModel,
     max_tokens: { type: 'integer', minimum: 1, description: 'optional here: 4,096 (plus any thinking budget) when left out' },
-    messages: { type: 'array', items: obj({ role: { type: 'string', enum: ['user', 'assistant'] }, content: { oneOf: [str, { type: 'array', items: Block }] } }, ['role', 'content']) },
+    messages: {
+      type: 'array',
+      minItems: 1,
+      items: obj({ role: { type: 'string', enum: ['system', 'user', 'assistant'], description: 'system: joins the system prompt' }, content: { oneOf: [str, { type: 'array', items: Block }] } }, ['role', 'content']),
+    },
     system: { oneOf: [str, { type: 'array', items: Block }] },
-    tools: { type: 'array', items: obj({ name: str, description: str, input_schema: { type: 'object' } }, ['name'], { additionalProperties: true }) },
-    tool_choice: obj({ type: { type: 'string', enum: ['auto', 'any', 'tool', 'none'] }, name: str, disable_parallel_tool_use: bool }, ['type']),
+    tools: {
+      type: 'array',
+      items: {
+        oneOf: [
+          obj({ name: str, description: str, input_schema: { type: 'object' } }, ['name', 'input_schema'], { additionalProperties: true }),
+          obj({ type: { type: 'string', enum: ['function'] }, function: obj({ name: str, description: str, parameters: { type: 'object' } }, ['name']) }, ['type', 'function']),
+        ],
+      },
+      description: "Anthropic's tools or the service's function tool definition",
+    },
+    tool_choice: {
+      oneOf: [
+        { type: 'string', enum: ['auto', 'none', 'any', 'required'] },
+        obj({ type: { type: 'string', enum: ['auto', 'any', 'tool', 'none'] }, name: str, disable_parallel_tool_use: bool }, ['type']),
+      ],
+    },
+    response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type'], {
+      description: 'structured output in the chat completions form; or output_config.format',
+    }),
     stop_sequences: { type: 'array', items: str },
     temperature: num,
     top_p: num,
@@ -219,7 +242,7 @@ const MessagesRequest = obj(
     output_config: { type: 'object', description: 'structured output: {format: {type: json_schema, schema}}' },
     stream: bool,
   },
-  ['model', 'messages'],
+  ['messages'],
 );
 const MessagesResponse = obj(
   {
@@ -237,8 +260,8 @@ const MessagesResponse = obj(
 const CountTokensResponse = obj({ input_tokens: int }, ['input_tokens']);
 const ResponsesRequest = obj(
   {
-    model: Model,
-    input: { oneOf: [str, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+    model: ChatModel,
+    input: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'array', items: { type: 'object', additionalProperties: true }, minItems: 1 }] },
     instructions: str,
     previous_response_id: str,
     store: bool,

@@ -46,7 +46,10 @@ const AvailableModels = Type.Object({
  * (OpenAI's /v1/models needs one too); they do not spend the rate budget but show it.
  */
 export async function catalogRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
-  const onRequest = [ctx.authenticate(), ctx.showRate('inference')];
+  // Under the messages-style base an Anthropic client sends its key as x-api-key, on the catalog as
+  // on /v1/messages (docs/decisions-accounts.md).
+  const allowXApiKey = app.prefix.startsWith('/inference');
+  const onRequest = [ctx.authenticate({ allowXApiKey }), ctx.showRate('inference')];
   const tags = ['inference'];
   const security = [{ bearer: [] }];
   // The catalog is fixed for the life of the process; availability too (it follows configuration).

@@ -88,6 +88,8 @@ describe('parseResponsesRequest', () => {
     ]);
     assert.deepEqual(p.toolsEcho[0], { type: 'function', name: 'get_weather', description: 'Weather now', parameters: weather, strict: true });
     refused({ model: 'm', input: 'hi', tools: [{ type: 'function', function: { name: 'a' } }, { type: 'function', function: { name: 'a' } }] }, 'tools[1].function.name: duplicate tool name a');
+    refused({ model: 'm', input: '' }, 'input: must not be empty');
+    refused({ model: 'm', input: [] }, 'input: must not be empty');
     refused({ model: 'm', input: 'hi', tools: [{ type: 'function', function: { name: 'a', parameters: 'x' } }] }, 'tools[0].function.parameters: must be a JSON Schema object');
   });
 

@@ -190,6 +190,8 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
 function readInput(body: Fields, sealer: ReasoningSealer): InputItem[] {
   const v = body.input;
   if (v === undefined || v === null) invalid('input', 'is required');
+  // Nothing to answer is refused as on the other endpoints (docs/api-decisions.md), not sent upstream.
+  if ((typeof v === 'string' || Array.isArray(v)) && v.length === 0) invalid('input', 'must not be empty');
   if (typeof v === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: v }] }];
   if (!Array.isArray(v)) invalid('input', 'must be a string or an array of items');
   if (v.length > MAX_ITEMS) invalid('input', `must have at most ${MAX_ITEMS} items`);
