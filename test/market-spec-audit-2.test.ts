@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { signedRequest, tradeBody, type ApiKeyCredentials, type MarketSigner, type SignedRequestInput } from './helpers/market-client.ts';
+import { marketOverSocket } from './helpers/market-socket.ts';
+import { tradeBody } from './helpers/market-client.ts';
 
 /**
  * The second fresh-eyes audit of the market API against market-api.md and market-math.md, over a
  * real socket with fetch and the server's own clock. Each case is a gap the earlier audits
  * (market-spec-audit.test.ts, market-polish.test.ts) did not cover.
  */
-
-interface Answer {
-  readonly status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly body: any;
-}
 
 describe('market API against market-api.md (second audit, over HTTP)', () => {
   let t: TestApp;
@@ -28,50 +22,8 @@ describe('market API against market-api.md (second audit, over HTTP)', () => {
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  const admin = async (method: string, path: string, body?: unknown): Promise<Answer> =>
-    call(method, path, body ?? {}, { authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
-  const ok = async (p: Promise<Answer>, status = 200) => {
-    const a = await p;
-    assert.equal(a.status, status, JSON.stringify(a.body));
-    return a.body;
-  };
-  // A signature names its second and is accepted once: each signed request gets a second of its own.
-  const usedSeconds = new Set<number>();
-  const freshSecond = () => {
-    const now = Math.floor(Date.now() / 1000);
-    for (let k = 0; k < 25; k++) {
-      if (!usedSeconds.has(now - k)) {
-        usedSeconds.add(now - k);
-        return now - k;
-      }
-    }
-    throw new Error('more than 25 signed requests in 25 seconds');
-  };
-  const send = async (signer: MarketSigner, r: SignedRequestInput): Promise<Answer> => {
-    const req = await signedRequest(signer, { ...r, timestamp: freshSecond() });
-    const res = await fetch(base + req.url, { method: req.method, headers: req.headers, ...(req.payload === undefined ? {} : { body: req.payload }) });
-    return { status: res.status, body: await res.json() };
-  };
-  const trader = async (usdc: string) => {
-    const account = privateKeyToAccount(generatePrivateKey());
-    await ok(admin('POST', `/admin/wallets/${account.address}/deposit`, { amount: usdc }));
-    const key = (await ok(admin('POST', `/admin/wallets/${account.address}/api-keys`), 201)) as ApiKeyCredentials;
-    return { wallet: account.address, viaKey: { apiKey: key } as MarketSigner };
-  };
-  const endIn = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-  const market = async (fields: Record<string, unknown> = {}) =>
-    (await ok(admin('POST', '/admin/markets', { title: `Audit2 ${Math.random()}`, category: 'audit2', market_type: 'yesno', end_date: endIn(30), ...fields }), 201)) as {
-      id: number;
-    };
-
+  const { call, admin, ok, send, trader, endIn, market: marketIn } = marketOverSocket(() => base);
+  const market = (fields: Record<string, unknown> = {}) => marketIn('audit2', fields);
   it('sorts ending_soon by the markets still running: a settled market is not "ending soon", whatever its end_date', async () => {
     const category = `ending-${Math.random().toString(36).slice(2)}`;
     const w = await trader('10');

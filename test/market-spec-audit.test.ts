@@ -2,20 +2,15 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { signedRequest, tradeBody, type ApiKeyCredentials, type MarketSigner, type SignedRequestInput } from './helpers/market-client.ts';
+import { marketOverSocket } from './helpers/market-socket.ts';
+import { tradeBody } from './helpers/market-client.ts';
 
 /**
  * The market API checked against market-api.md as a client meets it: over a real socket, with
  * fetch, the server's own clock. Each case here was a gap found by auditing the spec.
  */
-
-interface Answer {
-  readonly status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly body: any;
-}
 
 describe('market API against market-api.md (audit, over HTTP)', () => {
   let t: TestApp;
@@ -28,53 +23,8 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  const admin = async (method: string, path: string, body?: unknown): Promise<Answer> =>
-    call(method, path, body, { authorization: `Bearer ${TEST_ADMIN_TOKEN}` });
-  const ok = async (p: Promise<Answer>, status = 200) => {
-    const a = await p;
-    assert.equal(a.status, status, JSON.stringify(a.body));
-    return a.body;
-  };
-  // A signature is accepted once and names its second: every request gets a second of its own,
-  // taken from the last 25 (the service accepts 30 either way).
-  const usedSeconds = new Set<number>();
-  const freshSecond = () => {
-    const now = Math.floor(Date.now() / 1000);
-    for (let k = 0; k < 25; k++) {
-      if (!usedSeconds.has(now - k)) {
-        usedSeconds.add(now - k);
-        return now - k;
-      }
-    }
-    throw new Error('more than 25 signed requests in 25 seconds');
-  };
-  const send = async (signer: MarketSigner, r: SignedRequestInput, dropContentType = false): Promise<Answer> => {
-    const req = await signedRequest(signer, { ...r, timestamp: freshSecond() });
-    const headers = { ...req.headers };
-    if (dropContentType) delete headers['content-type'];
-    const res = await fetch(base + req.url, { method: req.method, headers, ...(req.payload === undefined ? {} : { body: req.payload }) });
-    return { status: res.status, body: await res.json() };
-  };
-  const trader = async (usdc: string) => {
-    const account = privateKeyToAccount(generatePrivateKey());
-    await ok(admin('POST', `/admin/wallets/${account.address}/deposit`, { amount: usdc }));
-    const key = (await ok(admin('POST', `/admin/wallets/${account.address}/api-keys`), 201)) as ApiKeyCredentials;
-    return { account, wallet: account.address, viaKey: { apiKey: key } as MarketSigner, viaWallet: { account } as MarketSigner };
-  };
-  const endIn = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-  const market = async (fields: Record<string, unknown> = {}) =>
-    (await ok(admin('POST', '/admin/markets', { title: `Audit ${Math.random()}`, category: 'audit', market_type: 'yesno', end_date: endIn(30), ...fields }), 201)) as {
-      id: number;
-    };
-
+  const { call, admin, ok, send, trader, endIn, market: marketIn } = marketOverSocket(() => base);
+  const market = (fields: Record<string, unknown> = {}) => marketIn('audit', fields);
   it('refuses a withdrawal beyond the balance with the documented 400 Insufficient balance', async () => {
     const w = await trader('20');
     const over = await send(w.viaKey, { method: 'POST', url: '/api/pool/withdraw', body: { wallet_addr: w.wallet, amount: 20.000001 } });
