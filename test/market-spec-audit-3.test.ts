@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { assertBooksBalanced } from './helpers/market.ts';
+import { marketOverSocket } from './helpers/market-socket.ts';
+import { hmacHeaders, nowSeconds, tradeBody } from './helpers/market-client.ts';
+
+/**
+ * The third audit of the market API against market-api.md (and the decisions of docs/), over a
+ * real socket with fetch and the server's own clock. Each case is a finding of the earlier audit
+ * that market-spec-audit.test.ts and market-spec-audit-2.test.ts did not cover.
+ */
+
+describe('market API against market-api.md (third audit, over HTTP)', () => {
+  let t: TestApp;
+  let base: string;
+
+  before(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '1000000' } });
+    base = await t.listen();
+  });
+  after(() => t.close());
+  afterEach(() => assertBooksBalanced(t.deps.db));
+
+  const { call, admin, ok, send, trader, market: marketIn } = marketOverSocket(() => base);
+  const market = (fields: Record<string, unknown> = {}) => marketIn('audit3', fields);
+  const featured = async () => (await ok(call('GET', '/api/markets/featured'))).data as { id: number; featured: boolean } | null;
+
+  it('features only a market still open: resolving or cancelling the featured market ends its featuring', async () => {
+    const w = await trader('10');
+    for (const settle of ['resolve', 'cancel'] as const) {
+      const m = await market();
+      assert.equal((await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, m.id, 'yes', 2) })).status, 200);
+      await ok(admin('POST', `/admin/markets/${m.id}/feature`));
+      assert.equal((await featured())?.id, m.id);
+      await ok(admin('POST', `/admin/markets/${m.id}/${settle}`, settle === 'resolve' ? { outcome: 'yes' } : undefined));
+      assert.equal(await featured(), null, `${settle}d: no market is featured until an admin features another`);
+      assert.equal((await ok(call('GET', `/api/markets/${m.id}`))).data.featured, false, settle);
+    }
+    // A pending market an admin features is shown (featuring it is the admin's choice), and the next pick replaces it.
+    const pending = await market({ status: 'pending' });
+    await ok(admin('POST', `/admin/markets/${pending.id}/feature`));
+    assert.equal((await featured())?.id, pending.id);
+    const next = await market();
+    await ok(admin('POST', `/admin/markets/${next.id}/feature`));
+    assert.deepEqual({ id: (await featured())?.id, featured: (await featured())?.featured }, { id: next.id, featured: true });
+  });
+});
