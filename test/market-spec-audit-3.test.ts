@@ -46,4 +46,29 @@ describe('market API against market-api.md (third audit, over HTTP)', () => {
     await ok(admin('POST', `/admin/markets/${next.id}/feature`));
     assert.deepEqual({ id: (await featured())?.id, featured: (await featured())?.featured }, { id: next.id, featured: true });
   });
+
+  it('answers a market path with a trailing slash as the path without it, across the market API (not the inference API)', async () => {
+    const category = `slash-${Math.random().toString(36).slice(2)}`;
+    const m = await marketIn(category);
+    const same = async (path: string, slashed: string) => {
+      const [a, b] = [await call('GET', path), await call('GET', slashed)];
+      assert.equal(b.status, 200, `${slashed}: ${JSON.stringify(b.body)}`);
+      assert.deepEqual(b, a, slashed);
+    };
+    await same('/api/markets', '/api/markets/');
+    await same(`/api/markets?category=${category}`, `/api/markets/?category=${category}`);
+    for (const p of ['/api/markets/trending', '/api/markets/categories', `/api/markets/${m.id}`, `/api/markets/${m.id}/price`, '/api/events', '/api/trades', '/api/search?q=slash']) {
+      const slashed = p.includes('?') ? p.replace('?', '/?') : `${p}/`;
+      await same(p, slashed);
+    }
+    // A signed request signs the path it sends, slash included.
+    const w = await trader('5');
+    const slashed = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade/', body: tradeBody(w.wallet, m.id, 'yes', 1) });
+    assert.equal(slashed.status, 200, JSON.stringify(slashed.body));
+    const otherPath = await send(w.viaWallet, { method: 'POST', url: '/api/pool/trade/', signedPath: '/api/pool/trade', body: tradeBody(w.wallet, m.id, 'yes', 1) });
+    assert.deepEqual(otherPath, { status: 401, body: { success: false, error: 'Invalid signature' } });
+    // The inference API keeps its exact paths.
+    const inference = await call('GET', '/v1/available-models/');
+    assert.deepEqual(inference, { status: 404, body: { error: 'not found: GET /v1/available-models/' } });
+  });
 });
