@@ -71,4 +71,23 @@ describe('market API against market-api.md (third audit, over HTTP)', () => {
     const inference = await call('GET', '/v1/available-models/');
     assert.deepEqual(inference, { status: 404, body: { error: 'not found: GET /v1/available-models/' } });
   });
+
+  it('tells a wallet signer that the wallet of x-wallet-message must be lower case (a checksummed address is 401 saying so)', async () => {
+    const w = await trader('5');
+    const m = await market();
+    const body = JSON.stringify(tradeBody(w.wallet, m.id, 'yes', 1));
+    const digest = createHash('sha256').update(body).digest('hex');
+    const signed = async (wallet: string, ts: number) => {
+      const message = `svc-auth v1 ${wallet} ${ts} POST /api/pool/trade ${digest}`;
+      const signature = await w.account.signMessage({ message });
+      return call('POST', '/api/pool/trade', JSON.parse(body), { 'x-wallet-message': message, 'x-wallet-signature': signature });
+    };
+    assert.notEqual(w.account.address, w.account.address.toLowerCase(), 'viem gives the checksummed address');
+    const checksummed = await signed(w.account.address, nowSeconds() - 2);
+    assert.deepEqual(checksummed, { status: 401, body: { success: false, error: 'Invalid signature: the wallet in x-wallet-message must be lower case' } });
+    // The message in the documented form is accepted; the refusal moved no money.
+    const lower = await signed(w.account.address.toLowerCase(), nowSeconds() - 3);
+    assert.equal(lower.status, 200, JSON.stringify(lower.body));
+    assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
+  });
 });
