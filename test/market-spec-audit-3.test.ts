@@ -90,4 +90,18 @@ describe('market API against market-api.md (third audit, over HTTP)', () => {
     assert.equal(lower.status, 200, JSON.stringify(lower.body));
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
   });
+
+  it('takes the HMAC signature in lower-case hex only, and says so when it is upper case', async () => {
+    const w = await trader('5');
+    const m = await market();
+    const body = JSON.stringify(tradeBody(w.wallet, m.id, 'no', 1));
+    const creds = (w.viaKey as { apiKey: { api_key: string; api_secret: string } }).apiKey;
+    const signedAt = (ts: number) => hmacHeaders(creds, { method: 'POST', path: '/api/pool/trade', body, timestamp: ts });
+    const h = signedAt(nowSeconds() - 4);
+    const upper = await call('POST', '/api/pool/trade', JSON.parse(body), { ...h, 'x-api-signature': h['x-api-signature']!.toUpperCase() });
+    assert.deepEqual(upper, { status: 401, body: { success: false, error: 'Invalid signature: x-api-signature must be lower-case hex' } });
+    const lower = await call('POST', '/api/pool/trade', JSON.parse(body), h);
+    assert.equal(lower.status, 200, JSON.stringify(lower.body));
+    assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
+  });
 });

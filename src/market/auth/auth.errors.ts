@@ -10,6 +10,7 @@ export const AUTH_ERRORS = {
   timestampOutOfRange: [401, 'Timestamp out of range'],
   signatureAlreadyUsed: [401, 'Signature already used'],
   invalidSignature: [401, 'Invalid signature'],
+  hmacSignatureCase: [401, 'Invalid signature: x-api-signature must be lower-case hex'],
   walletMessageWalletCase: [401, 'Invalid signature: the wallet in x-wallet-message must be lower case'],
   walletMessageMethodCase: [401, 'Invalid signature: the method in x-wallet-message must be upper case'],
   walletMessageDigestCase: [401, 'Invalid signature: the body digest in x-wallet-message must be lower-case hex'],

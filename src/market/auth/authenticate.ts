@@ -3,7 +3,7 @@ import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { AUTH_ERRORS, authError, type AuthErrorName } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
-import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
 import { isWalletAddress } from '../wallets/wallet-address.ts';
@@ -73,6 +73,7 @@ async function authenticateHmac(
   const record = await deps.keys.lookup(h.apiKey);
   if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
   const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
+  if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');

@@ -1,4 +1,4 @@
-/** The line a wallet signs: `svc-auth v1 <wallet> <unix seconds> <METHOD> <path> <sha256 of body>`. */
+/** The line a wallet signs: `svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 of body>`. */
 export interface WalletMessageFields {
   readonly wallet: string;
   readonly timestamp: number;
