@@ -104,4 +104,16 @@ describe('market API against market-api.md (third audit, over HTTP)', () => {
     assert.equal(lower.status, 200, JSON.stringify(lower.body));
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
   });
+
+  it('reads a q of only spaces as no q: the list is the one without it (only /api/search requires 2 characters)', async () => {
+    const category = `blank-${Math.random().toString(36).slice(2)}`;
+    await marketIn(category);
+    await marketIn(category);
+    const plain = await ok(call('GET', `/api/markets?category=${category}`));
+    assert.equal(plain.total, 2);
+    for (const q of ['', '%20', '%20%20%20', '%09%20']) {
+      assert.deepEqual(await ok(call('GET', `/api/markets?category=${category}&q=${q}`)), plain, JSON.stringify(q));
+    }
+    assert.deepEqual(await call('GET', '/api/search?q=%20%20%20'), { status: 400, body: { success: false, error: 'Invalid q: must be between 2 and 200 characters' } });
+  });
 });
