@@ -47,6 +47,21 @@ describe('market API against market-api.md (third audit, over HTTP)', () => {
     assert.deepEqual({ id: (await featured())?.id, featured: (await featured())?.featured }, { id: next.id, featured: true });
   });
 
+  it('features only an event still open: the featured event whose last market settles is featured no more, and a resolved one cannot be featured', async () => {
+    const w = await trader('10');
+    const ev = (await ok(admin('POST', '/admin/events', { title: `Audit3 event ${Math.random()}`, category: 'audit3' }), 201)) as { id: number };
+    const [a, b] = [await market({ event_id: ev.id }), await market({ event_id: ev.id })];
+    assert.equal((await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, a.id, 'no', 3) })).status, 200);
+    await ok(admin('POST', `/admin/events/${ev.id}/feature`));
+    const featuredEvent = async () => (await ok(call('GET', '/api/events/featured'))).data as { id: number; status: string } | null;
+    await ok(admin('POST', `/admin/markets/${a.id}/resolve`, { outcome: 'no' }));
+    assert.deepEqual(await featuredEvent().then((e) => e && { id: e.id, status: e.status }), { id: ev.id, status: 'active' }, 'one market still open');
+    await ok(admin('POST', `/admin/markets/${b.id}/cancel`));
+    assert.equal(await featuredEvent(), null, 'the event resolved with its last market');
+    assert.deepEqual(await admin('POST', `/admin/events/${ev.id}/feature`), { status: 400, body: { error: 'Event already resolved' } });
+    assert.equal(await featuredEvent(), null);
+  });
+
   it('answers a market path with a trailing slash as the path without it, across the market API (not the inference API)', async () => {
     const category = `slash-${Math.random().toString(36).slice(2)}`;
     const m = await marketIn(category);

@@ -143,7 +143,7 @@ function noteFor(kind: 'settlement' | 'refund' | 'lost', outcome: Outcome, marke
 }
 
 /**
- * Marks an event resolved once every one of its markets is resolved or cancelled. The event row
+ * Marks an event resolved (and no longer featured) once every one of its markets is resolved or cancelled. The event row
  * is locked so two markets of one event settled at once cannot both miss the last one.
  */
 async function resolveEventIfSettled(trx: Transaction<Database>, eventId: number): Promise<void> {
@@ -154,5 +154,6 @@ async function resolveEventIfSettled(trx: Transaction<Database>, eventId: number
     .where('event_id', '=', eventId)
     .where('status', 'in', ['pending', 'active'])
     .executeTakeFirstOrThrow();
-  if (open.n === 0) await trx.updateTable('events').set({ status: 'resolved' }).where('id', '=', eventId).execute();
+  // A resolved event is featured no more, like a settled market (docs/market-money.md).
+  if (open.n === 0) await trx.updateTable('events').set({ status: 'resolved', featured_at: null }).where('id', '=', eventId).execute();
 }
