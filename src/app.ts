@@ -15,6 +15,7 @@ import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseForeignCharsets } from './http/charset.ts';
+import { marketPathWithoutTrailingSlash } from './http/surface.ts';
 import { closeConnectionsOnShutdown } from './http/close-connections.ts';
 import { RequestLog } from './http/request-log.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -74,6 +75,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     frameworkErrors: frameworkErrorHandler,
+    // A trailing slash on a market path is ignored; /v1, /admin and the rest keep exact paths.
+    rewriteUrl: (req) => marketPathWithoutTrailingSlash(req.url ?? '/'),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // Bodies are not coerced, and every part is held to what storage accepts (validators.ts).
     schemaController: { compilersFactory: { buildValidator: appValidators() as never } },

@@ -24,7 +24,7 @@ export interface SignParts {
   readonly timestamp: number;
 }
 
-/** `x-api-key`, `x-api-timestamp`, `x-api-signature`: hex HMAC-SHA256 of timestamp + METHOD + path + body. */
+/** `x-api-key`, `x-api-timestamp`, `x-api-signature`: lower-case hex HMAC-SHA256 of timestamp + METHOD + path + body. */
 export function hmacHeaders(creds: ApiKeyCredentials, p: SignParts): Record<string, string> {
   const ts = String(p.timestamp);
   const signature = createHmac('sha256', Buffer.from(creds.api_secret, 'utf8'))

@@ -30,9 +30,9 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'x-api-signature',
-    description: 'hex HMAC-SHA256, keyed with the API secret, of timestamp + METHOD + path + raw body (docs/signing.md)',
+    description: 'lower-case hex HMAC-SHA256, keyed with the API secret, of timestamp + METHOD + path + raw body (docs/signing.md)',
   },
-  walletMessage: { type: 'apiKey', in: 'header', name: 'x-wallet-message', description: '`svc-auth v1 <wallet> <unix seconds> <METHOD> <path> <sha256 hex of body>` (docs/signing.md)' },
+  walletMessage: { type: 'apiKey', in: 'header', name: 'x-wallet-message', description: '`svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 hex of body>` (docs/signing.md)' },
   walletSignature: { type: 'apiKey', in: 'header', name: 'x-wallet-signature', description: 'EIP-191 personal_sign of x-wallet-message by the wallet' },
 } as const;
 

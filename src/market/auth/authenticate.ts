@@ -1,13 +1,13 @@
 import type { Clock } from '../../shared/clock.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
-import { AUTH_ERRORS, authError } from './auth.errors.ts';
+import { AUTH_ERRORS, authError, type AuthErrorName } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
-import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
 import { isWalletAddress } from '../wallets/wallet-address.ts';
-import { buildWalletMessage, parseWalletMessage } from './wallet-message.ts';
+import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, type WalletMessageCasePart } from './wallet-message.ts';
 import { recoverWalletSigner } from './wallet-signature.ts';
 
 /** Who signed a market request, and how. `wallet` is lower case. */
@@ -73,6 +73,7 @@ async function authenticateHmac(
   const record = await deps.keys.lookup(h.apiKey);
   if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
   const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
+  if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
@@ -89,7 +90,7 @@ async function authenticateWallet(
   deps: AuthenticateDeps,
 ): Promise<MarketAuth> {
   const fields = parseWalletMessage(h.message);
-  if (!fields) throw authError('invalidSignature');
+  if (!fields) throw authError(refusalOfMessage(h.message));
   if (!isWithinWindow(fields.timestamp, deps.clock.now())) throw authError('timestampOutOfRange');
   const expected = buildWalletMessage({
     wallet: fields.wallet,
@@ -108,6 +109,18 @@ async function authenticateWallet(
   const auth: MarketAuth = { wallet: signer, method: 'wallet' };
   await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`, auth);
   return auth;
+}
+
+const CASE_REFUSALS: Record<WalletMessageCasePart, AuthErrorName> = {
+  wallet: 'walletMessageWalletCase',
+  method: 'walletMessageMethodCase',
+  digest: 'walletMessageDigestCase',
+};
+
+/** Why a wallet message that does not parse is refused: a part in the wrong case is named, the rest is `Invalid signature`. */
+function refusalOfMessage(message: string): AuthErrorName {
+  const part = walletMessageCaseProblem(message);
+  return part === null ? 'invalidSignature' : CASE_REFUSALS[part];
 }
 
 /**

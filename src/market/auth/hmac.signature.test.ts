@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 
 const body = '{"market_id":1,"side":"yes","amount":"2.5","wallet_addr":"0xabc"}';
 const trade: HmacParts = { timestamp: '1700000000', method: 'POST', path: '/api/pool/trade', rawBody: Buffer.from(body) };
@@ -13,10 +13,13 @@ describe('HMAC signature', () => {
     assert.equal(signHmacHex('mks_tëst', noBody), 'a48dae09d52e07760cba7717e2740a56859b207f4839b348011c58676af1d4a1');
   });
 
-  it('verifies the right signature, in either hex case', () => {
+  it('verifies the right signature in lower-case hex only (the documented encoding)', () => {
     const sig = signHmacHex('s3cret', trade);
     assert.equal(verifyHmac('s3cret', trade, sig), true);
-    assert.equal(verifyHmac('s3cret', trade, sig.toUpperCase()), true);
+    assert.equal(verifyHmac('s3cret', trade, sig.toUpperCase()), false);
+    assert.equal(isHexInWrongCase(sig.toUpperCase()), true);
+    assert.equal(isHexInWrongCase(`${sig.slice(0, 63)}F`), true);
+    for (const s of [sig, sig.slice(0, 62).toUpperCase(), `${sig}00`, `${sig.slice(0, 63)}G`, '']) assert.equal(isHexInWrongCase(s), false, s);
   });
 
   it('refuses another secret, another part of the request, and malformed hex', () => {

@@ -23,13 +23,21 @@ export function signHmacHex(secret: string, parts: HmacParts): string {
   return signHmac(secret, parts).toString('hex');
 }
 
+/** The one accepted form of `x-api-signature`: 64 lower-case hex digits (docs/signing.md). */
+const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
+
+/** Whether `signature` is 64 hex digits with upper-case ones: the right length in the wrong case. */
+export function isHexInWrongCase(signature: string): boolean {
+  return /^[0-9a-fA-F]{64}$/.test(signature) && !SIGNATURE_HEX.test(signature);
+}
+
 /**
- * Whether `signatureHex` is the HMAC of `parts`. The header is decoded to bytes only when it is
- * exactly 64 hex digits, so both buffers have the same length and timingSafeEqual compares them
- * in constant time.
+ * Whether `signatureHex` is the HMAC of `parts`, in lower-case hex. The header is decoded to bytes
+ * only when it is exactly 64 lower-case hex digits, so both buffers have the same length and
+ * timingSafeEqual compares them in constant time.
  */
 export function verifyHmac(secret: string, parts: HmacParts, signatureHex: string): boolean {
-  if (!/^[0-9a-fA-F]{64}$/.test(signatureHex)) return false;
+  if (!SIGNATURE_HEX.test(signatureHex)) return false;
   const given = Buffer.from(signatureHex, 'hex');
   const expected = signHmac(secret, parts);
   return given.length === expected.length && timingSafeEqual(given, expected);

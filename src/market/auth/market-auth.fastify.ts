@@ -80,7 +80,8 @@ export function requireMarketAuth(opts: RequireMarketAuthOptions) {
       request.marketAuth = await authenticateMarketRequest(
         {
           method: request.method,
-          path: pathOf(request.url),
+          // The path as sent: a trailing slash the router ignores is still part of what was signed.
+          path: pathOf(request.originalUrl),
           header: (name) => headerOf(request, name),
           rawBody: request.rawBody ?? EMPTY,
           bodyWallet: bodyWalletOf(request.body),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
 import { sha256Hex } from './digest.ts';
 import { isWithinWindow, parseUnixSeconds } from './timestamp-window.ts';
-import { buildWalletMessage, parseWalletMessage } from './wallet-message.ts';
+import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem } from './wallet-message.ts';
 import { recoverWalletSigner } from './wallet-signature.ts';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -41,6 +41,19 @@ describe('wallet message', () => {
       '',
     ];
     for (const m of bad) assert.equal(parseWalletMessage(m), null, m);
+  });
+
+  it('names the part in the wrong case of a message that is otherwise one, and nothing else', () => {
+    const msg = buildWalletMessage(fields);
+    const lower = account.address.toLowerCase();
+    assert.equal(walletMessageCaseProblem(msg.replace(lower, account.address)), 'wallet');
+    assert.equal(walletMessageCaseProblem(msg.replace(lower, lower.replace('0x', '0X'))), 'wallet');
+    assert.equal(walletMessageCaseProblem(msg.replace(' POST ', ' Post ')), 'method');
+    assert.equal(walletMessageCaseProblem(msg.replace(sha256Hex(body), sha256Hex(body).toUpperCase())), 'digest');
+    assert.equal(walletMessageCaseProblem(msg.replace(lower, account.address).replace(' POST ', ' post ')), 'wallet');
+    for (const m of [msg, msg.replace('svc-auth v1', 'SVC-AUTH V1'), msg.replace('/api/pool/trade', '/API/pool/trade'), `${msg} `, 'hello', '']) {
+      assert.equal(walletMessageCaseProblem(m), null, m);
+    }
   });
 
   it('recovers the signer of a personal_sign signature', async () => {

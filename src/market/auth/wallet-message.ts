@@ -1,4 +1,4 @@
-/** The line a wallet signs: `svc-auth v1 <wallet> <unix seconds> <METHOD> <path> <sha256 of body>`. */
+/** The line a wallet signs: `svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 of body>`. */
 export interface WalletMessageFields {
   readonly wallet: string;
   readonly timestamp: number;
@@ -28,4 +28,23 @@ export function parseWalletMessage(message: string): WalletMessageFields | null 
   if (!path.startsWith('/') || !/^[0-9a-f]{64}$/.test(digest)) return null;
   const fields: WalletMessageFields = { wallet, timestamp: Number(ts), method, path, bodySha256: digest };
   return buildWalletMessage(fields) === message ? fields : null;
+}
+
+/** A part of a wallet message in the wrong case: the wallet and digest are lower case, the METHOD upper. */
+export type WalletMessageCasePart = 'wallet' | 'method' | 'digest';
+
+/**
+ * When `message` fails parseWalletMessage only because of the case of its wallet, METHOD or body
+ * digest (a checksummed address, as viem and ethers give them, is the usual one), the first such
+ * part; else null. Only to say what is wrong: such a message is still refused, so a signed line
+ * keeps its one reading (docs/decisions-market-auth.md).
+ */
+export function walletMessageCaseProblem(message: string): WalletMessageCasePart | null {
+  const parts = message.split(' ');
+  if (parts.length !== 7) return null;
+  const [prefix, version, wallet, ts, method, path, digest] = parts as [string, string, string, string, string, string, string];
+  const fixed = [prefix, version, wallet.toLowerCase(), ts, method.toUpperCase(), path, digest.toLowerCase()].join(' ');
+  if (fixed === message || parseWalletMessage(fixed) === null) return null;
+  if (wallet !== wallet.toLowerCase()) return 'wallet';
+  return method !== method.toUpperCase() ? 'method' : 'digest';
 }

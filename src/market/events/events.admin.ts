@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
-import { notFound } from '../../shared/errors.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { EventsTable } from '../market.tables.ts';
 import { inTransaction } from '../market-transaction.ts';
@@ -39,12 +39,13 @@ export async function createEvent(db: Kysely<Database>, clock: Clock, input: Cre
   return insertWithFreeSlug(db, 'events', base, (slug) => db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
 }
 
-/** Makes this the one featured event (GET /api/events/featured). 404 `Event not found`. */
+/** Makes this the one featured event (GET /api/events/featured). 404 `Event not found`; a resolved one is refused. */
 export async function featureEvent(db: Kysely<Database>, clock: Clock, id: number): Promise<EventRow> {
   return inTransaction(db, async (trx) => {
     const now = new Date(clock.now());
-    const event = await trx.selectFrom('events').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+    const event = await trx.selectFrom('events').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!event) throw notFound('Event not found');
+    if (event.status === 'resolved') throw badRequest('Event already resolved');
     await trx.updateTable('events').set({ featured_at: null }).where('featured_at', 'is not', null).where('id', '<>', id).execute();
     return trx.updateTable('events').set({ featured_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });

@@ -50,7 +50,8 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
       return opts.live.send(req, reply, deps, async () => {
         const { status, category, market_type, q, page, limit } = req.query;
-        // Compared as stored, so `Politics` finds the markets the operator filed under it.
+        // Compared as stored, so `Politics` finds the markets the operator filed under it. A `q`
+        // of no words (blank) is no filter (docs/decisions-market-reads.md).
         const filter = { status, category: category === undefined ? undefined : normalizeCategory(category), market_type, q };
         const { items, total } = await listMarkets(opts.db, filter, { sort, page, limit }, nowOf(opts));
         return { success: true, data: items, total, page, limit };

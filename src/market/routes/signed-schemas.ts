@@ -26,7 +26,7 @@ export const signedErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 42
 
 /** How the authenticated routes are signed, for their OpenAPI descriptions. */
 export const AUTH_DESCRIPTION =
-  'Authenticated: either an API key (`x-api-key`, `x-api-timestamp`, `x-api-signature` = hex ' +
+  'Authenticated: either an API key (`x-api-key`, `x-api-timestamp`, `x-api-signature` = lower-case hex ' +
   'HMAC-SHA256 with the API secret of timestamp + METHOD + path + raw body) or a wallet signature ' +
-  '(`x-wallet-message` = `svc-auth v1 <wallet> <unix seconds> <METHOD> <path> <sha256 hex of body>`, ' +
+  '(`x-wallet-message` = `svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 hex of body>`, ' +
   '`x-wallet-signature` = its EIP-191 signature). Timestamps within 30 s; each signature is accepted once.';

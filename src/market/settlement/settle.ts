@@ -34,7 +34,7 @@ interface PositionKey {
  * Pays out a locked, unsettled market (resolve to `outcome`, or cancel when null) inside the
  * caller's transaction: one ledger movement per paid position (escrow -> wallet, `settlement` or
  * `refund`), fee and dust to `fees` (`fee`), every position's payout set (0 for a losing one),
- * the totals and the new status on the market row, and the event resolved once none of its
+ * the totals and the new status on the market row (no longer featured), and the event resolved once none of its
  * markets is open. Wallets are credited in address order, the one order every settlement uses.
  */
 export async function settleLockedMarket(
@@ -109,6 +109,8 @@ export async function settleLockedMarket(
       settled_fee: s.fee,
       settled_dust: s.dust,
       settled_paid: s.paidOut,
+      // Featuring shows a market open to trade: a settled one is featured no more (docs/market-money.md).
+      featured_at: null,
       updated_at: now,
     })
     .where('id', '=', market.id)
@@ -141,7 +143,7 @@ function noteFor(kind: 'settlement' | 'refund' | 'lost', outcome: Outcome, marke
 }
 
 /**
- * Marks an event resolved once every one of its markets is resolved or cancelled. The event row
+ * Marks an event resolved (and no longer featured) once every one of its markets is resolved or cancelled. The event row
  * is locked so two markets of one event settled at once cannot both miss the last one.
  */
 async function resolveEventIfSettled(trx: Transaction<Database>, eventId: number): Promise<void> {
@@ -152,5 +154,6 @@ async function resolveEventIfSettled(trx: Transaction<Database>, eventId: number
     .where('event_id', '=', eventId)
     .where('status', 'in', ['pending', 'active'])
     .executeTakeFirstOrThrow();
-  if (open.n === 0) await trx.updateTable('events').set({ status: 'resolved' }).where('id', '=', eventId).execute();
+  // A resolved event is featured no more, like a settled market (docs/market-money.md).
+  if (open.n === 0) await trx.updateTable('events').set({ status: 'resolved', featured_at: null }).where('id', '=', eventId).execute();
 }

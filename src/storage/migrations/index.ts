@@ -14,6 +14,7 @@ import { usageLaneMigration } from './2026_11_26_96_usage_lane.ts';
 import { apiKeyNotifyMigration } from './2026_11_26_97_api_key_notify.ts';
 import { appendOnlyUsageMigration } from './2026_11_26_98_append_only_usage.ts';
 import { ledgerTradeIndexMigration } from './2026_11_27_10_ledger_trade_index.ts';
+import { settledNotFeaturedMigration } from './2026_11_27_20_settled_not_featured.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_97_api_key_notify': apiKeyNotifyMigration,
   '2026_11_26_98_append_only_usage': appendOnlyUsageMigration,
   '2026_11_27_10_ledger_trade_index': ledgerTradeIndexMigration,
+  '2026_11_27_20_settled_not_featured': settledNotFeaturedMigration,
 };
