@@ -24,6 +24,7 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { readStreamOptions } from '../stream-options.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
 
 export interface ParsedChatCompletionRequest {
@@ -222,10 +223,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const n = readInteger(body, 'n', '', { min: 1 });
   if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
   const stream = readBoolean(body, 'stream', '') ?? false;
-  let includeUsage = false;
-  if (body.stream_options !== undefined && body.stream_options !== null) {
-    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
-  }
+  const streamOptions = readStreamOptions(body, stream);
+  const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;
   const user = readString(body, 'user', '');
   const parallelToolCalls = readBoolean(body, 'parallel_tool_calls', '');
   const reasoningEffort = readEnum(body, 'reasoning_effort', '', REASONING_EFFORTS);
@@ -243,5 +242,5 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
     ...(user !== undefined ? { user } : {}),
     ...(reasoningEffort !== undefined ? { reasoning: { effort: reasoningEffort } } : {}),
   };
-  return { model, request, includeUsage: stream && includeUsage };
+  return { model, request, includeUsage };
 }

@@ -1,5 +1,6 @@
 import type { CanonicalChatRequest } from '../../canonical/chat.ts';
-import { expectFields, invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
+import { readStreamOptions } from '../stream-options.ts';
+import { invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
 
 export interface ParsedCompletionRequest {
   /** Undefined when the client named none. */
@@ -46,14 +47,12 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
   const stream = readBoolean(body, 'stream', '') ?? false;
-  let includeUsage = false;
-  if (body.stream_options !== undefined && body.stream_options !== null) {
-    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
-  }
+  const streamOptions = readStreamOptions(body, stream);
+  const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;
   const user = readString(body, 'user', '');
   return {
     model,
-    includeUsage: stream && includeUsage,
+    includeUsage,
     request: {
       messages: [
         { role: 'system', content: CONTINUATION_INSTRUCTION },

@@ -14,6 +14,7 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
+import { readStreamOptions } from '../stream-options.ts';
 import type {
   ConversationItem,
   InputImagePart,
@@ -385,13 +386,17 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   const user = readString(body, 'user', '') ?? readString(body, 'safety_identifier', '');
+  const stream = readBoolean(body, 'stream', '') ?? false;
+  // `include_obfuscation` only pads deltas against side channels; the answer is the same without it.
+  const streamOptions = readStreamOptions(body, stream);
+  if (streamOptions !== undefined) readBoolean(streamOptions, 'include_obfuscation', 'stream_options');
   return {
     model,
     input,
     instructions,
     previousResponseId,
     store: readBoolean(body, 'store', '') ?? true,
-    stream: readBoolean(body, 'stream', '') ?? false,
+    stream,
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(topP === undefined ? {} : { topP }),
