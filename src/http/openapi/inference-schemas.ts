@@ -56,7 +56,7 @@ const ToolCall = obj({ id: str, type: { type: 'string', enum: ['function'] }, fu
 const Message = obj(
   {
     role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
-    content: { ...Content, nullable: true },
+    content: { ...Content, nullable: true, description: 'user messages: text other than whitespace, or an image (otherwise a 400 naming the field)' },
     name: str,
     tool_calls: { type: 'array', items: ToolCall },
     tool_call_id: str,

@@ -25,6 +25,7 @@ import {
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { readStreamOptions } from '../stream-options.ts';
+import { checkUserParts, checkUserText } from '../user-content.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
 
 export interface ParsedChatCompletionRequest {
@@ -58,10 +59,13 @@ function readTextContent(value: unknown, path: string, opts: { nullable?: boolea
 }
 
 function readUserContent(value: unknown, path: string): UserContentPart[] {
-  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  if (typeof value === 'string') {
+    checkUserText(value, path);
+    return [{ type: 'text', text: value }];
+  }
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content parts');
   if (value.length === 0) invalid(path, 'must not be empty');
-  return value.map((part, i): UserContentPart => {
+  const parts = value.map((part, i): UserContentPart => {
     const p = at(path, i);
     const f = expectFields(part, p);
     const type = readString(f, 'type', p, { required: true });
@@ -75,6 +79,8 @@ function readUserContent(value: unknown, path: string): UserContentPart[] {
     }
     return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected text or image_url`);
   });
+  checkUserParts(parts, path);
+  return parts;
 }
 
 function readToolCalls(value: unknown, path: string): ToolCall[] {
@@ -213,6 +219,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   const messages = body.messages.map((m, i) => readMessage(m, at('messages', i), sealer));
+  // As on /v1/messages: system text alone is no conversation (an Anthropic upstream refuses it).
+  if (!messages.some((m) => m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
   const toolChoice = readToolChoice(body, tools);
   const responseFormat = readResponseFormat(body);

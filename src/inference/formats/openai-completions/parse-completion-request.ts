@@ -1,5 +1,6 @@
 import type { CanonicalChatRequest } from '../../canonical/chat.ts';
 import { readStreamOptions } from '../stream-options.ts';
+import { checkUserText } from '../user-content.ts';
 import { invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
 
 export interface ParsedCompletionRequest {
@@ -33,7 +34,7 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const body = readBody(rawBody);
   const model = readString(body, 'model', '', { nonEmpty: true });
   const prompt = readPrompt(body.prompt);
-  if (prompt === '') invalid('prompt', 'must not be empty');
+  checkUserText(prompt, 'prompt');
   if (readBoolean(body, 'echo', '') === true) invalid('echo', 'is not supported');
   if (readString(body, 'suffix', '')) invalid('suffix', 'is not supported');
   const bestOf = readInteger(body, 'best_of', '', { min: 1 });
