@@ -8,9 +8,9 @@ import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 /**
  * Findings of a third audit of inference-api.md (docs/api-decisions.md, "Inference: third audit"):
  * `stream_options` without a stream, user messages with nothing in them, conversations without a
- * turn, and blank text sent back to an Anthropic upstream. The fake Anthropic refuses empty and
- * whitespace-only text blocks and an empty `messages`, as the API does, so a request the gateway
- * lets through to it shows up here.
+ * turn, blank text sent back to an Anthropic upstream, and `dimensions` beyond the embedding model.
+ * The fake Anthropic refuses empty and whitespace-only text blocks and an empty `messages`, as the
+ * API does, so a request the gateway lets through to it shows up here.
  */
 describe('inference-api.md, third audit', () => {
   let g: Gateway;
@@ -189,6 +189,25 @@ describe('inference-api.md, third audit', () => {
       const sent = g.anthropic.requests.at(-1)!.body as { system?: unknown; messages: { content: { type: string }[] }[] };
       assert.equal(sent.system, undefined);
       assert.deepEqual(sent.messages[1]!.content.map((b) => b.type), ['tool_use']);
+    });
+  });
+
+  describe('embeddings dimensions', () => {
+    it('above the dimensions of the embedding model is a 400 naming dimensions; up to them it is passed on', async () => {
+      await refused('/v1/embeddings', { model: 'svc-embed', input: 'hello', dimensions: 1537 }, 'dimensions: must be <= 1536 for model svc-embed');
+      await refused('/v1/embeddings', { model: 'svc-embed', input: 'hello', dimensions: 3072 }, 'dimensions: must be <= 1536 for model svc-embed');
+      await assert.rejects(openai.embeddings.create({ model: 'svc-embed', input: 'hello', dimensions: 100_000 }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+      const e = await openai.embeddings.create({ model: 'svc-embed', input: 'hello', dimensions: 1536 });
+      assert.equal(e.data[0]!.embedding.length, 1536);
+      assert.equal((g.openai.requests.at(-1)!.body as { dimensions: number }).dimensions, 1536);
+    });
+
+    it('GET /v1/available-models shows them', async () => {
+      const r = await fetch(`${g.t.url}/v1/available-models`, { headers: { authorization: `Bearer ${acct.key}` } });
+      const { data } = (await r.json()) as { data: { id: string; dimensions: number | null }[] };
+      const byId = new Map(data.map((m) => [m.id, m]));
+      assert.equal(byId.get('svc-embed')!.dimensions, 1536);
+      assert.equal(byId.get('svc-fast')!.dimensions, null);
     });
   });
 });

@@ -146,7 +146,7 @@ const EmbeddingsRequest = obj(
   {
     model: Model,
     input: { oneOf: [str, { type: 'array', items: str, minItems: 1 }] },
-    dimensions: { type: 'integer', minimum: 1 },
+    dimensions: { type: 'integer', minimum: 1, description: "at most the model's `dimensions` (GET /v1/available-models; 1536 for svc-embed as shipped), otherwise a 400 naming dimensions" },
     encoding_format: { type: 'string', enum: ['float', 'base64'] },
     user: str,
   },
