@@ -131,6 +131,8 @@ function readMessage(value: unknown, path: string, sealer: ReasoningSealer): Can
   }
 }
 
+const isTurn = (m: CanonicalMessage): boolean => m.role !== 'system';
+
 function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObject {
   if (value === undefined || value === null) return fallback;
   if (!isFields(value)) invalid(path, 'must be a JSON Schema object');
@@ -220,7 +222,7 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   const messages = body.messages.map((m, i) => readMessage(m, at('messages', i), sealer));
   // As on /v1/messages: system text alone is no conversation (an Anthropic upstream refuses it).
-  if (!messages.some((m) => m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
+  if (!messages.some(isTurn)) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
   const toolChoice = readToolChoice(body, tools);
   const responseFormat = readResponseFormat(body);

@@ -205,6 +205,8 @@ function readInput(body: Fields, sealer: ReasoningSealer): InputItem[] {
   return v.map((item, i) => readItem(item, at('input', i), sealer));
 }
 
+const isInstruction = (item: InputItem): boolean => item.type === 'message' && (item.role === 'system' || item.role === 'developer');
+
 function readNames(value: unknown, path: string): string[] {
   if (!Array.isArray(value) || !value.every((s): s is string => typeof s === 'string')) invalid(path, 'must be an array of tool names');
   return value;
@@ -377,7 +379,7 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const instructions = readString(body, 'instructions', '') ?? null;
   const previousResponseId = readString(body, 'previous_response_id', '', { nonEmpty: true }) ?? null;
   // System text alone is no conversation (as on chat completions and messages), unless it continues one.
-  if (previousResponseId === null && input.every((item) => item.type === 'message' && (item.role === 'system' || item.role === 'developer'))) {
+  if (previousResponseId === null && input.every(isInstruction)) {
     invalid('input', 'must have a user or assistant message');
   }
   const { functions, mcp, echo } = readTools(body);
