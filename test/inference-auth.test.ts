@@ -52,6 +52,7 @@ describe('inference keys and the catalog endpoints', () => {
       max_output_tokens: 900000,
       context: 1000000,
       max_output: 900000,
+      dimensions: null,
       endpoints: ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/messages'],
       capabilities: { vision: false, tools: true, json_output: true, streaming: true, reasoning: false },
       pricing: { input: 0.45, cached_input: 0.1125, output: 0.9, per_image: null },
@@ -68,6 +69,7 @@ describe('inference keys and the catalog endpoints', () => {
     assert.deepEqual(embed.pricing, { input: 0.2, cached_input: null, output: null, per_image: null });
     assert.deepEqual(embed.endpoints, ['/v1/embeddings']);
     assert.equal(embed.max_output_tokens, null);
+    assert.equal(embed.dimensions, 1536);
     assert.equal(byId.get('svc-rerank')!.available, false, 'no rerank upstream configured');
     assert.deepEqual((byId.get('svc-image')!.pricing as object), { input: null, cached_input: null, output: null, per_image: 40 });
     assert.equal(byId.get('svc-shiplow')!.available, true, 'a pipeline is available through its lanes');

@@ -33,6 +33,8 @@ const Model = Type.Object(
     description: Type.Optional(Type.String()),
     context: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Embedding models: the length of their vectors, the most a request's `dimensions` may ask. */
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
     pricing: Type.Optional(
       Type.Object(
         {

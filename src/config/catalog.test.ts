@@ -106,6 +106,21 @@ describe('configuration', () => {
     assert.deepEqual(reasoning('svc-fast'), [['openai', false]]);
   });
 
+  it('gives embedding models their dimensions: as configured, else 1536; other models none', () => {
+    const embed = (dimensions?: number) => ({
+      providers: base().providers,
+      models: [{ id: 'svc-e', type: 'embedding', ...(dimensions === undefined ? {} : { dimensions }), deployments: [{ provider: 'up', model: 'e' }] }],
+    });
+    assert.equal(buildCatalog(embed(3072), {}).models.get('svc-e')!.dimensions, 3072);
+    assert.equal(buildCatalog(embed(), {}).models.get('svc-e')!.dimensions, 1536);
+    assert.equal(buildCatalog(base(), {}).models.get('svc-a')!.dimensions, null);
+    assert.equal(loadConfig({ DEMO_UPSTREAM: 'off' }).catalog.models.get('svc-embed')!.dimensions, 1536);
+    assert.equal(keyOf(() => buildCatalog(embed(0), {})), 'CONFIG_FILE models[0].dimensions');
+    const onChat = base();
+    (onChat.models[0] as Record<string, unknown>).dimensions = 1024;
+    assert.equal(keyOf(() => buildCatalog(onChat, {})), 'CONFIG_FILE models[0].dimensions');
+  });
+
   it('names CONFIG_FILE when the file is missing or not YAML', () => {
     assert.equal(keyOf(() => loadConfig({ CONFIG_FILE: '/nonexistent.yaml' })), 'CONFIG_FILE');
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));

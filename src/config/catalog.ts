@@ -91,6 +91,11 @@ export interface ModelConfig {
   readonly description: string;
   readonly context: number | null;
   readonly maxOutput: number | null;
+  /**
+   * Embedding models: the length of their vectors and the most `dimensions` a request may ask
+   * (DEFAULT_EMBEDDING_DIMENSIONS unless the catalog says); null for the other types.
+   */
+  readonly dimensions: number | null;
   readonly pricing: ModelPricing;
   readonly endpoints: ReadonlySet<Endpoint>;
   readonly capabilities: ModelCapabilities;
@@ -98,6 +103,9 @@ export interface ModelConfig {
   /** Lane -> executor brand models in order (the first available serves, the next is its fallback). */
   readonly pipeline: Readonly<Record<string, readonly string[]>> | null;
 }
+
+/** OpenAI's text-embedding-3-small, the shipped embedding upstream (text-embedding-3-large gives 3072). */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 
 /**
  * The lanes a pipeline may name. They mirror the lane classifier's lanes (src/inference/routing,
@@ -253,6 +261,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
       return { provider: p, model, key: `${p.id}/${model}`, weight: d.weight ?? 1, priority: d.priority ?? j, reasoning: d.reasoning ?? reasoning };
     });
     if (m.pipeline && m.type !== 'chat') throw new ConfigError(`${key}.pipeline`, 'only chat models have pipelines');
+    if (m.dimensions !== undefined && m.type !== 'embedding') throw new ConfigError(`${key}.dimensions`, 'only embedding models have dimensions');
     if (!m.pipeline && deployments.length === 0 && m.id !== 'svc-auto') {
       throw new ConfigError(`${key}.deployments`, 'a model needs deployments or a pipeline');
     }
@@ -262,6 +271,7 @@ export function buildCatalog(raw: unknown, env: NodeJS.ProcessEnv): Catalog {
       description: m.description ?? '',
       context: m.context ?? null,
       maxOutput: m.max_output ?? null,
+      dimensions: m.type === 'embedding' ? (m.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS) : null,
       pricing,
       endpoints,
       capabilities: {

@@ -8,7 +8,8 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * message_stop), tool_use blocks, the forced-tool JSON answer, cache_read_input_tokens, and errors
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
- * the signature is not its own) and redacted thinking whose data it did not give out.
+ * the signature is not its own) and redacted thinking whose data it did not give out, an empty
+ * `messages`, and text blocks that are empty or only whitespace.
  */
 export interface FakeAnthropic extends FakeServer {
   readonly chat: ScenarioQueue;
@@ -94,6 +95,23 @@ function checkSignatures(body: Record<string, unknown>, issued: Issued): string 
   return null;
 }
 
+/** The API's rules for content: a conversation, and text blocks with something in them. */
+function checkContent(body: Record<string, unknown>): string | null {
+  const messages = body.messages as { content: unknown }[];
+  if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
+  const blocks: { type: string; text?: string; content?: unknown }[] = [
+    ...(Array.isArray(body.system) ? (body.system as { type: string; text?: string }[]) : []),
+    ...messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as { type: string; text?: string; content?: unknown }[]) : [])),
+  ];
+  const texts = blocks.flatMap((b) => (b.type === 'tool_result' && Array.isArray(b.content) ? (b.content as { type: string; text?: string }[]) : [b]));
+  for (const b of texts) {
+    if (b.type !== 'text') continue;
+    if (b.text === '') return 'messages: text content blocks must be non-empty';
+    if (!/\S/.test(b.text ?? '')) return 'messages: text content blocks must contain non-whitespace text';
+  }
+  return null;
+}
+
 /** The API's rules for extended thinking, as it enforces them. */
 function checkThinking(body: Record<string, unknown>): string | null {
   const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
@@ -121,7 +139,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const thinkingProblem = checkThinking(body) ?? checkSignatures(body, issued);
+  const thinkingProblem = checkContent(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (thinkingProblem) return sendJson(res, 400, errorBody('invalid_request_error', thinkingProblem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {

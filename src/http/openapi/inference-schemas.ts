@@ -56,7 +56,7 @@ const ToolCall = obj({ id: str, type: { type: 'string', enum: ['function'] }, fu
 const Message = obj(
   {
     role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
-    content: { ...Content, nullable: true },
+    content: { ...Content, nullable: true, description: 'user messages: text other than whitespace, or an image (otherwise a 400 naming the field)' },
     name: str,
     tool_calls: { type: 'array', items: ToolCall },
     tool_call_id: str,
@@ -66,12 +66,15 @@ const Message = obj(
   ['role'],
 );
 
+/** OpenAI's rule on the three protocols that have it. */
+const StreamOptions = (properties: Record<string, unknown>): Schema => obj(properties, [], { nullable: true, description: 'only with `stream: true` (otherwise a 400 naming stream_options)' });
+
 const ChatRequest = obj(
   {
     model: ChatModel,
     messages: { type: 'array', items: Message, minItems: 1 },
     stream: bool,
-    stream_options: obj({ include_usage: bool }),
+    stream_options: StreamOptions({ include_usage: bool }),
     max_tokens: { type: 'integer', minimum: 1 },
     max_completion_tokens: { type: 'integer', minimum: 1 },
     temperature: { type: 'number', minimum: 0, maximum: 2 },
@@ -118,7 +121,7 @@ const CompletionRequest = obj(
     model: ChatModel,
     prompt: { oneOf: [str, { type: 'array', items: str }] },
     stream: bool,
-    stream_options: obj({ include_usage: bool }),
+    stream_options: StreamOptions({ include_usage: bool }),
     max_tokens: { type: 'integer', minimum: 1 },
     temperature: num,
     top_p: num,
@@ -143,7 +146,7 @@ const EmbeddingsRequest = obj(
   {
     model: Model,
     input: { oneOf: [str, { type: 'array', items: str, minItems: 1 }] },
-    dimensions: { type: 'integer', minimum: 1 },
+    dimensions: { type: 'integer', minimum: 1, description: "at most the model's `dimensions` (GET /v1/available-models; 1536 for svc-embed as shipped), otherwise a 400 naming dimensions" },
     encoding_format: { type: 'string', enum: ['float', 'base64'] },
     user: str,
   },
@@ -266,6 +269,7 @@ const ResponsesRequest = obj(
     previous_response_id: str,
     store: bool,
     stream: bool,
+    stream_options: StreamOptions({ include_obfuscation: { ...bool, description: 'accepted; deltas carry no obfuscation padding' } }),
     max_output_tokens: int,
     temperature: num,
     top_p: num,

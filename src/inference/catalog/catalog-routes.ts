@@ -21,6 +21,7 @@ const AvailableModels = Type.Object({
       max_output_tokens: Nullable(Type.Integer()),
       context: Nullable(Type.Integer()),
       max_output: Nullable(Type.Integer()),
+      dimensions: Nullable(Type.Integer({ description: 'embedding models: the length of their vectors, the most `dimensions` of /v1/embeddings may ask' })),
       endpoints: Type.Array(Type.String()),
       capabilities: Type.Object({
         vision: Type.Boolean(),

@@ -34,6 +34,8 @@ export interface AvailableModel {
   /** The same two limits under the catalog file's names (`context`, `max_output`). */
   context: number | null;
   max_output: number | null;
+  /** Embedding models: the length of their vectors, the most `dimensions` may ask; null for the others. */
+  dimensions: number | null;
   endpoints: string[];
   capabilities: { vision: boolean; tools: boolean; json_output: boolean; streaming: boolean; reasoning: boolean };
   /** Credits per 1K tokens (per image for per_image); null where the model does not bill that. */
@@ -71,6 +73,7 @@ export function describeModels(catalog: Catalog): { object: 'list'; data: Availa
     max_output_tokens: m.maxOutput,
     context: m.context,
     max_output: m.maxOutput,
+    dimensions: m.dimensions,
     endpoints: [...m.endpoints].map((e) => ENDPOINT_PATHS[e]),
     capabilities: {
       vision: m.capabilities.vision,

@@ -53,5 +53,12 @@ export function checkEmbeddingsContext(model: ModelConfig, input: readonly strin
   if (model.context !== null && someTextExceeds(input, model.context)) throw contextExceeded(model, field);
 }
 
+/** `dimensions` of an embeddings request: at most what the model gives (the catalog's `dimensions`). */
+export function checkEmbeddingsDimensions(model: ModelConfig, dimensions: number | undefined): void {
+  if (dimensions !== undefined && model.dimensions !== null && dimensions > model.dimensions) {
+    throw badRequest(`dimensions: must be <= ${model.dimensions} for model ${model.id}`);
+  }
+}
+
 const contextExceeded = (model: ModelConfig, field: string) =>
   badRequest(`${field}: the input exceeds the context of model ${model.id} (${model.context} tokens)`);

@@ -7,7 +7,7 @@ import type { InferenceContext } from '../inference-context.ts';
 import { routeModel } from '../routing/route-model.ts';
 import { billedCall } from './credit-hold.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
-import { checkEmbeddingsContext } from '../http/check-model-features.ts';
+import { checkEmbeddingsContext, checkEmbeddingsDimensions } from '../http/check-model-features.ts';
 
 /** POST /embeddings: OpenAI embeddings (string or array input, dimensions, float or base64). */
 export async function embeddingsRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
@@ -17,6 +17,7 @@ export async function embeddingsRoutes(app: FastifyInstance, ctx: InferenceConte
     async (request, reply) => {
       const parsed = parseEmbeddingsRequest(request.body);
       const model = ctx.resolveModel(parsed.model, 'embeddings');
+      checkEmbeddingsDimensions(model, parsed.request.dimensions);
       checkEmbeddingsContext(model, parsed.request.input, 'input');
       const route = routeModel(ctx.catalog, model, null);
       const { result } = await billedCall({

@@ -236,7 +236,9 @@ describe('round trips through canonical (property)', () => {
     );
   });
 
-  const text = fc.string({ minLength: 1, maxLength: 10 });
+  // Text with something in it: blank text is refused in a user turn and left out of the wire form
+  // (the API refuses it), so it has no round trip (convert-to-anthropic-messages.test.ts).
+  const text = fc.string({ minLength: 1, maxLength: 10 }).filter((t) => /\S/.test(t));
   const turn: fc.Arbitrary<CanonicalMessage[]> = fc.oneof(
     text.map((t): CanonicalMessage[] => [
       { role: 'user', content: [{ type: 'text', text: t }] },

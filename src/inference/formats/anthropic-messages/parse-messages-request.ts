@@ -24,6 +24,7 @@ import {
 } from '../read-fields.ts';
 import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { checkUserParts, checkUserText } from '../user-content.ts';
 import { openBlockValue, type SealedField } from './sealed-tokens.ts';
 
 export interface ParsedMessagesRequest {
@@ -132,7 +133,10 @@ function readToolResult(f: Fields, path: string): CanonicalMessage {
 
 /** A user turn: its tool results become tool messages, the other blocks user messages, in order. */
 function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
-  if (typeof value === 'string') return [{ role: 'user', content: [{ type: 'text', text: value }] }];
+  if (typeof value === 'string') {
+    checkUserText(value, path);
+    return [{ role: 'user', content: [{ type: 'text', text: value }] }];
+  }
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
   if (value.length === 0) invalid(path, 'must not be empty');
   const out: CanonicalMessage[] = [];
@@ -154,6 +158,9 @@ function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
     } else unsupportedBlock(type, p, 'text, image, image_url or tool_result');
   });
   flush();
+  // A turn of tool results needs nothing beside them; blank text next to them is left out upstream.
+  const only = out.length === 1 ? out[0]! : undefined;
+  if (only?.role === 'user') checkUserParts(only.content, path);
   return out;
 }
 

@@ -113,8 +113,11 @@ describe('parseChatCompletionRequest', () => {
     assert.equal(parseChatCompletionRequest({ ...user('x'), response_format: { type: 'text' } }).request.responseFormat, undefined);
   });
 
-  it('ignores include_usage on a request that does not stream', () => {
-    assert.equal(parseChatCompletionRequest({ ...user('x'), stream_options: { include_usage: true } }).includeUsage, false);
+  it('refuses stream_options on a request that does not stream, as OpenAI does; null is none', () => {
+    assert.equal(error400({ ...user('x'), stream_options: { include_usage: true } }), 'stream_options: is only allowed when stream is true');
+    assert.equal(error400({ ...user('x'), stream: false, stream_options: {} }), 'stream_options: is only allowed when stream is true');
+    assert.equal(parseChatCompletionRequest({ ...user('x'), stream_options: null }).includeUsage, false);
+    assert.equal(parseChatCompletionRequest({ ...user('x'), stream: true, stream_options: { include_usage: false } }).includeUsage, false);
   });
 
   it('names the offending field', () => {

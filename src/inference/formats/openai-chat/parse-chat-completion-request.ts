@@ -24,6 +24,8 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { readStreamOptions } from '../stream-options.ts';
+import { checkUserParts, checkUserText } from '../user-content.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
 
 export interface ParsedChatCompletionRequest {
@@ -57,10 +59,13 @@ function readTextContent(value: unknown, path: string, opts: { nullable?: boolea
 }
 
 function readUserContent(value: unknown, path: string): UserContentPart[] {
-  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  if (typeof value === 'string') {
+    checkUserText(value, path);
+    return [{ type: 'text', text: value }];
+  }
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content parts');
   if (value.length === 0) invalid(path, 'must not be empty');
-  return value.map((part, i): UserContentPart => {
+  const parts = value.map((part, i): UserContentPart => {
     const p = at(path, i);
     const f = expectFields(part, p);
     const type = readString(f, 'type', p, { required: true });
@@ -74,6 +79,8 @@ function readUserContent(value: unknown, path: string): UserContentPart[] {
     }
     return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected text or image_url`);
   });
+  checkUserParts(parts, path);
+  return parts;
 }
 
 function readToolCalls(value: unknown, path: string): ToolCall[] {
@@ -123,6 +130,8 @@ function readMessage(value: unknown, path: string, sealer: ReasoningSealer): Can
       };
   }
 }
+
+const isTurn = (m: CanonicalMessage): boolean => m.role !== 'system';
 
 function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObject {
   if (value === undefined || value === null) return fallback;
@@ -212,6 +221,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   const messages = body.messages.map((m, i) => readMessage(m, at('messages', i), sealer));
+  // As on /v1/messages: system text alone is no conversation (an Anthropic upstream refuses it).
+  if (!messages.some(isTurn)) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
   const toolChoice = readToolChoice(body, tools);
   const responseFormat = readResponseFormat(body);
@@ -222,10 +233,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const n = readInteger(body, 'n', '', { min: 1 });
   if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
   const stream = readBoolean(body, 'stream', '') ?? false;
-  let includeUsage = false;
-  if (body.stream_options !== undefined && body.stream_options !== null) {
-    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
-  }
+  const streamOptions = readStreamOptions(body, stream);
+  const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;
   const user = readString(body, 'user', '');
   const parallelToolCalls = readBoolean(body, 'parallel_tool_calls', '');
   const reasoningEffort = readEnum(body, 'reasoning_effort', '', REASONING_EFFORTS);
@@ -243,5 +252,5 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
     ...(user !== undefined ? { user } : {}),
     ...(reasoningEffort !== undefined ? { reasoning: { effort: reasoningEffort } } : {}),
   };
-  return { model, request, includeUsage: stream && includeUsage };
+  return { model, request, includeUsage };
 }

@@ -1,5 +1,7 @@
 import type { CanonicalChatRequest } from '../../canonical/chat.ts';
-import { expectFields, invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
+import { readStreamOptions } from '../stream-options.ts';
+import { checkUserText } from '../user-content.ts';
+import { invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
 
 export interface ParsedCompletionRequest {
   /** Undefined when the client named none. */
@@ -32,7 +34,7 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const body = readBody(rawBody);
   const model = readString(body, 'model', '', { nonEmpty: true });
   const prompt = readPrompt(body.prompt);
-  if (prompt === '') invalid('prompt', 'must not be empty');
+  checkUserText(prompt, 'prompt');
   if (readBoolean(body, 'echo', '') === true) invalid('echo', 'is not supported');
   if (readString(body, 'suffix', '')) invalid('suffix', 'is not supported');
   const bestOf = readInteger(body, 'best_of', '', { min: 1 });
@@ -46,14 +48,12 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
   const stream = readBoolean(body, 'stream', '') ?? false;
-  let includeUsage = false;
-  if (body.stream_options !== undefined && body.stream_options !== null) {
-    includeUsage = readBoolean(expectFields(body.stream_options, 'stream_options'), 'include_usage', 'stream_options') ?? false;
-  }
+  const streamOptions = readStreamOptions(body, stream);
+  const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;
   const user = readString(body, 'user', '');
   return {
     model,
-    includeUsage: stream && includeUsage,
+    includeUsage,
     request: {
       messages: [
         { role: 'system', content: CONTINUATION_INSTRUCTION },

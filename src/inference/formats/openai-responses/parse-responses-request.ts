@@ -14,6 +14,8 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
+import { readStreamOptions } from '../stream-options.ts';
+import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
   ConversationItem,
   InputImagePart,
@@ -124,7 +126,9 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
   switch (type) {
     case 'message': {
       const role = readEnum(f, 'role', path, ROLES, { required: true })!;
-      return { type: 'message', role, content: readContent(f.content, at(path, 'content'), role), ...withId };
+      const content = readContent(f.content, at(path, 'content'), role);
+      if (role === 'user') checkUserParts(content, at(path, 'content'));
+      return { type: 'message', role, content, ...withId };
     }
     case 'function_call':
       return {
@@ -192,11 +196,16 @@ function readInput(body: Fields, sealer: ReasoningSealer): InputItem[] {
   if (v === undefined || v === null) invalid('input', 'is required');
   // Nothing to answer is refused as on the other endpoints (docs/api-decisions.md), not sent upstream.
   if ((typeof v === 'string' || Array.isArray(v)) && v.length === 0) invalid('input', 'must not be empty');
-  if (typeof v === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: v }] }];
+  if (typeof v === 'string') {
+    checkUserText(v, 'input');
+    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: v }] }];
+  }
   if (!Array.isArray(v)) invalid('input', 'must be a string or an array of items');
   if (v.length > MAX_ITEMS) invalid('input', `must have at most ${MAX_ITEMS} items`);
   return v.map((item, i) => readItem(item, at('input', i), sealer));
 }
+
+const isInstruction = (item: InputItem): boolean => item.type === 'message' && (item.role === 'system' || item.role === 'developer');
 
 function readNames(value: unknown, path: string): string[] {
   if (!Array.isArray(value) || !value.every((s): s is string => typeof s === 'string')) invalid(path, 'must be an array of tool names');
@@ -369,6 +378,10 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const input = readInput(body, sealer);
   const instructions = readString(body, 'instructions', '') ?? null;
   const previousResponseId = readString(body, 'previous_response_id', '', { nonEmpty: true }) ?? null;
+  // System text alone is no conversation (as on chat completions and messages), unless it continues one.
+  if (previousResponseId === null && input.every(isInstruction)) {
+    invalid('input', 'must have a user or assistant message');
+  }
   const { functions, mcp, echo } = readTools(body);
   const toolChoice = readToolChoice(body, functions, mcp);
   const text = readTextFormat(body);
@@ -385,13 +398,17 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   const user = readString(body, 'user', '') ?? readString(body, 'safety_identifier', '');
+  const stream = readBoolean(body, 'stream', '') ?? false;
+  // `include_obfuscation` only pads deltas against side channels; the answer is the same without it.
+  const streamOptions = readStreamOptions(body, stream);
+  if (streamOptions !== undefined) readBoolean(streamOptions, 'include_obfuscation', 'stream_options');
   return {
     model,
     input,
     instructions,
     previousResponseId,
     store: readBoolean(body, 'store', '') ?? true,
-    stream: readBoolean(body, 'stream', '') ?? false,
+    stream,
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(topP === undefined ? {} : { topP }),

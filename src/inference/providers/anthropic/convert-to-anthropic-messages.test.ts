@@ -71,4 +71,20 @@ describe('convertToAnthropicMessages', () => {
     ]);
     assert.deepEqual(out.messages, [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
   });
+
+  it('drops whitespace-only text too (the API wants non-whitespace text): parts, assistant text before a tool call, system', () => {
+    const out = convertToAnthropicMessages([
+      { role: 'system', content: ' \n' },
+      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: '  ' }] },
+      { role: 'assistant', content: '\n\n', toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'call_1', content: 'ok', parts: [{ type: 'text', text: 'ok' }, { type: 'text', text: '\t' }] },
+      { role: 'assistant', content: ' ', toolCalls: [] },
+    ]);
+    assert.equal(out.system, undefined);
+    assert.deepEqual(out.messages, [
+      { role: 'user', content: [{ type: 'text', text: 'a' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'f', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'ok' }] }] },
+    ]);
+  });
 });

@@ -37,11 +37,13 @@ function imageSource(url: string): AnthropicImageSource {
 
 const cache = (c: CacheControl | undefined): Cached => (c === undefined ? {} : { cache_control: c });
 
+/** Anthropic refuses text blocks that are empty or only whitespace ("must contain non-whitespace text"). */
+const NOT_BLANK = /\S/;
+
 function userBlocks(parts: readonly UserContentPart[]): (AnthropicContentBlock & { type: 'text' | 'image' })[] {
   return parts.flatMap((p): (AnthropicContentBlock & { type: 'text' | 'image' })[] => {
     if (p.type === 'image') return [{ type: 'image', source: imageSource(p.url), ...cache(p.cacheControl) }];
-    // Anthropic refuses empty text blocks.
-    return p.text === '' ? [] : [{ type: 'text', text: p.text, ...cache(p.cacheControl) }];
+    return NOT_BLANK.test(p.text) ? [{ type: 'text', text: p.text, ...cache(p.cacheControl) }] : [];
   });
 }
 
@@ -77,7 +79,8 @@ function toolInput(args: string): Record<string, unknown> {
  * Canonical messages -> the Messages API: system messages lifted into `system` (joined, Anthropic
  * has one), tool results sent as `tool_result` blocks of a user turn, consecutive turns of one role
  * merged (the API wants them alternating), with tool results first in a merged user turn as the
- * API requires. Assistant turns with nothing in them are dropped; the API refuses empty content.
+ * API requires. Blank text blocks and assistant turns with nothing in them are dropped; the API
+ * refuses empty content.
  */
 export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]): {
   system: AnthropicSystem | undefined;
@@ -98,7 +101,7 @@ export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]
   for (const m of messages) {
     switch (m.role) {
       case 'system':
-        if (m.content !== '') system.push(m.cacheControl === undefined ? { text: m.content } : { text: m.content, cacheControl: m.cacheControl });
+        if (NOT_BLANK.test(m.content)) system.push(m.cacheControl === undefined ? { text: m.content } : { text: m.content, cacheControl: m.cacheControl });
         break;
       case 'user':
         push('user', userBlocks(m.content));
@@ -120,7 +123,8 @@ export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]
           markLast(
             [
               ...reasoningBlocks(m.reasoning),
-              ...(m.content === '' ? [] : [{ type: 'text' as const, text: m.content }]),
+              // A model's turn of whitespace before its tool call comes back as such; the API refuses it.
+              ...(NOT_BLANK.test(m.content) ? [{ type: 'text' as const, text: m.content }] : []),
               ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: toolInput(c.arguments) })),
             ],
             m.cacheControl,
