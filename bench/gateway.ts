@@ -1,5 +1,5 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,8 +42,10 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
-const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'alloc';
-const ALLOCATIONS = process.env.BENCH_PROFILE === 'alloc';
+const PROFILE = ['1', 'alloc', 'live'].includes(process.env.BENCH_PROFILE ?? '');
+const ALLOCATIONS = process.env.BENCH_PROFILE === 'alloc' || process.env.BENCH_PROFILE === 'live';
+// `live`: only the sampled objects still on the heap when the run ends (what survived, or was promoted and not yet collected).
+const LIVE = process.env.BENCH_PROFILE === 'live';
 // Which targets' servers are profiled: the gateway's by default; e.g. `b,c,h` to compare with the floors.
 const PROFILE_TARGETS = (process.env.BENCH_PROFILE_TARGETS ?? 'c,d,e,f').split(',').map((s) => s.trim());
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -80,9 +82,11 @@ interface Child {
 }
 
 async function start(name: string, args: string[], execArgv: string[] = [], stderr: 'inherit' | 'ignore' = 'inherit'): Promise<Child> {
+  // BENCH_GATEWAY_STDOUT=<file> keeps the gateway's standard output (its log, or --trace-gc lines).
+  const stdout = name === 'gateway' && process.env.BENCH_GATEWAY_STDOUT ? openSync(process.env.BENCH_GATEWAY_STDOUT, 'w') : 'ignore';
   const child = fork(new URL(`./children/${name}.ts`, import.meta.url), args, {
     execArgv: ['--import', 'tsx', ...execArgv],
-    stdio: ['ignore', 'ignore', stderr, 'ipc'],
+    stdio: ['ignore', stdout, stderr, 'ipc'],
   });
   const waitFor = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
       for (const target of targets) {
         const s0 = target.server ? await stats(target.server) : null;
         const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
-        if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS }, 'profile-started');
+        if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS, live: LIVE }, 'profile-started');
         const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
         results.set(`${mode.name}|${concurrency}|${target.name}`, r);
         if (profiled) {

@@ -12,7 +12,7 @@ export function answerProfileMessages(served: () => number): void {
   let profiler: Session | null = null;
   let allocations = false;
   let servedAtStart = 0;
-  process.on('message', (m: { type: string; file?: string; allocations?: boolean }) => {
+  process.on('message', (m: { type: string; file?: string; allocations?: boolean; live?: boolean }) => {
     if (m.type === 'profile-start') {
       void (async () => {
         profiler = new Session();
@@ -20,7 +20,8 @@ export function answerProfileMessages(served: () => number): void {
         allocations = m.allocations === true;
         if (allocations) {
           // Every 4 KB allocated on average: what the garbage collector's share of the CPU comes from.
-          await profiler.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+          const collected = m.live !== true;
+          await profiler.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
         } else {
           await profiler.post('Profiler.enable');
           await profiler.post('Profiler.start');
