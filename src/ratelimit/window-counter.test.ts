@@ -22,11 +22,11 @@ describe('WindowCounter sweeps', () => {
       assert.equal(counter.size, 2);
       assert.equal(counter.peek('a', 10_000), null);
       assert.deepEqual(counter.peek('c', 10_000), { count: 2, resetMs: 500 });
-      // The next sweep is one period later.
+      // The next sweep is one period later: 'c' ended at 10 500 and stays until then.
       counter.consume('d', 19_999);
       assert.equal(counter.size, 2);
       counter.consume('e', 20_000);
-      assert.equal(counter.size, 1);
+      assert.equal(counter.size, 2, "'c' swept; 'd' (opened again at 19 999) and 'e' are open");
       assert.equal(setInterval.mock.callCount() + setTimeout.mock.callCount(), 0, 'no timer');
     } finally {
       mock.restoreAll();
