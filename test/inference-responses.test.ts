@@ -6,6 +6,7 @@ import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
 import { accountCredits, expectedCost, PRICES, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, manualClock, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 import { pruneExpiredResponses } from '../src/inference/responses/responses.repository.ts';
 
 type Usage3 = { input: number; cached: number; output: number };
@@ -15,8 +16,17 @@ const KINDS = [
   { name: 'Anthropic', model: 'svc-vision' as const, fake: (g: Gateway) => g.anthropic },
 ];
 
-/** A credit lease is valid for half its stale period of the app's clock: after a jump of days, wait for the renewal. */
-const leasesRenewed = () => new Promise((r) => setTimeout(r, 1200));
+/**
+ * A credit lease is trusted for half its stale period of the app's clock, so after the test moves
+ * the clock by days the instance's lease is out of date and a request is refused (402) until it is
+ * renewed or gone: wait until the account's idle lease went back (CREDIT_LEASE_IDLE_MS, 100 ms
+ * here), so the next request takes a new one, valid from the moved clock.
+ */
+const leaseReturned = (g: Gateway, accountId: number) =>
+  waitFor(
+    async () => (await g.t.deps.db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow()).reserved === 0n,
+    { message: `the credit lease of account ${accountId} did not go back` },
+  );
 
 /** The books of an account: the ledger sums to the balance and nothing stays held. */
 async function assertBooks(g: Gateway, accountId: number): Promise<void> {
@@ -47,8 +57,7 @@ describe('/v1/responses over both upstream kinds', () => {
   let g: Gateway;
   const clock = manualClock();
   before(async () => {
-    // Leases renewed often (every ~0.8 s), so they are valid again soon after the test moves the clock by days.
-    g = await startGateway({ clock, env: { CREDIT_LEASE_STALE_MS: '5000' } });
+    g = await startGateway({ clock });
   });
   after(() => g.close());
 
@@ -243,10 +252,10 @@ describe('/v1/responses over both upstream kinds', () => {
     g.openai.chat.enqueue({ text: 'old' }, { text: 'newer' });
     const r1 = await client.responses.create({ model: 'svc-fast', input: 'one' });
     clock.advance(20 * 86_400_000);
-    await leasesRenewed();
+    await leaseReturned(g, acct.id);
     const r2 = await client.responses.create({ model: 'svc-fast', input: 'two', previous_response_id: r1.id });
     clock.advance(11 * 86_400_000);
-    await leasesRenewed();
+    await leaseReturned(g, acct.id);
     await assert.rejects(client.responses.retrieve(r1.id), OpenAI.NotFoundError);
     await assert.rejects(client.responses.create({ model: 'svc-fast', input: 'x', previous_response_id: r1.id }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.message.includes('response not found'));
     await assert.rejects(

@@ -15,6 +15,7 @@ import { systemClock } from '../src/shared/clock.ts';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../src/storage/database.ts';
 import { freshDatabase } from './helpers/database.ts';
 import { addr, USDC } from './helpers/market.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /**
  * SIGKILL in the middle of money-moving load, on the embedded database (a DATA_DIR) and on a
@@ -53,22 +54,28 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Waits until `ready()` holds, failing early if the process exits. */
-async function until(p: Proc, ready: () => boolean | Promise<boolean>): Promise<void> {
+/**
+ * Waits until `ready()` holds (`what`), failing early if the process exits, and after two
+ * minutes with what it waited for and the end of the process's output.
+ */
+async function until(p: Proc, what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
   let exited = false;
   void p.exited.then(() => (exited = true));
-  for (;;) {
-    if (await ready()) return;
-    if (exited) throw new Error(`process exited early:\n${p.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    async () => {
+      if (await ready()) return true;
+      if (exited) throw new Error(`process exited early, waiting for ${what}:\n${p.output()}`);
+      return false;
+    },
+    { timeoutMs: 120_000, everyMs: 50, message: () => `${what}; the process's output ends:\n${p.output().slice(-2000)}` },
+  );
 }
 
 async function startService(env: Record<string, string>): Promise<Proc & { url: string }> {
   const port = await freePort();
   const p = run(['src/main.ts'], { ...env, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, RATE_LIMIT_MARKET_PER_MINUTE: '1000000' });
   const url = `http://127.0.0.1:${port}`;
-  await until(p, async () => {
+  await until(p, `the service answering ${url}/healthz`, async () => {
     try {
       return (await fetch(`${url}/healthz`)).ok;
     } catch {
@@ -197,7 +204,7 @@ describe('SIGKILL under load leaves balanced books', () => {
 
   it('a trade load killed mid-flight', async () => {
     const load = run(['test/helpers/trade-load.ts'], loadEnv());
-    await until(load, () => lastCount(load.output()) >= 300);
+    await until(load, 'the trade load reporting 300 committed trades', () => lastCount(load.output()) >= 300);
     await kill9(load);
     await checkAfterCrash(env, openAgain, lastCount(load.output()));
   });
@@ -207,7 +214,11 @@ describe('SIGKILL under load leaves balanced books', () => {
     // PGlite serves one process: the trade load shares the database only on a server.
     const trades = onServer ? run(['test/helpers/trade-load.ts'], loadEnv()) : null;
     const http = httpMoneyLoad(service.url, accounts);
-    await until(service, () => http.count() >= 150 && (trades === null || lastCount(trades.output()) >= 300));
+    await until(
+      service,
+      '150 HTTP money calls answered (and, on a server, the trade load reporting 300 committed trades)',
+      () => http.count() >= 150 && (trades === null || lastCount(trades.output()) >= 300),
+    );
     await kill9(service);
     if (trades) await kill9(trades);
     await http.stop();

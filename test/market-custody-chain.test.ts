@@ -11,6 +11,7 @@ import { startTestChain, type TestChain, type TestWallet } from './helpers/chain
 import { admin, getJson, signedPost, type Signer } from './helpers/custody-client.ts';
 import { assertBooksBalanced, USDC } from './helpers/market.ts';
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const DEPOSIT = '/api/pool/deposit';
 const WITHDRAW = '/api/pool/withdraw';
@@ -339,10 +340,15 @@ describe('market custody over HTTP on a real local chain (CHAIN=evm)', () => {
       const queued = await inTransaction(t.deps.db, (trx) =>
         requestWithdrawal(trx, { wallet: alice!.address, amount: 7n * USDC, chain: 'ganache', onChainAvailable: null, minUnits: USDC, at: new Date() }),
       );
-      const row = await waitFor(async () => {
-        const r = await admin(t, 'GET', `/admin/withdrawals/${queued.withdrawal.id}`);
-        return r.body.status === 'completed' ? r.body : null;
-      });
+      let last: unknown = null;
+      const row = await waitFor(
+        async () => {
+          const r = await admin(t, 'GET', `/admin/withdrawals/${queued.withdrawal.id}`);
+          last = r.body;
+          return r.body.status === 'completed' ? r.body : null;
+        },
+        { timeoutMs: 60_000, everyMs: 50, message: () => `withdrawal ${queued.withdrawal.id} not completed by the reconciler: ${JSON.stringify(last)}` },
+      );
       assert.match(row.tx_hash as string, /^0x[0-9a-f]{64}$/);
       const b = await getJson(t, `/api/pool/ledger/${alice!.address}?type=withdraw&limit=1`);
       assert.equal((b.body.data as Json[])[0]!.tx_hash, row.tx_hash);
@@ -354,12 +360,3 @@ describe('market custody over HTTP on a real local chain (CHAIN=evm)', () => {
     }
   });
 });
-
-/** Polls `probe` until it answers (bounded by the test runner's timeout, not by a clock assertion). */
-async function waitFor<T>(probe: () => Promise<T | null>): Promise<T> {
-  for (;;) {
-    const v = await probe();
-    if (v !== null) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

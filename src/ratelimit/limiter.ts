@@ -32,9 +32,6 @@ export interface RateLimiterOptions {
   readonly now?: () => number;
 }
 
-/** How often windows that ended are dropped from an in-process limiter. */
-const SWEEP_MS = 60_000;
-
 /**
  * A fixed-window counter per key. On Redis every instance shares the counters; if Redis stops
  * answering, an in-process limiter takes over so requests are still limited (per instance).
@@ -79,8 +76,8 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
 
 function createLocalRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const now = opts.now ?? Date.now;
-  const counter = new WindowCounter(opts.points, opts.durationSeconds * 1000);
-  setInterval(() => counter.sweep(now()), SWEEP_MS).unref();
+  // Windows that ended are swept by consume() itself, every minute: no timer to clear.
+  const counter = new WindowCounter(opts.points, opts.durationSeconds * 1000, 60_000);
   const tryConsume = (key: string): RateDecision => ({ limit: opts.points, ...counter.consume(key, now()) });
   return {
     limit: opts.points,

@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { waitFor } from '../../../test/helpers/wait.ts';
 import type { ProviderConfig } from '../../config/catalog.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, networkFailure, type BodyReader } from './upstream-transport.ts';
@@ -131,7 +133,7 @@ describe('upstream transport: postJson', () => {
     await arrival;
     controller.abort(reason);
     await assert.rejects(pending, (e: unknown) => e === reason);
-    for (let i = 0; i < 50 && up.closed === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => up.closed > closedBefore, { message: 'the upstream did not see its request closed' });
     assert.equal(up.closed, closedBefore + 1, 'the upstream saw its request closed');
   });
 });
@@ -146,10 +148,13 @@ describe('upstream transport: postStream', () => {
     for (let b = await r.read(); b !== null; b = await r.read()) parts.push(b);
     return Buffer.concat(parts).toString('utf8');
   };
-  const until = async (done: () => boolean) => {
-    for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(done());
+  /** Waits until the upstream saw `n` more of its exchanges closed than `before`, and no more. */
+  const closedSince = async (before: number, n: number) => {
+    await waitFor(() => up.closed >= before + n, { message: () => `the upstream saw ${up.closed - before} exchanges closed, not ${n}` });
+    assert.equal(up.closed, before + n);
   };
+  /** Whether the reader stopped reading the socket (STREAM_HIGH_WATER unread). */
+  const paused = (r: BodyReader) => (r as unknown as { paused: boolean }).paused;
 
   before(async () => {
     up = await loopbackUpstream({ timeoutMs: 2000, firstByteTimeoutMs: 2000, idleTimeoutMs: 300 });
@@ -166,14 +171,13 @@ describe('upstream transport: postStream', () => {
       accept = req.headers.accept;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: 1\n\n');
-      setTimeout(() => {
-        res.write(big);
-        res.end('data: [DONE]\n\n');
-      }, 10);
+      res.write(big);
+      res.end('data: [DONE]\n\n');
     };
     const r = await open();
-    // Nothing read for a while: the megabyte waits in the socket, not in memory here.
-    await new Promise((res) => setTimeout(res, 50));
+    // Nothing read: once the reader holds STREAM_HIGH_WATER it stops reading the socket, and the
+    // rest of the megabyte waits there, not in memory here.
+    await waitFor(() => paused(r), { message: 'the reader did not stop reading the socket with the body unread' });
     assert.equal(await readAll(r), `data: 1\n\n${big}data: [DONE]\n\n`);
     assert.equal(accept, 'text/event-stream');
   });
@@ -192,7 +196,10 @@ describe('upstream transport: postStream', () => {
       const r = await open();
       assert.equal((await r.read())?.toString(), 'data: [DONE]\n\n');
       r.release();
-      await new Promise((res) => setTimeout(res, 20));
+      // A read after release() answers at the end of the drain: the answer is complete, and undici
+      // hands its connection back to the pool on the event loop's next turn.
+      assert.equal(await r.read(), null, 'the released answer drained to its end');
+      await nextTurn();
     }
     up.server.off('connection', count);
     assert.equal(socketsClosed, 0, 'no connection was closed');
@@ -208,12 +215,12 @@ describe('upstream transport: postStream', () => {
     const released = await open();
     await released.read();
     released.release();
-    await until(() => up.closed === before + 1);
+    await closedSince(before, 1);
     before = up.closed;
     const destroyed = await open();
     await destroyed.read();
     destroyed.destroy();
-    await until(() => up.closed === before + 1);
+    await closedSince(before, 1);
     await assert.rejects(destroyed.read(), /closed before its end/);
   });
 
@@ -229,7 +236,7 @@ describe('upstream transport: postStream', () => {
     const reason = new Error('client left');
     controller.abort(reason);
     await assert.rejects(r.read(), (e: unknown) => e === reason);
-    await until(() => up.closed === before + 1);
+    await closedSince(before, 1);
   });
 
   it('gives a non-2xx as a ProviderFailure, and an idle body a timeout the mapping reads as 504', async () => {

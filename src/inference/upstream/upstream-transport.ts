@@ -23,7 +23,10 @@ export interface UpstreamPost {
 export interface BodyReader {
   /** What arrived since the last read, in one buffer; null at the end of the body. */
   read(): Promise<Buffer | null>;
-  /** Stops reading a complete answer: the rest drains, so the connection serves the next request. */
+  /**
+   * Stops reading a complete answer: the rest drains, so the connection serves the next request.
+   * A read() after it resolves null once the rest drained (fails when it was cut off).
+   */
   release(): void;
   /** Stops reading early: closes the upstream request. */
   destroy(): void;
