@@ -55,16 +55,21 @@ async function one(c: Case): Promise<number> {
     release: () => {},
     destroy: () => {},
   };
-  const stream = await startBatchedChatStream(readProviderEvents(body, c.parser(), undefined), { estimateInput: () => 12, mapError: (e) => e });
+  const stream = await startBatchedChatStream(readProviderEvents(body, c.parser(), undefined, { textRuns: true }), { estimateInput: () => 12, mapError: (e) => e });
   let out = encoder.start();
-  for await (const parts of stream.batches()) for (const part of parts) out += encoder.encode(part);
+  // As serve-chat-turn.ts: text runs for an encoder that takes them.
+  const batches = encoder.encodeRun ? stream.batches({ textRuns: true }) : stream.batches();
+  for await (const parts of batches) for (const part of parts) out += part.type === 'text-run' ? encoder.encodeRun!(part.run) : encoder.encode(part);
   out += encoder.end();
   // The server writes the text to its socket as UTF-8.
   return Buffer.byteLength(out);
 }
 
+// BENCH_CASES=c,e narrows the run (e.g. for --cpu-prof).
+const only = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
 for (const round of ['warm-up', 'measured']) {
   for (const [name, c] of Object.entries(cases)) {
+    if (only.length > 0 && !only.includes(name[1]!)) continue;
     const n = round === 'warm-up' ? ROUNDS / 3 : ROUNDS;
     const t0 = process.cpuUsage();
     let bytes = 0;

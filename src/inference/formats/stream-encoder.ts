@@ -1,4 +1,5 @@
 import type { StreamPart } from '../canonical/chat.ts';
+import type { TextRun } from '../canonical/text-run.ts';
 
 /** The service's id, the brand id and the creation time an answer is given under. */
 export interface TurnIdentity {
@@ -13,6 +14,12 @@ export interface StreamEncoder {
   /** What opens the stream, before the first part (may be empty). */
   start(): string;
   encode(part: StreamPart): string;
+  /**
+   * A run of text deltas as the upstream sent them (text-run.ts), for an encoder that can pass a
+   * run of its own protocol on rewritten, without reading each event; absent, runs arrive as text
+   * deltas.
+   */
+  encodeRun?(run: TextRun): string;
   /** The protocol's error event, for a failure after the stream began (no status can be set then). */
   fail(error: unknown): string;
   /** What closes the stream after its last part or its error (may be empty). */

@@ -1,4 +1,5 @@
 import type { CanonicalChatResponse, FinishReason, StreamPart } from '../canonical/chat.ts';
+import type { TextEventTemplate, TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
 
 /** Content parts a provider stream yields; `finish` and `usage` are added by the upstream layer. */
@@ -11,6 +12,7 @@ export type ContentPart = Exclude<StreamPart, { type: 'finish' } | { type: 'usag
  */
 export type ProviderStreamEvent =
   | ContentPart
+  | TextRunPart
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }
   | { readonly type: 'reported-usage'; readonly usage: Partial<Usage> };
 
@@ -37,6 +39,11 @@ export interface ProviderStreamParser {
   push(event: SseEvent, out: ProviderStreamEvent[]): boolean;
   /** The events ended: appends the finish, or throws when the answer was cut short. */
   end(out: ProviderStreamEvent[]): void;
+  /**
+   * The event that push() would read as one non-empty text delta and nothing else, once learned:
+   * such events may be given as a text run instead of being pushed one by one (text-run.ts).
+   */
+  textTemplate?(): TextEventTemplate | null;
 }
 
 /** A parser run over an event iterable, yielding event by event. */

@@ -1,3 +1,5 @@
+import type { TextEventTemplate } from '../canonical/text-run.ts';
+
 /**
  * Reads the common streamed event (a text delta) without parsing its JSON. Learned from an event
  * that was parsed in full and carried nothing but one string field: its bytes around that
@@ -11,6 +13,11 @@ export interface StringFieldTemplate {
   match(data: string): string | undefined;
   /** Learns from an event parsed in full whose only meaningful content is `value` under `key`. */
   learn(data: string, value: string): void;
+  /**
+   * The learned event as server-sent event text (`before` + `data: ` + its data + a blank line),
+   * for runs of such events read without splitting them (text-run.ts); null before one is learned.
+   */
+  sse(protocol: string, before: string): TextEventTemplate | null;
 }
 
 /** A quote, a backslash or a control character: the literal is parsed (or rejected) by JSON.parse. */
@@ -21,6 +28,7 @@ export function createStringFieldTemplate(key: string): StringFieldTemplate {
   const needle = `${JSON.stringify(key)}:`;
   let prefix: string | null = null;
   let suffix = '';
+  let sse: TextEventTemplate | null = null;
 
   return {
     match(data) {
@@ -45,6 +53,7 @@ export function createStringFieldTemplate(key: string): StringFieldTemplate {
     },
     learn(data, value) {
       prefix = null;
+      sse = null;
       // `"key":` occurs only where key is an object key (inside a string literal a quote is always
       // escaped); it must occur once, so that it is the field the value was read from.
       const at = data.indexOf(needle);
@@ -59,6 +68,11 @@ export function createStringFieldTemplate(key: string): StringFieldTemplate {
       if (JSON.parse(literal) !== value) return;
       prefix = data.slice(0, start);
       suffix = data.slice(end + 1);
+    },
+    sse(protocol, before) {
+      if (prefix === null) return null;
+      // The prefix holds `"key":`, a quote, and the tail a line break: neither occurs in a literal.
+      return (sse ??= { protocol, head: `${before}data: ${prefix}`, tail: `${suffix}\n\n` });
     },
   };
 }

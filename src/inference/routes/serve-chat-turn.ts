@@ -77,9 +77,10 @@ export async function serveChatTurn(
     let failure: unknown = null;
     try {
       // The parts of one upstream read leave in one write.
-      for await (const parts of stream.batches()) {
+      const batches = encoder.encodeRun ? stream.batches({ textRuns: true }) : stream.batches();
+      for await (const parts of batches) {
         let text = '';
-        for (const part of parts) text += encoder.encode(part);
+        for (const part of parts) text += part.type === 'text-run' ? encoder.encodeRun!(part.run) : encoder.encode(part);
         sse.send(text);
         if (sse.full) await sse.drained();
         // Leaving the loop closes the upstream request (the stream's iterator returns).

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { textsOfRun } from '../canonical/text-run.ts';
 import { createOpenAIChatStreamParser } from '../providers/openai-compatible/parse-openai-chat-stream.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
@@ -94,5 +96,71 @@ describe('readProviderEvents', () => {
     await assert.rejects(async () => {
       for await (const x of readProviderEvents(failing, parser(), AbortSignal.abort(reason))) void x;
     }, (e: unknown) => e === reason);
+  });
+});
+
+describe('readProviderEvents with text runs', () => {
+  /** Every event the reader gave, a run as the text deltas it holds, and how the stream ended. */
+  async function read(reads: Buffer[], textRuns: boolean): Promise<{ events: ProviderStreamEvent[]; runs: number; error: string | null }> {
+    let i = 0;
+    const b: BodyReader = { read: async () => reads[i++] ?? null, release() {}, destroy() {} };
+    const events: ProviderStreamEvent[] = [];
+    let runs = 0;
+    let error: string | null = null;
+    try {
+      for await (const batch of readProviderEvents(b, parser(), undefined, { textRuns })) {
+        for (const e of batch) {
+          if (e.type !== 'text-run') events.push(e);
+          else {
+            runs++;
+            for (const text of textsOfRun(e.run)) events.push({ type: 'text-delta', text });
+          }
+        }
+      }
+    } catch (e) {
+      error = String(e);
+    }
+    return { events, runs, error };
+  }
+
+  const upstreamChunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-up', object: 'chat.completion.chunk', model: 'up-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+  it('gives the same events as reading them one by one, however the body is split', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('', ' ', '\n', '"', '\\', 'é', '😀', '"}}\n\n', 'data: {'));
+    const piece = fc.oneof(
+      { weight: 8, arbitrary: text.map((t) => upstreamChunk({ content: t })) },
+      { weight: 1, arbitrary: fc.constant(upstreamChunk({ role: 'assistant', content: '' })) },
+      { weight: 1, arbitrary: text.map((t) => upstreamChunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: t } }] })) },
+      { weight: 1, arbitrary: fc.constant(': keep-alive\n\n') },
+      { weight: 1, arbitrary: fc.constant('data: {"not json\n\n') },
+    );
+    const ending = fc.constantFrom(upstreamChunk({}, 'stop') + 'data: [DONE]\n\n', 'data: [DONE]\n\n', '', upstreamChunk({ content: 'x' }).slice(0, 30));
+    return fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), ending, fc.array(fc.nat(), { maxLength: 6 }), async (pieces, end, cuts) => {
+        const bytes = Buffer.from(pieces.join('') + end);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const reads = [...at, bytes.length].map((c, k) => bytes.subarray(k === 0 ? 0 : at[k - 1]!, c)).filter((r) => r.length > 0);
+        const plain = await read(reads, false);
+        const withRuns = await read(reads, true);
+        assert.deepEqual(withRuns.events, plain.events);
+        assert.equal(withRuns.error, plain.error);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives a run for the events after the one the template was learned from, in the same read', async () => {
+    const reads = [Buffer.from([upstreamChunk({ role: 'assistant', content: '' }), ...['a', 'b', 'c'].map((t) => upstreamChunk({ content: t })), upstreamChunk({}, 'stop'), 'data: [DONE]\n\n'].join(''))];
+    const r = await read(reads, true);
+    assert.equal(r.runs, 1);
+    assert.deepEqual(r.events.filter((e) => e.type === 'text-delta').map((e) => (e as { text: string }).text), ['a', 'b', 'c']);
+  });
+
+  it('reads a body with carriage returns event by event', async () => {
+    const reads = [Buffer.from([upstreamChunk({ content: 'a' }), upstreamChunk({ content: 'b' }), upstreamChunk({ content: 'c' }), 'data: [DONE]\n\n'].join('').replaceAll('\n', '\r\n'))];
+    const r = await read(reads, true);
+    assert.equal(r.runs, 0);
+    assert.deepEqual(r.events.map((e) => (e as { text?: string }).text), ['a', 'b', 'c', undefined]);
   });
 });

@@ -1,7 +1,42 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { TextEventTemplate, TextRun } from '../canonical/text-run.ts';
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
-import { createSseSplitter } from './read-sse-events.ts';
+import { SseReader, type SseVisitor } from './read-sse-events.ts';
 import { networkFailure, type BodyReader } from './upstream-transport.ts';
+
+export interface ReadProviderEventsOptions {
+  /**
+   * Give the parser's text-delta events that follow each other as one `text-run` event, kept as
+   * their text, when the parser knows their template (see text-run.ts); else each is parsed.
+   */
+  readonly textRuns?: boolean;
+}
+
+/** The parser's side of the SSE reader, for one stream: what a read completes goes into `out`. */
+class ParsingVisitor implements SseVisitor {
+  out: ProviderStreamEvent[] = [];
+  readonly runs: boolean;
+
+  constructor(
+    private readonly parser: ProviderStreamParser,
+    runs: boolean,
+  ) {
+    this.runs = runs && parser.textTemplate !== undefined;
+  }
+
+  event(event: EventSourceMessage): boolean {
+    return this.parser.push(event, this.out);
+  }
+
+  run(run: TextRun): void {
+    this.out.push({ type: 'text-run', run });
+  }
+
+  template(): TextEventTemplate | null {
+    return this.runs ? this.parser.textTemplate!() : null;
+  }
+}
 
 /**
  * The provider events of a streamed answer, one batch per read of its body: the events that read
@@ -13,8 +48,10 @@ export async function* readProviderEvents(
   reader: BodyReader,
   parser: ProviderStreamParser,
   signal: CancelSignal | undefined,
+  options: ReadProviderEventsOptions = {},
 ): AsyncGenerator<ProviderStreamEvent[]> {
-  const sse = createSseSplitter();
+  const sse = new SseReader();
+  const visitor = new ParsingVisitor(parser, options.textRuns === true);
   let complete = false;
   try {
     for (;;) {
@@ -25,13 +62,10 @@ export async function* readProviderEvents(
         throw networkFailure(e, signal);
       }
       const out: ProviderStreamEvent[] = [];
+      visitor.out = out;
       try {
-        for (const event of chunk === null ? sse.end() : sse.feed(chunk)) {
-          if (parser.push(event, out)) {
-            complete = true;
-            break;
-          }
-        }
+        if (chunk === null) sse.visitEnd(visitor);
+        else complete = sse.visit(chunk, visitor);
         if (complete || chunk === null) parser.end(out);
       } catch (e) {
         if (out.length > 0) yield out;

@@ -1,4 +1,5 @@
 import type { FinishReason, StreamPart } from '../canonical/chat.ts';
+import { textsOfRun, type TextRun, type TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ContentPart, ProviderStreamEvent } from '../providers/provider-stream.ts';
 import { estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
@@ -10,9 +11,12 @@ import { estimateOutputTokens, withReasoningTokens } from '../tokens/count-token
 export interface ChatStream extends AsyncIterable<StreamPart> {
   /**
    * The same parts grouped as they arrived (the content of one upstream read together), for a
-   * consumer that writes them in one go. Iterate either this or the stream itself, once.
+   * consumer that writes them in one go. Iterate either this or the stream itself, once. With
+   * `textRuns`, text deltas that came as a run of upstream events stay one `text-run` part
+   * (text-run.ts), for an encoder that passes them on; else they are text deltas.
    */
   batches(): AsyncIterable<readonly StreamPart[]>;
+  batches(options: { readonly textRuns: true }): AsyncIterable<readonly (StreamPart | TextRunPart)[]>;
   /**
    * The usage so far: what the upstream reported, and tokenizer estimates for what it did not
    * (a stream cut short or abandoned by the client still bills what was produced).
@@ -54,6 +58,15 @@ export async function startBatchedChatStream(
   let finish: FinishReason | null = null;
   let stopSequence: string | undefined;
   let text = '';
+  // Runs after `text`, decoded only when the text is needed: to count tokens the upstream did not report.
+  let runs: TextRun[] = [];
+  const textSoFar = () => {
+    if (runs.length > 0) {
+      for (const run of runs) for (const t of textsOfRun(run)) text += t;
+      runs = [];
+    }
+    return text;
+  };
   let reasoning = '';
   const toolCalls: { name: string; arguments: string }[] = [];
   let closed = false;
@@ -65,7 +78,7 @@ export async function startBatchedChatStream(
   };
 
   /** The next batch with content in it; null at the end. */
-  const next = async (): Promise<ContentPart[] | null> => {
+  const next = async (): Promise<(ContentPart | TextRunPart)[] | null> => {
     for (;;) {
       let r: IteratorResult<readonly ProviderStreamEvent[]>;
       try {
@@ -78,9 +91,12 @@ export async function startBatchedChatStream(
         closed = true;
         return null;
       }
-      const parts: ContentPart[] = [];
+      const parts: (ContentPart | TextRunPart)[] = [];
       for (const e of r.value) {
         switch (e.type) {
+          case 'text-run':
+            runs.push(e.run);
+            break;
           case 'reported-usage':
             Object.assign(reported, e.usage);
             continue;
@@ -89,7 +105,7 @@ export async function startBatchedChatStream(
             stopSequence = e.stopSequence;
             continue;
           case 'text-delta':
-            text += e.text;
+            text = textSoFar() + e.text;
             break;
           case 'reasoning-delta':
             reasoning += e.text;
@@ -116,7 +132,7 @@ export async function startBatchedChatStream(
         {
           inputTokens: reported.inputTokens ?? options.estimateInput(),
           cachedInputTokens: reported.cachedInputTokens ?? 0,
-          outputTokens: reported.outputTokens ?? estimateOutputTokens({ text, reasoning, toolCalls: toolCalls.filter(Boolean) }),
+          outputTokens: reported.outputTokens ?? estimateOutputTokens({ text: textSoFar(), reasoning, toolCalls: toolCalls.filter(Boolean) }),
           ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
           ...(reported.reasoningTokens !== undefined ? { reasoningTokens: reported.reasoningTokens } : {}),
         },
@@ -126,7 +142,7 @@ export async function startBatchedChatStream(
     };
   };
 
-  let first: ContentPart[] | null = await next();
+  let first: (ContentPart | TextRunPart)[] | null = await next();
   let firstTaken = false;
   let iterated = false;
 
@@ -138,13 +154,13 @@ export async function startBatchedChatStream(
    * garbage collection was about half of the stream path's CPU (bench/stream-path.ts: 120 -> 65 µs
    * per stream with this). One next() at a time, as for-await calls it.
    */
-  function batches(): AsyncIterableIterator<readonly StreamPart[]> {
+  function batches(textRuns: boolean): AsyncIterableIterator<readonly (StreamPart | TextRunPart)[]> {
     let ended = false;
-    const done = (): IteratorResult<readonly StreamPart[]> => ({ done: true, value: undefined });
-    return selfIterable({
+    const done = (): IteratorResult<readonly (StreamPart | TextRunPart)[]> => ({ done: true, value: undefined });
+    return selfIterable<readonly (StreamPart | TextRunPart)[]>({
       async next() {
         if (ended) return done();
-        let b: ContentPart[] | null;
+        let b: (ContentPart | TextRunPart)[] | null;
         try {
           if (firstTaken) b = await next();
           else {
@@ -157,7 +173,7 @@ export async function startBatchedChatStream(
           await close();
           throw e;
         }
-        if (b !== null) return { done: false, value: b };
+        if (b !== null) return { done: false, value: textRuns ? b : withoutRuns(b) };
         ended = true;
         await close();
         const u = usage();
@@ -176,16 +192,16 @@ export async function startBatchedChatStream(
       },
     });
   }
-  const once = () => {
+  const once = (options?: { readonly textRuns: true }) => {
     if (iterated) throw new Error('a chat stream can be iterated only once');
     iterated = true;
-    return batches();
+    return batches(options?.textRuns === true);
   };
 
   const stream = { batches: once, usage, cancel: close } as Omit<ChatStream, typeof Symbol.asyncIterator> as ChatStream;
   // The parts of each batch one by one, an iterator object for the same reason as batches().
   stream[Symbol.asyncIterator] = () => {
-    const grouped = once();
+    const grouped = once() as AsyncIterableIterator<readonly StreamPart[]>;
     let batch: readonly StreamPart[] = [];
     let i = 0;
     return selfIterable({
@@ -206,6 +222,19 @@ export async function startBatchedChatStream(
   };
   return stream;
 }
+
+/** A batch's parts with each text run given as the text deltas it holds. */
+function withoutRuns(parts: (ContentPart | TextRunPart)[]): ContentPart[] {
+  if (!parts.some(isRun)) return parts as ContentPart[];
+  const out: ContentPart[] = [];
+  for (const p of parts) {
+    if (p.type !== 'text-run') out.push(p);
+    else for (const text of textsOfRun(p.run)) out.push({ type: 'text-delta', text });
+  }
+  return out;
+}
+
+const isRun = (p: ContentPart | TextRunPart): boolean => p.type === 'text-run';
 
 function returnThis<T>(this: T): T {
   return this;

@@ -1,4 +1,5 @@
 import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
+import { OPENAI_CHAT_EVENTS, rewriteRun, textsOfRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
 import type { StreamEncoder } from '../stream-encoder.ts';
@@ -112,14 +113,23 @@ export function createChatStreamEncoder(options: ChatChunkFormatterOptions): Str
   const sample = createChatChunkFormatter(options).format({ type: 'text-delta', text: '\u0000' }).at(-1);
   const [head, tail] = encodeSseData(sample).split('"\\u0000"') as [string, string];
   let opened = false;
+  const encode = (part: StreamPart): string => {
+    if (opened && part.type === 'text-delta' && part.text !== '') return head + JSON.stringify(part.text) + tail;
+    const chunks = formatter.format(part);
+    // Any chunk means the opening one (the assistant role) went out.
+    if (chunks.length > 0) opened = true;
+    return chunks.map(encodeSseData).join('');
+  };
   return {
     start: () => '',
-    encode(part) {
-      if (opened && part.type === 'text-delta' && part.text !== '') return head + JSON.stringify(part.text) + tail;
-      const chunks = formatter.format(part);
-      // Any chunk means the opening one (the assistant role) went out.
-      if (chunks.length > 0) opened = true;
-      return chunks.map(encodeSseData).join('');
+    encode,
+    encodeRun(run) {
+      // Chat completion chunks from a chat completions upstream: the same events with this
+      // answer's id, created and model around each text (and nothing of the upstream's).
+      if (opened && run.protocol === OPENAI_CHAT_EVENTS) return rewriteRun(run, head, tail);
+      let out = '';
+      for (const text of textsOfRun(run)) out += encode({ type: 'text-delta', text });
+      return out;
     },
     fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
     end: () => SSE_DONE,
