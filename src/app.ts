@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     void reply.header('x-request-id', request.id);
     done();
   });
-  closeConnectionsOnShutdown(app);
+  closeConnectionsOnShutdown(app, config.shutdownGraceMs);
   installErrorHandling(app);
   refuseForeignCharsets(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });

@@ -52,10 +52,13 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Streams still running after SHUTDOWN_GRACE_MS are ended (close-connections.ts); this is
+    // the last resort if writing what is queued and closing the database then hangs.
+    const limitMs = config.shutdownGraceMs + 10_000;
     const force = setTimeout(() => {
-      app.log.error('in-flight requests did not finish in 30s; exiting');
+      app.log.error({ limitMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, 30_000);
+    }, limitMs);
     force.unref();
     try {
       await app.close();

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /**
  * Issue: with credits for about five requests and fifty in parallel, where the upstream produced
@@ -26,25 +27,25 @@ const ROUTES: Route[] = ['chat', 'chat stream', 'completions', 'completions stre
 /** Balance, ledger, leases and operator cost of an account once its lease went back. */
 async function settledBooks(g: Gateway, accountId: number) {
   const db = g.t.deps.db;
-  for (let i = 0; ; i++) {
-    const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
-    if (a.reserved === 0n) {
-      const ledger = await db
-        .selectFrom('credit_ledger')
-        .select([sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'), sql<bigint>`coalesce(sum(amount) filter (where kind = 'operator_cost'), 0)::bigint`.as('operator')])
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      const lowest = await db.selectFrom('credit_ledger').select(sql<bigint | null>`min(balance_after)`.as('min')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-      const usage = await db
-        .selectFrom('usage_records')
-        .select([sql<number>`count(*)::integer`.as('n'), sql<bigint>`coalesce(sum(cost), 0)::bigint`.as('cost')])
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
-      return { ...a, ledger: ledger.sum, operator: ledger.operator, lowest: lowest.min, usage };
-    }
-    if (i > 3000) throw new Error(`account ${accountId}: the lease never went back`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const a = await waitFor(
+    async () => {
+      const x = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
+      return x.reserved === 0n ? x : null;
+    },
+    { message: `account ${accountId}: the lease never went back`, timeoutMs: 30_000 },
+  );
+  const ledger = await db
+    .selectFrom('credit_ledger')
+    .select([sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum'), sql<bigint>`coalesce(sum(amount) filter (where kind = 'operator_cost'), 0)::bigint`.as('operator')])
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const lowest = await db.selectFrom('credit_ledger').select(sql<bigint | null>`min(balance_after)`.as('min')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const usage = await db
+    .selectFrom('usage_records')
+    .select([sql<number>`count(*)::integer`.as('n'), sql<bigint>`coalesce(sum(cost), 0)::bigint`.as('cost')])
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return { ...a, ledger: ledger.sum, operator: ledger.operator, lowest: lowest.min, usage };
 }
 
 async function call(client: OpenAI, route: Route, model: string, i: number): Promise<number> {

@@ -9,16 +9,18 @@ import { HttpError } from '../src/shared/errors.ts';
 import { systemClock } from '../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createTestAccount, creditBooks, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 
 /** The books once the app's idle credit leases went back to the account (CREDIT_LEASE_IDLE_MS). */
 async function returnedBooks(t: TestApp, accountId: number) {
-  for (let i = 0; i < 500; i++) {
-    const a = await creditBooks(t, accountId);
-    if (a.reserved === 0n) return a;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`the lease of account ${accountId} was never returned`);
+  return waitFor(
+    async () => {
+      const a = await creditBooks(t, accountId);
+      return a.reserved === 0n ? a : null;
+    },
+    { message: `the lease of account ${accountId} was never returned` },
+  );
 }
 
 /** The operator's cost written for an account: what its requests cost beyond their holds. */

@@ -10,16 +10,15 @@ import type { FakeServer } from './fakes/fake-server.ts';
 import { pieces } from './fakes/fake-server.ts';
 import { accountCredits, expectedCost, IMAGE_PRICE, PRICES, startGateway, usageRows, waitForUsage, type Gateway, type UsageRow } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /** The books of an account: its balance is the sum of its ledger, and nothing stays held. */
 async function assertBooks(g: Gateway, accountId: number): Promise<void> {
   const db = g.t.deps.db;
   // The instance's credit lease on the account goes back once idle (CREDIT_LEASE_IDLE_MS).
-  for (let i = 0; i < 500; i++) {
-    const { reserved } = await db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow();
-    if (reserved === 0n) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(async () => (await db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow()).reserved === 0n, {
+    message: `no credits stay reserved: the credit lease of account ${accountId} did not go back`,
+  });
   const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const l = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
   const holds = await db.selectFrom('credit_reservations').select(sql<bigint>`count(*)::bigint`.as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
@@ -170,7 +169,7 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
           body: JSON.stringify({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], stream }),
           signal: controller.signal,
         });
-        while (g.openai.requests.length === calls) await new Promise((r) => setTimeout(r, 5));
+        await waitFor(() => g.openai.requests.length > calls, { message: 'the request did not reach the upstream', everyMs: 5 });
         controller.abort();
         await assert.rejects(sent);
         assert.equal(await g.openai.requests.at(-1)!.closed, 'aborted', 'the upstream request was aborted');
@@ -314,7 +313,10 @@ describe('many open-output requests at once on a balance close to one request wo
     });
     const atUpstream = () => g.openai.requests.length - sent;
     // Polls for a state, asserts nothing about time: every request held (at the upstream) or waiting.
-    while (statuses.length === 0 && atUpstream() + g.t.deps.billing.waiting() < n) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => statuses.length > 0 || atUpstream() + g.t.deps.billing.waiting() >= n, {
+      message: () => `${atUpstream()} requests at the upstream and ${g.t.deps.billing.waiting()} waiting, of ${n}`,
+      everyMs: 5,
+    });
     assert.deepEqual(statuses, [], 'no answer before the upstream answers: none refused');
     const inFlight = atUpstream();
     assert.ok(inFlight > 1 && inFlight < n, `${inFlight} requests held credits at once, the others waited`);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createTestAccount, mountInferenceProbes, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /**
  * Credit leases across two instances on one database (PostgreSQL with DATABASE_URL): each
@@ -27,13 +28,8 @@ async function books(t: TestApp, accountId: number) {
   return { credits: b.credits, reserved: b.reserved, leases: b.leases, usage: { ok: b.ok, cost: b.cost } };
 }
 
-async function until<T>(what: string, f: () => Promise<T | null>): Promise<T> {
-  for (let i = 0; i < 2000; i++) {
-    const v = await f();
-    if (v !== null) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`never: ${what}`);
+async function until<T extends object | true>(what: string, f: () => Promise<T | null>): Promise<T> {
+  return waitFor(f, { message: `never: ${what}`, timeoutMs: 20_000 });
 }
 
 const ENV = { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-test', CREDIT_LEASE_IDLE_MS: '600000', RATE_LIMIT_INFERENCE_PER_MINUTE: '1000000' };

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const ENV = { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' };
 
@@ -76,7 +77,7 @@ describe('/v1/responses: many concurrent stored responses', () => {
     };
     // Requests that reach the instance once it is closing fail (503, connection refused): not answered.
     const runs = Array.from({ length: 32 }, (_, i) => ask(i).catch(() => null));
-    while (three.openai.requests.length < 8) await new Promise((r) => setTimeout(r, 1));
+    await waitFor(() => three.openai.requests.length >= 8, { message: () => `${three.openai.requests.length} of the first 8 requests reached the upstream`, everyMs: 1 });
     await three.close();
     const answered = (await Promise.all(runs)).filter((r) => r !== null);
     assert.ok(answered.length >= 8, `${answered.length} answered`);

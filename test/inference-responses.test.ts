@@ -32,11 +32,7 @@ const leaseReturned = (g: Gateway, accountId: number) =>
 async function assertBooks(g: Gateway, accountId: number): Promise<void> {
   const db = g.t.deps.db;
   // The instance's credit lease goes back once the account is idle (CREDIT_LEASE_IDLE_MS), after its charges are written.
-  for (let i = 0; i < 500; i++) {
-    const { reserved } = await db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow();
-    if (reserved === 0n) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await leaseReturned(g, accountId);
   const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const l = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
   assert.equal(l.sum, a.credits, 'the ledger sums to the balance');

@@ -7,6 +7,7 @@ import { freshDatabase, openSameDatabase } from './helpers/database.ts';
 import { assertBooksBalanced, manualClock, onServer } from './helpers/market.ts';
 import { nowSeconds, signedRequest } from './helpers/market-client.ts';
 import { marketHttp, type Trader } from './helpers/market-http.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const clock = manualClock(Date.now());
 type Body = { success: boolean; data: Record<string, unknown> & { id?: number } };
@@ -101,12 +102,12 @@ describe(`market reads stay current (${onServer ? 'PostgreSQL server' : 'PGlite'
     for (const amount of [4, 6, 9]) {
       const t = await trade(id, 'yes', amount);
       const answered = performance.now();
-      let seen = (await get(b, url)).body!.data.yes_price;
-      // Polls for the condition (up to 2 s); the time it took is logged, not asserted.
-      while (seen !== t.new_yes_price && performance.now() - answered < 2000) {
-        await new Promise((r) => setTimeout(r, 1));
-        seen = (await get(b, url)).body!.data.yes_price;
-      }
+      let seen: unknown;
+      // Waits for the condition; the time it took is logged, not asserted.
+      await waitFor(async () => (seen = (await get(b, url)).body!.data.yes_price) === t.new_yes_price, {
+        message: () => `the other instance shows yes_price ${String(seen)}, not the trade's ${t.new_yes_price}`,
+        everyMs: 2,
+      });
       latencies.push(performance.now() - answered);
       assert.equal(seen, t.new_yes_price);
       assert.notEqual(seen, before);

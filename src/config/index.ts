@@ -63,6 +63,11 @@ export interface Config {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
+  /**
+   * At shutdown, how long requests in flight (long streams) may run on before their connections
+   * are closed; the process exits at most 10 s after (src/http/close-connections.ts).
+   */
+  readonly shutdownGraceMs: number;
   /** GET /api/stream: limits of the market's Server-Sent Events stream (docs/market-stream.md). */
   readonly marketStream: {
     readonly perIp: number;
@@ -192,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 20_000, 0, 600_000),
     marketStream: {
       perIp: int(env, 'MARKET_STREAM_PER_IP', 20, 1, 100_000),
       heartbeatMs: int(env, 'MARKET_STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),

@@ -7,6 +7,7 @@ import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from '../fakes/fake
 import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake-rerank.ts';
 import type { Clock } from '../../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './app.ts';
+import { waitFor } from './wait.ts';
 
 /** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
 export const UPSTREAM_MODELS = {
@@ -164,19 +165,20 @@ export async function startGateway(
  * The account as the admin API shows it (credits in micro-credits), once settled: charges are
  * written behind the answers and the instance's credit lease goes back when the account is idle
  * (CREDIT_LEASE_IDLE_MS, 100 ms here; a lease is returned only after its pending charges are
- * written), so this waits until nothing is reserved, or 5 s for a request still in flight.
+ * written), so this waits until nothing is reserved, and fails if credits stay reserved.
  */
 export async function accountCredits(t: TestApp, accountId: number): Promise<{ credits: bigint; reserved: bigint }> {
   let last: { credits: bigint; reserved: bigint } | null = null;
-  for (let i = 0; i < 250; i++) {
-    const r = await t.app.inject({ url: `/admin/accounts/${accountId}`, headers: t.admin });
-    if (r.statusCode !== 200) throw new Error(`account: ${r.statusCode} ${r.body}`);
-    const a = r.json();
-    last = { credits: BigInt(a.credits_micro), reserved: BigInt(Math.round(a.reserved * 1e6)) };
-    if (last.reserved === 0n) return last;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  return last!;
+  return waitFor(
+    async () => {
+      const r = await t.app.inject({ url: `/admin/accounts/${accountId}`, headers: t.admin });
+      if (r.statusCode !== 200) throw new Error(`account: ${r.statusCode} ${r.body}`);
+      const a = r.json();
+      last = { credits: BigInt(a.credits_micro), reserved: BigInt(Math.round(a.reserved * 1e6)) };
+      return last.reserved === 0n ? last : null;
+    },
+    { message: () => `account ${accountId} still has ${String(last?.reserved)} micro-credits reserved`, everyMs: 20 },
+  );
 }
 
 export interface UsageRow {
@@ -206,12 +208,15 @@ export async function usageRows(t: TestApp, accountId: number): Promise<UsageRow
 
 /** Polls until the account has `count` usage records (an abandoned stream settles after the client left). */
 export async function waitForUsage(t: TestApp, accountId: number, count: number): Promise<UsageRow[]> {
-  for (let i = 0; i < 500; i++) {
-    const rows = await usageRows(t, accountId);
-    if (rows.length >= count) return rows;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`no usage record ${count} for account ${accountId}`);
+  let seen = 0;
+  return waitFor(
+    async () => {
+      const rows = await usageRows(t, accountId);
+      seen = rows.length;
+      return rows.length >= count ? rows : null;
+    },
+    { message: () => `account ${accountId} has ${seen} usage records, not ${count}` },
+  );
 }
 
 /**

@@ -98,8 +98,9 @@ export interface Billing {
   /** Requests waiting, now, for the holds in flight of their account to give credits back. */
   waiting(): number;
   /**
-   * Writes every queued charge and returns every lease's unheld credits (shutdown). Requests
-   * waiting for credits are answered 503 at once.
+   * Waits for the holds of requests in flight to be settled (their connections are closed by
+   * then: at most SHUTDOWN_SETTLE_MS), writes every queued charge and returns every lease's
+   * unheld credits (shutdown). Requests waiting for credits are answered 503 at once.
    */
   close(): Promise<void>;
 }
@@ -166,6 +167,8 @@ interface Held extends Reservation {
 const open = new WeakSet<Reservation>();
 
 const LEASE_AHEAD = 4n;
+/** The longest close() waits for the holds of requests in flight to be settled. */
+const SHUTDOWN_SETTLE_MS = 5_000;
 /** How often a request waiting for credits other instances lease asks the account again: doubling. */
 const ELSEWHERE_POLL_MIN_MS = 50;
 const ELSEWHERE_POLL_MAX_MS = 1000;
@@ -197,6 +200,9 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const instanceId = randomUUID();
   const leases = new Map<number, Lease>();
   let closed = false;
+  /** Reservations made here not yet settled or released, and close()'s wait for none. */
+  let holding = 0;
+  let holdsSettled: (() => void) | null = null;
   let endShutdownWaits!: () => void;
   /** Resolved at close(): requests waiting for other instances' credits are answered at once. */
   const shutdown = new Promise<void>((r) => (endShutdownWaits = r));
@@ -381,6 +387,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const close = (r: Reservation): Held => {
     if (!open.has(r)) throw new Error(`reservation of request ${r.requestId} was already settled`);
     open.delete(r);
+    if (--holding <= 0 && holdsSettled !== null) holdsSettled();
     return r as Held;
   };
 
@@ -512,6 +519,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         leaseId: lease.id,
       };
       open.add(r);
+      holding++;
       return r;
     },
 
@@ -559,6 +567,18 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       clearInterval(idleTimer);
       clearInterval(renewTimer);
       clearInterval(sweepTimer);
+      // A request in flight settles once its client's connection is closed (the server's close
+      // did that, or ends its answer); its charge goes with the last write.
+      if (holding > 0) {
+        let timer!: NodeJS.Timeout;
+        const settled = await Promise.race([
+          new Promise<true>((r) => (holdsSettled = () => r(true))),
+          new Promise<false>((r) => (timer = setTimeout(() => r(false), SHUTDOWN_SETTLE_MS))),
+        ]);
+        clearTimeout(timer);
+        holdsSettled = null;
+        if (!settled) opts.logger?.warn({ holding }, 'requests in flight did not settle at shutdown; their holds go back with the leases');
+      }
       await write.idle();
       await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
       const results = await Promise.allSettled([...leases.values()].map((l) => giveBack(l)));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildCatalog, type Deployment, type ResilienceSettings } from '../../config/catalog.ts';
 import { createDeploymentHealth, type BreakerStore } from './deployment-health.ts';
+import { waitFor } from '../../../test/helpers/wait.ts';
 
 const catalog = buildCatalog(
   {
@@ -86,7 +87,7 @@ describe('deployment health (circuit breaker)', () => {
     const two = setup(store);
     for (let i = 0; i < 3; i++) one.call(d1, 'connection');
     assert.ok(shared.has(d1.key));
-    for (let i = 0; i < 100 && two.state(d1).state === 'closed'; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => two.state(d1).state !== 'closed', { message: 'the other instance never read the opened breaker from the store' });
     assert.equal(two.state(d1).state, 'open');
     assert.equal(two.state(d1).openedElsewhere, true);
     assert.equal(two.health.admits(d1), false);
