@@ -30,10 +30,13 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
  * BENCH_PORTKEY (1; 0 leaves (g) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
- * or with BENCH_PROFILE=alloc a sampling allocation profile, summed by bench/alloc-top.ts,
- * to bench/profiles/; sum one with bench/profile-top.ts; BENCH_PROFILE_TARGETS, `c,d,e,f` by
- * default, names the targets whose servers are profiled, e.g. `b,c,h`), LOG_LEVEL of the
- * gateway (info, as shipped; its log goes to /dev/null), DATABASE_URL / REDIS_URL (the gateway's).
+ * or with BENCH_PROFILE=alloc a sampling allocation profile, summed by bench/alloc-top.ts, or
+ * with BENCH_PROFILE=live only the sampled objects still on the heap at the run's end (what was
+ * promoted and not collected yet), to bench/profiles/; sum one with bench/profile-top.ts;
+ * BENCH_PROFILE_TARGETS, `c,d,e,f` by default, names the targets whose servers are profiled,
+ * e.g. `b,c,h`), LOG_LEVEL of the gateway (info, as shipped; its log goes to /dev/null, or to
+ * the file BENCH_GATEWAY_STDOUT names, with BENCH_GATEWAY_FLAGS=--trace-gc-nvp lines say what
+ * each collection promoted), DATABASE_URL / REDIS_URL (the gateway's).
  * BENCH_ONLY narrows a run to some targets and modes, so a profile holds one route's work: e.g.
  * `BENCH_ONLY=c,streaming` (letters of the targets, `streaming` / `non-streaming`; BENCH_STREAMS=0
  * skips the open streams). The ratios are printed only for a full run.
