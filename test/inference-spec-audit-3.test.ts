@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
 
 /**
  * Findings of a third audit of inference-api.md (docs/api-decisions.md, "Inference: third audit"):
@@ -18,12 +18,7 @@ describe('inference-api.md, third audit', () => {
   let anthropic: Anthropic;
   let openai: OpenAI;
 
-  before(async () => {
-    g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
-    openai = g.client(acct.key);
-  });
+  before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
   const post = (path: string, body: unknown) =>

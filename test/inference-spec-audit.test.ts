@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
+import { startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
@@ -27,12 +27,7 @@ describe('inference-api.md as written', () => {
   let anthropic: Anthropic;
   let openai: OpenAI;
 
-  before(async () => {
-    g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
-    openai = g.client(acct.key);
-  });
+  before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket } from './helpers/market-socket.ts';
+import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -16,10 +16,7 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
   let t: TestApp;
   let base: string;
 
-  before(async () => {
-    t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '1000000' } });
-    base = await t.listen();
-  });
+  before(async () => void ({ t, base } = await startMarketOverSocket()));
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 

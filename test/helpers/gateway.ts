@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake-rerank.ts';
 import type { Clock } from '../../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './app.ts';
+import { createTestAccount, type TestAccount } from './inference.ts';
 import { waitFor } from './wait.ts';
 
 /** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
@@ -227,4 +229,20 @@ export function expectedCost(p: { input: bigint; cached: bigint; output: bigint 
   const cached = BigInt(u.cached ?? 0);
   const sum = (BigInt(u.input) - cached) * p.input + cached * p.cached + BigInt(u.output ?? 0) * p.output;
   return (sum + 999n) / 1000n;
+}
+
+/** A gateway, a verified account with credits, and both official SDKs pointed at the gateway. */
+export interface SdkSetup {
+  readonly g: Gateway;
+  readonly acct: TestAccount;
+  readonly anthropic: Anthropic;
+  readonly openai: OpenAI;
+}
+
+/** The set-up of the spec-audit suites: a generous rate limit, 100,000 credits, no SDK retries. */
+export async function startWithSdks(): Promise<SdkSetup> {
+  const g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+  const acct = await createTestAccount(g.t, { credits: 100_000 });
+  const anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+  return { g, acct, anthropic, openai: g.client(acct.key) };
 }

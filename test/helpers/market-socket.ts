@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { TEST_ADMIN_TOKEN } from './app.ts';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './app.ts';
 import { signedRequest, type ApiKeyCredentials, type MarketSigner, type SignedRequestInput } from './market-client.ts';
 
 export interface SocketAnswer {
@@ -65,4 +65,10 @@ export function marketOverSocket(base: () => string) {
       id: number;
     };
   return { call, admin, ok, send, trader, endIn, market };
+}
+
+/** A test app on a socket with a generous market rate limit: the set-up of the spec-audit suites. */
+export async function startMarketOverSocket(): Promise<{ t: TestApp; base: string }> {
+  const t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '1000000' } });
+  return { t, base: await t.listen() };
 }
