@@ -6,6 +6,7 @@ import { createOpenAIChatStreamParser } from '../providers/openai-compatible/par
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
 import { readProviderEvents } from './read-provider-events.ts';
+import { MAX_PENDING } from './read-sse-events.ts';
 import type { BodyReader } from './upstream-transport.ts';
 
 const chunk = (content: string) => `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -155,6 +156,17 @@ describe('readProviderEvents with text runs', () => {
     const r = await read(reads, true);
     assert.equal(r.runs, 1);
     assert.deepEqual(r.events.filter((e) => e.type === 'text-delta').map((e) => (e as { text: string }).text), ['a', 'b', 'c']);
+  });
+
+  it('reads on event by event after an event longer than it holds back, split over many reads', async () => {
+    const long = upstreamChunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: 'x'.repeat(MAX_PENDING * 2) } }] });
+    const text = [upstreamChunk({ content: 'a' }), upstreamChunk({ content: 'b' }), long, upstreamChunk({ content: 'c' }), upstreamChunk({}, 'stop'), 'data: [DONE]\n\n'].join('');
+    const bytes = Buffer.from(text);
+    const reads: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += 1000) reads.push(bytes.subarray(at, at + 1000));
+    const withRuns = await read(reads, true);
+    assert.deepEqual(withRuns.events, (await read(reads, false)).events);
+    assert.equal(withRuns.error, null);
   });
 
   it('reads a body with carriage returns event by event', async () => {

@@ -11,6 +11,9 @@ export interface SseSplitter {
 
 const NONE: readonly EventSourceMessage[] = Object.freeze([]);
 
+/** The most text of an unfinished event held back while runs are read (see SseReader.visit). */
+export const MAX_PENDING = 64 * 1024;
+
 /**
  * What a splitter hands a reader, one at a time in the body's order: an event (return true to
  * read no further), or a run of events of the reader's text template, kept as their text.
@@ -87,8 +90,15 @@ export class SseReader {
       if (this.dispatch(text.slice(at, blank + 2), visitor)) return true;
       at = blank + 2;
     }
-    this.pending = at === 0 ? text : text.slice(at);
-    return false;
+    const rest = at === 0 ? text : text.slice(at);
+    if (rest.length <= MAX_PENDING) {
+      this.pending = rest;
+      return false;
+    }
+    // An event this long without its end (a large tool call in one event, say) is read event by
+    // event from here: kept here it would be scanned again at every read.
+    this.runs = false;
+    return this.dispatch(rest, visitor);
   }
 
   /** The body ended (see visit). */
