@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { matchTextRun, rewriteRun, textsOfRun, type TextEventTemplate, type TextRun } from './text-run.ts';
 
-const template: TextEventTemplate = { protocol: 'openai-chat', head: 'data: {"id":"up","delta":{"content":', tail: '}}\n\n' };
+const template: TextEventTemplate = { head: 'data: {"id":"up","delta":{"content":', tail: '}}\n\n' };
 const event = (literal: string) => `${template.head}${literal}${template.tail}`;
 
 function run(text: string, pos = 0): { end: number; run: TextRun } {
   const literals: number[] = [];
   const end = matchTextRun(text, pos, template, literals);
-  return { end, run: { ...template, text, literals } };
+  return { end, run: { text, literals } };
 }
 
 describe('text runs', () => {

@@ -1,25 +1,20 @@
 /**
  * The upstream events of a text delta when they differ from each other only in their text: each
  * `head` + a JSON string literal + `tail`, as server-sent event text (`data: {...}\n\n`). A run
- * of them stays text: a client encoder of the same protocol rewrites it by swapping head and tail
- * (the upstream's ids and model for the service's), with no event parsed and none re-encoded;
- * any other reads its texts. Most of a streamed answer is such a run (docs/bench-gateway.md,
- * "Session 9").
+ * of them stays text: a client encoder whose text delta is also a literal between a fixed head
+ * and tail writes its own around each literal as it came (the upstream's ids and model never pass,
+ * and the literal is the text, JSON-encoded), with no event parsed and none re-encoded; the token
+ * count reads the texts. Most of a streamed answer is such a run (docs/bench-gateway.md, "Session 9").
  */
 export interface TextEventTemplate {
-  /** Which protocol's events (`openai-chat`, `anthropic-messages`): only an encoder of it rewrites them. */
-  readonly protocol: string;
   /** An event's text up to its literal's opening quote. */
   readonly head: string;
   /** An event's text after its literal's closing quote, up to and with its blank line. */
   readonly tail: string;
 }
 
-/** The protocol of chat completion chunks (`data: {"object":"chat.completion.chunk",...}`). */
-export const OPENAI_CHAT_EVENTS = 'openai-chat';
-
 /** Events of one template, back to back, as they arrived. */
-export interface TextRun extends TextEventTemplate {
+export interface TextRun {
   /** The text the events are in (more than the run: see `literals`). */
   readonly text: string;
   /** Where each event's literal starts and ends in `text` (its quotes included), in pairs. */

@@ -17,7 +17,7 @@ export interface StringFieldTemplate {
    * The learned event as server-sent event text (`before` + `data: ` + its data + a blank line),
    * for runs of such events read without splitting them (text-run.ts); null before one is learned.
    */
-  sse(protocol: string, before: string): TextEventTemplate | null;
+  sse(before: string): TextEventTemplate | null;
 }
 
 /** A quote, a backslash or a control character: the literal is parsed (or rejected) by JSON.parse. */
@@ -69,10 +69,10 @@ export function createStringFieldTemplate(key: string): StringFieldTemplate {
       prefix = data.slice(0, start);
       suffix = data.slice(end + 1);
     },
-    sse(protocol, before) {
+    sse(before) {
       if (prefix === null) return null;
       // The prefix holds `"key":`, a quote, and the tail a line break: neither occurs in a literal.
-      return (sse ??= { protocol, head: `${before}data: ${prefix}`, tail: `${suffix}\n\n` });
+      return (sse ??= { head: `${before}data: ${prefix}`, tail: `${suffix}\n\n` });
     },
   };
 }

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { textsOfRun } from '../canonical/text-run.ts';
 import { createOpenAIChatStreamParser } from '../providers/openai-compatible/parse-openai-chat-stream.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
-import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
+import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
+import { createAnthropicStreamParser } from '../providers/anthropic/parse-anthropic-stream.ts';
 import { readProviderEvents } from './read-provider-events.ts';
 import { MAX_PENDING } from './read-sse-events.ts';
 import type { BodyReader } from './upstream-transport.ts';
@@ -102,14 +103,14 @@ describe('readProviderEvents', () => {
 
 describe('readProviderEvents with text runs', () => {
   /** Every event the reader gave, a run as the text deltas it holds, and how the stream ended. */
-  async function read(reads: Buffer[], textRuns: boolean): Promise<{ events: ProviderStreamEvent[]; runs: number; error: string | null }> {
+  async function read(reads: Buffer[], textRuns: boolean, newParser: () => ProviderStreamParser = parser): Promise<{ events: ProviderStreamEvent[]; runs: number; error: string | null }> {
     let i = 0;
     const b: BodyReader = { read: async () => reads[i++] ?? null, release() {}, destroy() {} };
     const events: ProviderStreamEvent[] = [];
     let runs = 0;
     let error: string | null = null;
     try {
-      for await (const batch of readProviderEvents(b, parser(), undefined, { textRuns })) {
+      for await (const batch of readProviderEvents(b, newParser(), undefined, { textRuns })) {
         for (const e of batch) {
           if (e.type !== 'text-run') events.push(e);
           else {
@@ -148,6 +149,31 @@ describe('readProviderEvents with text runs', () => {
         assert.equal(withRuns.error, plain.error);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('gives the same events from an Anthropic stream as reading them one by one', () => {
+    const ev = (type: string, body: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', '"', '\\', '\n', '😀'));
+    const piece = fc.oneof(
+      { weight: 8, arbitrary: text.map((t) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } })) },
+      { weight: 1, arbitrary: fc.constant(ev('ping', {})) },
+      { weight: 1, arbitrary: text.map((t) => `data: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } })}\n\n`) },
+    );
+    const start = ev('message_start', { message: { usage: { input_tokens: 3 } } }) + ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    const end = ev('content_block_stop', { index: 0 }) + ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }) + ev('message_stop', {});
+    return fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 6 }), async (pieces, cuts) => {
+        const bytes = Buffer.from(start + pieces.join('') + end);
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const reads = [...at, bytes.length].map((c, k) => bytes.subarray(k === 0 ? 0 : at[k - 1]!, c)).filter((r) => r.length > 0);
+        const anthropic = () => createAnthropicStreamParser(null, () => 'call_1');
+        const plain = await read(reads, false, anthropic);
+        const withRuns = await read(reads, true, anthropic);
+        assert.deepEqual(withRuns.events, plain.events);
+        assert.equal(withRuns.error, plain.error);
+      }),
+      { numRuns: 200 },
     );
   });
 

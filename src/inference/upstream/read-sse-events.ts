@@ -80,7 +80,7 @@ export class SseReader {
         const literals: number[] = [];
         const end = matchTextRun(text, at, template, literals);
         if (end > at) {
-          visitor.run({ protocol: template.protocol, head: template.head, tail: template.tail, text, literals });
+          visitor.run({ text, literals });
           at = end;
         }
       }

@@ -1,5 +1,5 @@
 import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
-import { OPENAI_CHAT_EVENTS, rewriteRun, textsOfRun } from '../../canonical/text-run.ts';
+import { rewriteRun, textsOfRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
 import type { StreamEncoder } from '../stream-encoder.ts';
@@ -124,9 +124,9 @@ export function createChatStreamEncoder(options: ChatChunkFormatterOptions): Str
     start: () => '',
     encode,
     encodeRun(run) {
-      // Chat completion chunks from a chat completions upstream: the same events with this
-      // answer's id, created and model around each text (and nothing of the upstream's).
-      if (opened && run.protocol === OPENAI_CHAT_EVENTS) return rewriteRun(run, head, tail);
+      // After the opening chunk a text chunk is this answer's id, created and model around the
+      // text's literal: the upstream's literal as it came (nothing else of the upstream's).
+      if (opened) return rewriteRun(run, head, tail);
       let out = '';
       for (const text of textsOfRun(run)) out += encode({ type: 'text-delta', text });
       return out;

@@ -47,6 +47,8 @@ export function createAnthropicStreamParser(
   let answeredWithJson = false;
   let stopped = false;
   return {
+    // A text delta's event as Anthropic writes it, named on its own line.
+    textTemplate: () => textDelta.sse('event: content_block_delta\n'),
     push(event, out) {
       const text = textDelta.match(event.data);
       if (text !== undefined) {

@@ -1,5 +1,4 @@
 import { createId } from '../../canonical/create-id.ts';
-import { OPENAI_CHAT_EVENTS } from '../../canonical/text-run.ts';
 import type { FinishReason } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type SseEvent } from '../provider-stream.ts';
@@ -82,7 +81,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       if (finish === null && !done) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
       out.push({ type: 'finish', reason: finish ?? 'stop' });
     },
-    textTemplate: () => content.sse(OPENAI_CHAT_EVENTS, ''),
+    textTemplate: () => content.sse(''),
   };
 }
 
