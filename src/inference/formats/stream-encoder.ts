@@ -1,5 +1,5 @@
 import type { StreamPart } from '../canonical/chat.ts';
-import type { TextRun } from '../canonical/text-run.ts';
+import { textsOfRun, type TextRun } from '../canonical/text-run.ts';
 
 /** The service's id, the brand id and the creation time an answer is given under. */
 export interface TurnIdentity {
@@ -15,13 +15,20 @@ export interface StreamEncoder {
   start(): string;
   encode(part: StreamPart): string;
   /**
-   * A run of text deltas as the upstream sent them (text-run.ts), for an encoder that can pass a
-   * run of its own protocol on rewritten, without reading each event; absent, runs arrive as text
-   * deltas.
+   * A run of text deltas as the upstream sent them (text-run.ts), for an encoder whose text delta
+   * is a JSON string literal between a fixed head and tail: it writes its own around each literal
+   * as it came, without reading the texts. Absent, runs arrive as text deltas.
    */
   encodeRun?(run: TextRun): string;
   /** The protocol's error event, for a failure after the stream began (no status can be set then). */
   fail(error: unknown): string;
   /** What closes the stream after its last part or its error (may be empty). */
   end(): string;
+}
+
+/** A run encoded text delta by text delta: what encodeRun does before its text is open. */
+export function encodeRunAsDeltas(run: TextRun, encode: (part: StreamPart) => string): string {
+  let out = '';
+  for (const text of textsOfRun(run)) out += encode({ type: 'text-delta', text });
+  return out;
 }

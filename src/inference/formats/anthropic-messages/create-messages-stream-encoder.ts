@@ -1,9 +1,9 @@
 import type { StreamPart } from '../../canonical/chat.ts';
 import { HttpError } from '../../../shared/errors.ts';
-import { rewriteRun, textsOfRun } from '../../canonical/text-run.ts';
+import { rewriteRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseEvent } from '../sse.ts';
-import type { StreamEncoder, TurnIdentity } from '../stream-encoder.ts';
+import { encodeRunAsDeltas, type StreamEncoder, type TurnIdentity } from '../stream-encoder.ts';
 import { sealBlockValue } from './sealed-tokens.ts';
 import { toAnthropicStopReason, toAnthropicUsage } from './to-anthropic-usage.ts';
 
@@ -131,10 +131,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
     encodeRun(run) {
       // In an open text block a text delta is the block's head and tail around the text's literal:
       // the upstream's literal as it came, whichever protocol it came in.
-      if (open?.kind === 'text') return rewriteRun(run, textDeltaHead, TEXT_DELTA_TAIL);
-      let out = '';
-      for (const text of textsOfRun(run)) out += this.encode({ type: 'text-delta', text });
-      return out;
+      return open?.kind === 'text' ? rewriteRun(run, textDeltaHead, TEXT_DELTA_TAIL) : encodeRunAsDeltas(run, (part) => this.encode(part));
     },
     fail(error) {
       failed = true;

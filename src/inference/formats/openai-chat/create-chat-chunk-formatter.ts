@@ -1,8 +1,8 @@
 import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
-import { rewriteRun, textsOfRun } from '../../canonical/text-run.ts';
+import { rewriteRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
-import type { StreamEncoder } from '../stream-encoder.ts';
+import { encodeRunAsDeltas, type StreamEncoder } from '../stream-encoder.ts';
 import { formatOpenAIStreamError } from './format-openai-stream-error.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { detailOf, REASONING_DETAILS_FORMAT, type ReasoningDetail } from './reasoning-details.ts';
@@ -126,10 +126,7 @@ export function createChatStreamEncoder(options: ChatChunkFormatterOptions): Str
     encodeRun(run) {
       // After the opening chunk a text chunk is this answer's id, created and model around the
       // text's literal: the upstream's literal as it came (nothing else of the upstream's).
-      if (opened) return rewriteRun(run, head, tail);
-      let out = '';
-      for (const text of textsOfRun(run)) out += encode({ type: 'text-delta', text });
-      return out;
+      return opened ? rewriteRun(run, head, tail) : encodeRunAsDeltas(run, encode);
     },
     fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
     end: () => SSE_DONE,
