@@ -6,7 +6,7 @@ import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { createAnthropicStreamParser } from '../src/inference/providers/anthropic/parse-anthropic-stream.ts';
 import { createOpenAIChatStreamParser } from '../src/inference/providers/openai-compatible/parse-openai-chat-stream.ts';
 import type { ProviderStreamParser } from '../src/inference/providers/provider-stream.ts';
-import { readProviderEvents } from '../src/inference/upstream/read-provider-events.ts';
+import { ProviderEventBatches } from '../src/inference/upstream/read-provider-events.ts';
 import { startBatchedChatStream } from '../src/inference/upstream/start-chat-stream.ts';
 import { startInstantUpstream } from './lib/instant-upstream.ts';
 
@@ -55,7 +55,7 @@ async function one(c: Case): Promise<number> {
     release: () => {},
     destroy: () => {},
   };
-  const stream = await startBatchedChatStream(readProviderEvents(body, c.parser(), undefined, { textRuns: true }), { estimateInput: () => 12, mapError: (e) => e });
+  const stream = await startBatchedChatStream(new ProviderEventBatches(body, c.parser(), undefined, { textRuns: true }), { estimateInput: () => 12, mapError: (e) => e });
   let out = encoder.start();
   // As serve-chat-turn.ts: text runs for an encoder that takes them.
   const batches = encoder.encodeRun ? stream.batches({ textRuns: true }) : stream.batches();

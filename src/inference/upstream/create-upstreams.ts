@@ -20,7 +20,7 @@ import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.t
 import { createRedactor } from '../redact/create-redactor.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
 import { countTextTokens, estimateChatInputTokens, estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
-import { readProviderEvents } from './read-provider-events.ts';
+import { ProviderEventBatches } from './read-provider-events.ts';
 import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
@@ -174,7 +174,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
-        const events = readProviderEvents(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true });
+        const events = new ProviderEventBatches(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true });
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),

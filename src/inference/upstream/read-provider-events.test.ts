@@ -6,7 +6,7 @@ import { createOpenAIChatStreamParser } from '../providers/openai-compatible/par
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
 import { createAnthropicStreamParser } from '../providers/anthropic/parse-anthropic-stream.ts';
-import { readProviderEvents } from './read-provider-events.ts';
+import { ProviderEventBatches } from './read-provider-events.ts';
 import { MAX_PENDING } from './read-sse-events.ts';
 import type { BodyReader } from './upstream-transport.ts';
 
@@ -37,21 +37,27 @@ function body(): BodyReader & { give(text: string | null): void; ended: 'release
   return b;
 }
 
-describe('readProviderEvents', () => {
+/** Every batch until the end (or the failure). */
+async function drain(source: ProviderEventBatches, into: ProviderStreamEvent[][] = []): Promise<ProviderStreamEvent[][]> {
+  for (let b = await source.next(); b !== null; b = await source.next()) into.push(b);
+  return into;
+}
+
+describe('ProviderEventBatches', () => {
   it('gives the events of one read as one batch, and releases a complete answer instead of destroying it', async () => {
     const b = body();
-    const it = readProviderEvents(b, parser(), undefined)[Symbol.asyncIterator]();
+    const it = new ProviderEventBatches(b, parser(), undefined);
     b.give(chunk('a') + chunk('b') + chunk('c').slice(0, 10));
-    assert.deepEqual((await it.next()).value, [
+    assert.deepEqual(await it.next(), [
       { type: 'text-delta', text: 'a' },
       { type: 'text-delta', text: 'b' },
     ]);
     b.give(chunk('c').slice(10) + 'data: [DONE]\n\n');
-    assert.deepEqual((await it.next()).value, [
+    assert.deepEqual(await it.next(), [
       { type: 'text-delta', text: 'c' },
       { type: 'finish', reason: 'stop' },
     ]);
-    assert.equal((await it.next()).done, true);
+    assert.equal(await it.next(), null);
     // What follows [DONE] is left to drain: the body is released, not destroyed.
     assert.equal(b.ended, 'released');
   });
@@ -60,9 +66,7 @@ describe('readProviderEvents', () => {
     const b = body();
     b.give(chunk('a') + `data: ${JSON.stringify({ error: { message: 'overloaded', code: 529 } })}\n\n`);
     const batches: ProviderStreamEvent[][] = [];
-    await assert.rejects(async () => {
-      for await (const x of readProviderEvents(b, parser(), undefined)) batches.push(x);
-    }, ProviderFailure);
+    await assert.rejects(drain(new ProviderEventBatches(b, parser(), undefined), batches), ProviderFailure);
     assert.deepEqual(batches, [[{ type: 'text-delta', text: 'a' }]]);
     assert.equal(b.ended, 'destroyed');
   });
@@ -70,38 +74,30 @@ describe('readProviderEvents', () => {
   it('closes the body of an answer the consumer stops reading', async () => {
     const b = body();
     b.give(chunk('a'));
-    for await (const x of readProviderEvents(b, parser(), undefined)) {
-      assert.equal(x.length, 1);
-      break;
-    }
+    const source = new ProviderEventBatches(b, parser(), undefined);
+    assert.equal((await source.next())?.length, 1);
+    source.close();
     assert.equal(b.ended, 'destroyed');
+    assert.equal(await source.next(), null);
   });
 
   it('fails a body cut before the answer was complete', async () => {
     const b = body();
     b.give(chunk('a'));
     b.give(null);
-    const it = readProviderEvents(b, parser(), undefined)[Symbol.asyncIterator]();
-    await assert.rejects(async () => {
-      while (!(await it.next()).done) {
-        /* read on */
-      }
-    }, /ended before the answer was complete/);
+    await assert.rejects(drain(new ProviderEventBatches(b, parser(), undefined)), /ended before the answer was complete/);
+    assert.equal(b.ended, 'destroyed');
   });
 
   it("maps a read's network failure as the transport does, and gives the caller's abort reason back", async () => {
     const failing = { read: () => Promise.reject(Object.assign(new Error('reset'), { code: 'ECONNRESET' })), release() {}, destroy() {} };
-    await assert.rejects(async () => {
-      for await (const x of readProviderEvents(failing, parser(), undefined)) void x;
-    }, (e: unknown) => e instanceof ProviderFailure && e.status === 502);
+    await assert.rejects(drain(new ProviderEventBatches(failing, parser(), undefined)), (e: unknown) => e instanceof ProviderFailure && e.status === 502);
     const reason = new Error('client left');
-    await assert.rejects(async () => {
-      for await (const x of readProviderEvents(failing, parser(), AbortSignal.abort(reason))) void x;
-    }, (e: unknown) => e === reason);
+    await assert.rejects(drain(new ProviderEventBatches(failing, parser(), AbortSignal.abort(reason))), (e: unknown) => e === reason);
   });
 });
 
-describe('readProviderEvents with text runs', () => {
+describe('ProviderEventBatches with text runs', () => {
   /** Every event the reader gave, a run as the text deltas it holds, and how the stream ended. */
   async function read(reads: Buffer[], textRuns: boolean, newParser: () => ProviderStreamParser = parser): Promise<{ events: ProviderStreamEvent[]; runs: number; error: string | null }> {
     let i = 0;
@@ -110,7 +106,7 @@ describe('readProviderEvents with text runs', () => {
     let runs = 0;
     let error: string | null = null;
     try {
-      for await (const batch of readProviderEvents(b, newParser(), undefined, { textRuns })) {
+      for (const batch of await drain(new ProviderEventBatches(b, newParser(), undefined, { textRuns }))) {
         for (const e of batch) {
           if (e.type !== 'text-run') events.push(e);
           else {

@@ -3,6 +3,7 @@ import type { TextEventTemplate, TextRun } from '../canonical/text-run.ts';
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
 import { SseReader, type SseVisitor } from './read-sse-events.ts';
+import type { EventBatchSource } from './start-chat-stream.ts';
 import { networkFailure, type BodyReader } from './upstream-transport.ts';
 
 export interface ReadProviderEventsOptions {
@@ -41,44 +42,72 @@ class ParsingVisitor implements SseVisitor {
 /**
  * The provider events of a streamed answer, one batch per read of its body: the events that read
  * completed, parsed with no await between them. A failure after some events of a read arrives
- * after them (the client gets what came before it). Network failures are mapped as the
- * transport's are.
+ * at the next call, after them (the client gets what came before it). Network failures are
+ * mapped as the transport's are. The body is released once the answer is complete, and
+ * destroyed (the upstream request closed) when reading fails or stops before that.
+ *
+ * A class rather than an async generator: read through the chat stream's own awaits, an async
+ * generator here kept every finished stream's decoded body alive through young-generation
+ * collections until the next full one (docs/bench-gateway.md, "Session 10").
  */
-export async function* readProviderEvents(
-  reader: BodyReader,
-  parser: ProviderStreamParser,
-  signal: CancelSignal | undefined,
-  options: ReadProviderEventsOptions = {},
-): AsyncGenerator<ProviderStreamEvent[]> {
-  const sse = new SseReader();
-  const visitor = new ParsingVisitor(parser, options.textRuns === true);
-  let complete = false;
-  try {
-    for (;;) {
+export class ProviderEventBatches implements EventBatchSource {
+  private readonly sse = new SseReader();
+  private readonly visitor: ParsingVisitor;
+  private reading = true;
+  private failed = false;
+  private failure: unknown = undefined;
+
+  constructor(
+    private readonly reader: BodyReader,
+    private readonly parser: ProviderStreamParser,
+    private readonly signal: CancelSignal | undefined,
+    options: ReadProviderEventsOptions = {},
+  ) {
+    this.visitor = new ParsingVisitor(parser, options.textRuns === true);
+  }
+
+  async next(): Promise<ProviderStreamEvent[] | null> {
+    if (this.failed) {
+      const failure = this.failure;
+      this.failed = false;
+      this.failure = undefined;
+      throw failure;
+    }
+    while (this.reading) {
       let chunk: Buffer | null;
       try {
-        chunk = await reader.read();
+        chunk = await this.reader.read();
       } catch (e) {
-        throw networkFailure(e, signal);
+        this.close();
+        throw networkFailure(e, this.signal);
       }
+      // Closed while the read was waiting: what it brought is not wanted.
+      if (!this.reading) break;
       const out: ProviderStreamEvent[] = [];
-      visitor.out = out;
+      this.visitor.out = out;
       try {
-        if (chunk === null) sse.visitEnd(visitor);
-        else complete = sse.visit(chunk, visitor);
-        if (complete || chunk === null) parser.end(out);
+        let complete = true;
+        if (chunk === null) this.sse.visitEnd(this.visitor);
+        else complete = this.sse.visit(chunk, this.visitor);
+        if (complete) {
+          this.parser.end(out);
+          this.reading = false;
+          this.reader.release();
+        }
       } catch (e) {
-        if (out.length > 0) yield out;
-        throw e;
+        this.close();
+        if (out.length === 0) throw e;
+        this.failed = true;
+        this.failure = e;
       }
-      if (out.length > 0) yield out;
-      if (complete || chunk === null) {
-        complete = true;
-        return;
-      }
+      if (out.length > 0) return out;
     }
-  } finally {
-    if (complete) reader.release();
-    else reader.destroy();
+    return null;
+  }
+
+  close(): void {
+    if (!this.reading) return;
+    this.reading = false;
+    this.reader.destroy();
   }
 }

@@ -90,12 +90,12 @@ describe('startChatStream', () => {
   });
 
   it('gives the parts in batches as the source grouped them, then finish and usage', async () => {
-    async function* batches(): AsyncGenerator<ProviderStreamEvent[]> {
-      yield [{ type: 'reported-usage', usage: { inputTokens: 10, cachedInputTokens: 0 } }];
-      yield [{ type: 'text-delta', text: 'a' }, { type: 'text-delta', text: 'b' }];
-      yield [{ type: 'text-delta', text: 'c' }, { type: 'reported-usage', usage: { outputTokens: 3 } }, { type: 'finish', reason: 'length' }];
-    }
-    const s = await startBatchedChatStream(batches(), options);
+    const batches: ProviderStreamEvent[][] = [
+      [{ type: 'reported-usage', usage: { inputTokens: 10, cachedInputTokens: 0 } }],
+      [{ type: 'text-delta', text: 'a' }, { type: 'text-delta', text: 'b' }],
+      [{ type: 'text-delta', text: 'c' }, { type: 'reported-usage', usage: { outputTokens: 3 } }, { type: 'finish', reason: 'length' }],
+    ];
+    const s = await startBatchedChatStream({ next: async () => batches.shift() ?? null, close: () => {} }, options);
     const seen: (readonly StreamPart[])[] = [];
     for await (const b of s.batches()) seen.push(b);
     assert.deepEqual(seen, [

@@ -37,84 +37,112 @@ export interface StartChatStreamOptions {
 }
 
 /**
+ * Where a chat stream's provider events come from: one batch at a time (the events of one upstream
+ * read, see ProviderEventBatches), never an empty one; null once they ended.
+ */
+export interface EventBatchSource {
+  next(): Promise<readonly ProviderStreamEvent[] | null>;
+  /** Stops reading before the end (closes the upstream request); nothing after it is read. */
+  close(): void | Promise<void>;
+}
+
+/**
  * Wraps a provider stream and waits for its first content part before resolving, so failures that
  * come before any output (an error status, an `overloaded` event first thing) reject here, while
  * the caller can still answer with an error status or fall back to the next deployment.
  */
 export function startChatStream(source: AsyncIterable<ProviderStreamEvent>, options: StartChatStreamOptions): Promise<ChatStream> {
-  async function* oneByOne(): AsyncGenerator<readonly ProviderStreamEvent[]> {
-    for await (const e of source) yield [e];
-  }
-  return startBatchedChatStream(oneByOne(), options);
+  const it = source[Symbol.asyncIterator]();
+  return startBatchedChatStream(
+    {
+      next: async () => {
+        const r = await it.next();
+        return r.done ? null : [r.value];
+      },
+      close: async () => {
+        await it.return?.(undefined);
+      },
+    },
+    options,
+  );
 }
 
-/** startChatStream over batches of provider events (see readProviderEvents). */
-export async function startBatchedChatStream(
-  source: AsyncIterable<readonly ProviderStreamEvent[]>,
-  options: StartChatStreamOptions,
-): Promise<ChatStream> {
-  const it = source[Symbol.asyncIterator]();
-  const reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
-  let finish: FinishReason | null = null;
-  let stopSequence: string | undefined;
-  let text = '';
-  // Runs after `text`, decoded only when the text is needed: to count tokens the upstream did not report.
-  let runs: TextRun[] = [];
-  const textSoFar = () => {
-    if (runs.length > 0) {
-      for (const run of runs) for (const t of textsOfRun(run)) text += t;
-      runs = [];
-    }
-    return text;
-  };
-  let reasoning = '';
-  const toolCalls: { name: string; arguments: string }[] = [];
-  let closed = false;
+/** startChatStream over batches of provider events (see ProviderEventBatches). */
+export async function startBatchedChatStream(source: EventBatchSource, options: StartChatStreamOptions): Promise<ChatStream> {
+  const stream = new BatchedChatStream(source, options);
+  await stream.start();
+  return stream;
+}
 
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await it.return?.(undefined);
-  };
+type Batch = (ContentPart | TextRunPart)[];
+
+/**
+ * Classes and iterator objects, no async generator: read through one another's awaits, async
+ * generators here kept every finished stream's objects (its decoded body, events and parts) alive
+ * through young-generation collections until the next full one, so that every scavenge copied
+ * them (docs/bench-gateway.md, "Session 10").
+ */
+class BatchedChatStream implements ChatStream {
+  private readonly reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
+  private finish: FinishReason | null = null;
+  private stopSequence: string | undefined;
+  private text = '';
+  // Runs after `text`, decoded only when the text is needed: to count tokens the upstream did not report.
+  private runs: TextRun[] = [];
+  private reasoning = '';
+  private readonly toolCalls: { name: string; arguments: string }[] = [];
+  private closed = false;
+  private first: Batch | null = null;
+  private firstTaken = false;
+  private iterated = false;
+
+  constructor(
+    private readonly source: EventBatchSource,
+    private readonly options: StartChatStreamOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.first = await this.pull();
+  }
 
   /** The next batch with content in it; null at the end. */
-  const next = async (): Promise<(ContentPart | TextRunPart)[] | null> => {
+  async pull(): Promise<Batch | null> {
     for (;;) {
-      let r: IteratorResult<readonly ProviderStreamEvent[]>;
+      let batch: readonly ProviderStreamEvent[] | null;
       try {
-        r = await it.next();
+        batch = await this.source.next();
       } catch (e) {
-        closed = true;
-        throw options.mapError(e);
+        this.closed = true;
+        throw this.options.mapError(e);
       }
-      if (r.done) {
-        closed = true;
+      if (batch === null) {
+        this.closed = true;
         return null;
       }
-      const parts: (ContentPart | TextRunPart)[] = [];
-      for (const e of r.value) {
+      const parts: Batch = [];
+      for (const e of batch) {
         switch (e.type) {
           case 'text-run':
-            runs.push(e.run);
+            this.runs.push(e.run);
             break;
           case 'reported-usage':
-            Object.assign(reported, e.usage);
+            Object.assign(this.reported, e.usage);
             continue;
           case 'finish':
-            finish = e.reason;
-            stopSequence = e.stopSequence;
+            this.finish = e.reason;
+            this.stopSequence = e.stopSequence;
             continue;
           case 'text-delta':
-            text = textSoFar() + e.text;
+            this.text = this.textSoFar() + e.text;
             break;
           case 'reasoning-delta':
-            reasoning += e.text;
+            this.reasoning += e.text;
             break;
           case 'tool-call-start':
-            toolCalls[e.index] = { name: e.name, arguments: '' };
+            this.toolCalls[e.index] = { name: e.name, arguments: '' };
             break;
           case 'tool-call-delta': {
-            const call = toolCalls[e.index];
+            const call = this.toolCalls[e.index];
             if (call) call.arguments += e.argumentsDelta;
             break;
           }
@@ -123,104 +151,134 @@ export async function startBatchedChatStream(
       }
       if (parts.length > 0) return parts;
     }
-  };
+  }
 
-  const usage = () => {
+  /** The first batch (read by start()), then the following ones. */
+  async nextBatch(): Promise<Batch | null> {
+    if (this.firstTaken) return this.pull();
+    this.firstTaken = true;
+    const b = this.first;
+    this.first = null;
+    return b;
+  }
+
+  /** The finish and usage parts that end the stream. */
+  last(): StreamPart[] {
+    const u = this.usage();
+    return [
+      { type: 'finish', reason: this.finish ?? 'stop', ...(this.stopSequence !== undefined ? { stopSequence: this.stopSequence } : {}) },
+      { type: 'usage', usage: u.usage, estimated: u.estimated },
+    ];
+  }
+
+  private textSoFar(): string {
+    if (this.runs.length > 0) {
+      for (const run of this.runs) for (const t of textsOfRun(run)) this.text += t;
+      this.runs = [];
+    }
+    return this.text;
+  }
+
+  usage(): { readonly usage: Usage; readonly estimated: boolean } {
+    const { reported } = this;
     const estimated = reported.inputTokens === undefined || reported.outputTokens === undefined;
     return {
       usage: withReasoningTokens(
         {
-          inputTokens: reported.inputTokens ?? options.estimateInput(),
+          inputTokens: reported.inputTokens ?? this.options.estimateInput(),
           cachedInputTokens: reported.cachedInputTokens ?? 0,
-          outputTokens: reported.outputTokens ?? estimateOutputTokens({ text: textSoFar(), reasoning, toolCalls: toolCalls.filter(Boolean) }),
+          outputTokens: reported.outputTokens ?? estimateOutputTokens({ text: this.textSoFar(), reasoning: this.reasoning, toolCalls: this.toolCalls.filter(Boolean) }),
           ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
           ...(reported.reasoningTokens !== undefined ? { reasoningTokens: reported.reasoningTokens } : {}),
         },
-        reasoning,
+        this.reasoning,
       ),
       estimated,
     };
-  };
-
-  let first: (ContentPart | TextRunPart)[] | null = await next();
-  let firstTaken = false;
-  let iterated = false;
-
-  /**
-   * An iterator object, not an async generator. On Node 20 an async generator that awaits another
-   * async generator (here the provider events), consumed with for-await, left each finished
-   * stream's objects (its decoded body, events and parts: 25-38 KB per 100-chunk stream) alive
-   * through young-generation collections until the next full one: every scavenge copied them, and
-   * garbage collection was about half of the stream path's CPU (bench/stream-path.ts: 120 -> 65 µs
-   * per stream with this). One next() at a time, as for-await calls it.
-   */
-  function batches(textRuns: boolean): AsyncIterableIterator<readonly (StreamPart | TextRunPart)[]> {
-    let ended = false;
-    const done = (): IteratorResult<readonly (StreamPart | TextRunPart)[]> => ({ done: true, value: undefined });
-    return selfIterable<readonly (StreamPart | TextRunPart)[]>({
-      async next() {
-        if (ended) return done();
-        let b: (ContentPart | TextRunPart)[] | null;
-        try {
-          if (firstTaken) b = await next();
-          else {
-            firstTaken = true;
-            b = first;
-            first = null;
-          }
-        } catch (e) {
-          ended = true;
-          await close();
-          throw e;
-        }
-        if (b !== null) return { done: false, value: textRuns ? b : withoutRuns(b) };
-        ended = true;
-        await close();
-        const u = usage();
-        return {
-          done: false,
-          value: [
-            { type: 'finish', reason: finish ?? 'stop', ...(stopSequence !== undefined ? { stopSequence } : {}) },
-            { type: 'usage', usage: u.usage, estimated: u.estimated },
-          ],
-        };
-      },
-      async return() {
-        ended = true;
-        await close();
-        return done();
-      },
-    });
   }
-  const once = (options?: { readonly textRuns: true }) => {
-    if (iterated) throw new Error('a chat stream can be iterated only once');
-    iterated = true;
-    return batches(options?.textRuns === true);
-  };
 
-  const stream = { batches: once, usage, cancel: close } as Omit<ChatStream, typeof Symbol.asyncIterator> as ChatStream;
-  // The parts of each batch one by one, an iterator object for the same reason as batches().
-  stream[Symbol.asyncIterator] = () => {
-    const grouped = once() as AsyncIterableIterator<readonly StreamPart[]>;
-    let batch: readonly StreamPart[] = [];
-    let i = 0;
-    return selfIterable({
-      async next(): Promise<IteratorResult<StreamPart>> {
-        while (i === batch.length) {
-          const r = await grouped.next();
-          if (r.done) return r;
-          batch = r.value;
-          i = 0;
-        }
-        return { done: false, value: batch[i++]! };
-      },
-      async return(): Promise<IteratorResult<StreamPart>> {
-        await grouped.return?.();
-        return { done: true, value: undefined };
-      },
-    });
-  };
-  return stream;
+  async cancel(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.source.close();
+  }
+
+  batches(): AsyncIterable<readonly StreamPart[]>;
+  batches(options: { readonly textRuns: true }): AsyncIterable<readonly (StreamPart | TextRunPart)[]>;
+  batches(options?: { readonly textRuns: true }): AsyncIterable<readonly (StreamPart | TextRunPart)[]> {
+    if (this.iterated) throw new Error('a chat stream can be iterated only once');
+    this.iterated = true;
+    return new BatchIterator(this, options?.textRuns === true);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
+    return new PartIterator(this.batches()[Symbol.asyncIterator]());
+  }
+}
+
+const DONE: IteratorResult<never> = Object.freeze({ done: true, value: undefined });
+
+/** The stream's batches, then one of its finish and usage; one next() at a time, as for-await calls it. */
+class BatchIterator implements AsyncIterableIterator<readonly (StreamPart | TextRunPart)[]> {
+  private ended = false;
+
+  constructor(
+    private readonly stream: BatchedChatStream,
+    private readonly textRuns: boolean,
+  ) {}
+
+  async next(): Promise<IteratorResult<readonly (StreamPart | TextRunPart)[]>> {
+    if (this.ended) return DONE;
+    let b: Batch | null;
+    try {
+      b = await this.stream.nextBatch();
+    } catch (e) {
+      this.ended = true;
+      await this.stream.cancel();
+      throw e;
+    }
+    if (b !== null) return { done: false, value: this.textRuns ? b : withoutRuns(b) };
+    this.ended = true;
+    await this.stream.cancel();
+    return { done: false, value: this.stream.last() };
+  }
+
+  async return(): Promise<IteratorResult<readonly (StreamPart | TextRunPart)[]>> {
+    this.ended = true;
+    await this.stream.cancel();
+    return DONE;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/** The parts of each batch one by one. */
+class PartIterator implements AsyncIterableIterator<StreamPart> {
+  private batch: readonly StreamPart[] = [];
+  private i = 0;
+
+  constructor(private readonly batches: AsyncIterator<readonly StreamPart[]>) {}
+
+  async next(): Promise<IteratorResult<StreamPart>> {
+    while (this.i === this.batch.length) {
+      const r = await this.batches.next();
+      if (r.done) return r;
+      this.batch = r.value;
+      this.i = 0;
+    }
+    return { done: false, value: this.batch[this.i++]! };
+  }
+
+  async return(): Promise<IteratorResult<StreamPart>> {
+    await this.batches.return?.();
+    return DONE;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }
 
 /** A batch's parts with each text run given as the text deltas it holds. */
@@ -235,16 +293,3 @@ function withoutRuns(parts: (ContentPart | TextRunPart)[]): ContentPart[] {
 }
 
 const isRun = (p: ContentPart | TextRunPart): boolean => p.type === 'text-run';
-
-function returnThis<T>(this: T): T {
-  return this;
-}
-
-/**
- * Makes an iterator its own iterable. Assigned after the object is made: an object literal with a
- * computed key is built by a runtime call, some tenths of a microsecond per stream.
- */
-function selfIterable<T>(iterator: AsyncIterator<T>): AsyncIterableIterator<T> {
-  (iterator as AsyncIterableIterator<T>)[Symbol.asyncIterator] = returnThis;
-  return iterator as AsyncIterableIterator<T>;
-}
