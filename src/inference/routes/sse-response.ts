@@ -95,7 +95,11 @@ class SseWriter implements SseResponse {
   }
 
   end(): void {
-    this.flush();
-    if (!this.closed) this.res.end();
+    if (this.closed) return;
+    // What is queued leaves with the end of the body: one socket write, not one and then another.
+    const text = this.pending;
+    this.pending = '';
+    if (text === '') this.res.end();
+    else this.res.end(text);
   }
 }
