@@ -81,7 +81,10 @@ const ChatRequest = obj(
     top_p: { type: 'number', minimum: 0, maximum: 1 },
     stop: Stop,
     tools: { type: 'array', items: obj({ type: { type: 'string', enum: ['function'] }, function: obj({ name: str, description: str, parameters: { type: 'object' } }, ['name']) }, ['type', 'function']) },
-    tool_choice: { oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, obj({ type: str, function: obj({ name: str }, ['name']) })] },
+    tool_choice: {
+      oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, obj({ type: str, function: obj({ name: str }, ['name']) })],
+      description: 'only next to tools (otherwise a 400 naming tool_choice, as OpenAI answers)',
+    },
     parallel_tool_calls: bool,
     response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type']),
     reasoning_effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
@@ -232,6 +235,7 @@ const MessagesRequest = obj(
         { type: 'string', enum: ['auto', 'none', 'any', 'required'] },
         obj({ type: { type: 'string', enum: ['auto', 'any', 'tool', 'none'] }, name: str, disable_parallel_tool_use: bool }, ['type']),
       ],
+      description: 'without tools only none (otherwise a 400 naming tool_choice, as Anthropic answers)',
     },
     response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type'], {
       description: 'structured output in the chat completions form; or output_config.format',
@@ -274,7 +278,7 @@ const ResponsesRequest = obj(
     temperature: num,
     top_p: num,
     tools: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'function tools and mcp tools' } },
-    tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }] },
+    tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }], description: 'none, auto, required or a named function or mcp tool; required and named tools only next to tools' },
     parallel_tool_calls: bool,
     text: obj({ format: { type: 'object', additionalProperties: true } }),
     reasoning: obj({ effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] } }),

@@ -290,26 +290,31 @@ function readServiceTool(f: Fields, p: string, seen: Set<string>): ToolDefinitio
 /** `tool_choice` as a string, the service's form (`auto`, `none`, and `any`/`required`), next to Anthropic's objects. */
 const TOOL_CHOICE_NAMES = ['auto', 'none', 'any', 'required'] as const;
 
+/**
+ * `tool_choice`. Without tools only `none` (what no tools means) is taken: Anthropic refuses a tool
+ * choice without tools (docs/api-decisions.md, "Inference: fourth audit").
+ */
 function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
   const v = body.tool_choice;
   if (v === undefined || v === null) return {};
+  const withoutTools = () => invalid('tool_choice', 'may only be specified while providing tools');
   if (typeof v === 'string') {
     if (!(TOOL_CHOICE_NAMES as readonly string[]).includes(v)) invalid('tool_choice', `must be one of ${TOOL_CHOICE_NAMES.join(', ')} or an object`);
-    if (v === 'auto' || v === 'none') return { toolChoice: { type: v } };
-    if (tools.length === 0) invalid('tool_choice', `${v} needs tools`);
-    return { toolChoice: { type: 'required' } };
+    if (v === 'none') return { toolChoice: { type: v } };
+    if (tools.length === 0) withoutTools();
+    return { toolChoice: { type: v === 'auto' ? 'auto' : 'required' } };
   }
   const f = expectFields(v, 'tool_choice');
   const type = readEnum(f, 'type', 'tool_choice', ['auto', 'any', 'tool', 'none'] as const, { required: true })!;
   const disableParallel = readBoolean(f, 'disable_parallel_tool_use', 'tool_choice');
   const parallel = disableParallel !== undefined && type !== 'none' ? { parallelToolCalls: !disableParallel } : {};
+  if (type !== 'none' && tools.length === 0) withoutTools();
   switch (type) {
     case 'auto':
       return { toolChoice: { type: 'auto' }, ...parallel };
     case 'none':
       return { toolChoice: { type: 'none' } };
     case 'any':
-      if (tools.length === 0) invalid('tool_choice.type', 'any needs tools');
       return { toolChoice: { type: 'required' }, ...parallel };
     case 'tool': {
       const name = readString(f, 'name', 'tool_choice', { required: true })!;

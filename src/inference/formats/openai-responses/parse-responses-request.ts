@@ -308,9 +308,15 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
   return { functions, mcp, echo };
 }
 
+/**
+ * `tool_choice`. Without tools, `required` is a 400 as OpenAI answers it (`auto`, the default,
+ * and `none` mean what no tools means, and OpenAI takes them); a named tool must be in `tools`
+ * (docs/api-decisions.md, "Inference: fourth audit").
+ */
 function readToolChoice(body: Fields, functions: readonly ToolDefinition[], mcp: readonly McpServerSpec[]): ResponsesToolChoice {
   const v = body.tool_choice;
   if (v === undefined || v === null) return { type: 'auto' };
+  if (v === 'required' && functions.length === 0 && mcp.length === 0) invalid('tool_choice', 'required is only allowed when tools are specified');
   if (v === 'auto' || v === 'none' || v === 'required') return { type: v };
   if (typeof v === 'string') invalid('tool_choice', 'must be none, auto, required or an object');
   const f = expectFields(v, 'tool_choice');

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
+
+/**
+ * Findings of a fourth audit of inference-api.md and the protocols it mirrors (docs/api-decisions.md,
+ * "Inference: fourth audit"): `tool_choice` without tools, an Anthropic prefill ending in
+ * whitespace, `max_output_tokens` below OpenAI's minimum, and empty embeddings inputs. Every
+ * refusal is the documented `{"error": "<field>: ..."}` 400, before any hold or upstream call.
+ */
+describe('inference-api.md, fourth audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+
+  before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
+  after(() => g.close());
+
+  const post = (path: string, body: unknown, key = acct.key) =>
+    fetch(`${g.t.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
+
+  /** A 400 in the documented shape, with this message, and nothing sent upstream. */
+  async function refused(path: string, body: unknown, error: string, key = acct.key): Promise<void> {
+    const before = upstreamCalls();
+    const r = await post(path, body, key);
+    assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${await r.clone().text()}`);
+    assert.deepEqual(await r.json(), { error }, `${path} ${JSON.stringify(body)}`);
+    assert.equal(upstreamCalls(), before, `${path}: nothing goes upstream`);
+  }
+
+  /** The request is answered (200); the fake upstream gets one scenario for it. */
+  async function answered(path: string, body: unknown, upstream: 'openai' | 'anthropic' = 'openai'): Promise<void> {
+    g[upstream].chat.enqueue({ text: 'ok' });
+    const r = await post(path, body);
+    assert.equal(r.status, 200, `${path} ${JSON.stringify(body)}: ${await r.clone().text()}`);
+    await r.arrayBuffer();
+  }
+
+  const hi = [{ role: 'user', content: 'hi' }];
+  const chatTool = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } };
+
+  describe('tool_choice without tools', () => {
+    it('is a 400 naming tool_choice on chat completions, whatever its value, as OpenAI answers', async () => {
+      const error = 'tool_choice: is only allowed when tools are specified';
+      for (const model of ['svc-fast', 'svc-vision']) {
+        for (const tool_choice of ['auto', 'none', 'required', { type: 'function', function: { name: 'weather' } }]) {
+          await refused('/v1/chat/completions', { model, messages: hi, tool_choice }, error);
+          await refused('/v1/chat/completions', { model, messages: hi, tools: [], tool_choice }, error);
+        }
+      }
+      await assert.rejects(
+        openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'auto' }),
+        (e: unknown) => e instanceof OpenAI.BadRequestError && e.message.includes(error),
+      );
+      // A value that is none of OpenAI's is named as such first.
+      await refused('/v1/chat/completions', { model: 'svc-fast', messages: hi, tool_choice: 'sometimes' }, 'tool_choice: must be one of auto, none, required or a function choice');
+    });
+
+    it('chat completions: tool_choice null is no tool_choice, and next to tools every value is taken', async () => {
+      await answered('/v1/chat/completions', { model: 'svc-fast', messages: hi, tool_choice: null });
+      for (const tool_choice of ['auto', 'none', 'required', { type: 'function', function: { name: 'weather' } }]) {
+        await answered('/v1/chat/completions', { model: 'svc-fast', messages: hi, tools: [chatTool], tool_choice });
+      }
+      g.openai.chat.enqueue({ text: 'ok' });
+      const c = await openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], tools: [chatTool as OpenAI.ChatCompletionTool], tool_choice: 'auto' });
+      assert.equal(c.choices[0]!.message.content, 'ok');
+    });
+
+    it('responses: required is a 400 naming tool_choice, as OpenAI answers; auto and none (what no tools means) are taken', async () => {
+      await refused('/v1/responses', { model: 'svc-fast', input: 'hi', tool_choice: 'required' }, 'tool_choice: required is only allowed when tools are specified');
+      await refused('/v1/responses', { model: 'svc-fast', input: 'hi', tools: [], tool_choice: 'required' }, 'tool_choice: required is only allowed when tools are specified');
+      await refused('/v1/responses', { model: 'svc-fast', input: 'hi', tool_choice: { type: 'function', name: 'weather' } }, 'tool_choice.name: no function named "weather" in tools');
+      await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'hi', tool_choice: 'required' }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+      for (const tool_choice of ['auto', 'none']) {
+        g.openai.chat.enqueue({ text: 'ok' });
+        const r = await openai.responses.create({ model: 'svc-fast', input: 'hi', tool_choice: tool_choice as 'auto' | 'none' });
+        assert.equal(r.output_text, 'ok');
+        assert.equal(r.tool_choice, tool_choice);
+      }
+      g.openai.chat.enqueue({ text: 'ok' });
+      const withTools = await openai.responses.create({ model: 'svc-fast', input: 'hi', tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, strict: false }], tool_choice: 'required' });
+      assert.equal(withTools.tool_choice, 'required');
+    });
+
+    it('messages: auto, any and tool are a 400 naming tool_choice, as Anthropic answers; none (what no tools means) is taken', async () => {
+      const error = 'tool_choice: may only be specified while providing tools';
+      for (const model of ['svc-vision', 'svc-fast']) {
+        for (const tool_choice of [{ type: 'auto' }, { type: 'auto', disable_parallel_tool_use: true }, { type: 'any' }, { type: 'tool', name: 'weather' }, 'auto', 'any', 'required']) {
+          await refused('/v1/messages', { model, max_tokens: 10, messages: hi, tool_choice }, error);
+          await refused('/v1/messages', { model, max_tokens: 10, messages: hi, tools: [], tool_choice }, error);
+        }
+      }
+      await assert.rejects(
+        anthropic.messages.create({ model: 'svc-vision', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tool_choice: { type: 'auto' } }),
+        (e: unknown) => e instanceof Anthropic.BadRequestError,
+      );
+      for (const tool_choice of [{ type: 'none' }, 'none', null]) {
+        await answered('/v1/messages', { model: 'svc-vision', max_tokens: 10, messages: hi, tool_choice }, 'anthropic');
+        const sent = g.anthropic.requests.at(-1)!.body as Record<string, unknown>;
+        assert.equal(sent.tool_choice, undefined, 'no tools, no tool_choice upstream');
+      }
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      const m = await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'weather', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'auto' },
+      });
+      assert.equal((m.content[0] as { text: string }).text, 'ok');
+    });
+  });
+});
