@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
-import type { TestAccount } from './helpers/inference.ts';
+import { accountCredits, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
  * Findings of a fourth audit of inference-api.md and the protocols it mirrors (docs/api-decisions.md,
@@ -117,6 +117,58 @@ describe('inference-api.md, fourth audit', () => {
         tool_choice: { type: 'auto' },
       });
       assert.equal((m.content[0] as { text: string }).text, 'ok');
+    });
+  });
+
+  describe('an assistant prefill ending in whitespace on /v1/messages', () => {
+    const error = (i: number) => `messages[${i}].content: final assistant content cannot end with trailing whitespace`;
+
+    it('is a 400 naming the message, as Anthropic answers, on every model, before any upstream call and unbilled', async () => {
+      const fresh = await createTestAccount(g.t, { credits: 1000 });
+      const credits = await accountCredits(g.t, fresh.id);
+      for (const model of ['svc-vision', 'svc-fast', 'svc-pro', 'svc-shiplow']) {
+        for (const content of ['The answer is ', 'Sure:\n', [{ type: 'text', text: '{"a": ' }, { type: 'text', text: '1,\t' }], [{ type: 'text', text: '  ' }]]) {
+          await refused('/v1/messages', { model, max_tokens: 10, messages: [{ role: 'user', content: 'Answer in JSON.' }, { role: 'assistant', content }] }, error(1), fresh.key);
+        }
+      }
+      // A system turn after the prefill does not change which turn is final.
+      await refused(
+        '/v1/messages',
+        { model: 'svc-vision', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Well, ' }, { role: 'system', content: 'Be brief.' }] },
+        error(1),
+        fresh.key,
+      );
+      // count_tokens reads the body as messages does.
+      await refused('/v1/messages/count_tokens', { model: 'svc-vision', messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Well, ' }] }, error(1), fresh.key);
+      const sdk = new Anthropic({ apiKey: fresh.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+      await assert.rejects(
+        sdk.messages.create({ model: 'svc-vision', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello ' }] }),
+        (e: unknown) => e instanceof Anthropic.BadRequestError && e.message.includes(error(1)),
+      );
+      await assert.rejects(
+        sdk.messages.stream({ model: 'svc-vision', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello\n' }] }).finalMessage(),
+        (e: unknown) => e instanceof Anthropic.BadRequestError,
+      );
+      assert.deepEqual(await accountCredits(g.t, fresh.id), credits);
+      assert.deepEqual((await usageRows(g.t, fresh.id)).filter((u) => u.cost_micro !== '0'), []);
+    });
+
+    it('a prefill without trailing whitespace, whitespace earlier in the conversation and a final user turn are answered', async () => {
+      g.anthropic.chat.enqueue({ text: ' 42}' });
+      const m = await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'Answer in JSON.' }, { role: 'assistant', content: '{"answer":' }],
+      });
+      assert.equal((m.content[0] as { text: string }).text, ' 42}');
+      const sent = g.anthropic.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+      assert.equal(sent.messages.at(-1)!.role, 'assistant');
+      await answered(
+        '/v1/messages',
+        { model: 'svc-vision', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello! ' }, { role: 'user', content: 'Again.' }] },
+        'anthropic',
+      );
+      await answered('/v1/messages', { model: 'svc-fast', max_tokens: 10, messages: [{ role: 'user', content: 'Hi ' }] });
     });
   });
 });

@@ -367,6 +367,17 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
 }
 
 /**
+ * A prefill (a final assistant turn) must not end in whitespace, as Anthropic refuses it; checked
+ * for every model, whatever upstream serves it (docs/api-decisions.md, "Inference: fourth
+ * audit"). Its text is the turn's text blocks joined, as the Anthropic adapter sends them; a turn
+ * with a tool call ends in that call, not in text.
+ */
+function checkPrefill(path: string, assistant: CanonicalMessage | null): void {
+  if (assistant === null || assistant.role !== 'assistant' || assistant.toolCalls.length > 0) return;
+  if (/\s$/u.test(assistant.content)) invalid(at(path, 'content'), 'final assistant content cannot end with trailing whitespace');
+}
+
+/**
  * Parses and validates an Anthropic Messages request into the canonical request. Fields the service
  * does not act on (`service_tier`, `container`, `context_management`, ...) are accepted and
  * ignored; `mcp_servers` is refused, like the server tools, because the service does not run them.
@@ -380,15 +391,24 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0) invalid('mcp_servers', 'MCP servers run by the API are not supported');
   const messages: CanonicalMessage[] = readSystem(body.system);
+  // The last user or assistant turn: an assistant one is a prefill (system text goes to `system`).
+  let final: { readonly path: string; readonly assistant: CanonicalMessage | null } | undefined;
   body.messages.forEach((m, i) => {
     const p = at('messages', i);
     const f = expectFields(m, p);
     const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
-    if (role === 'user') messages.push(...readUserTurn(f.content, at(p, 'content')));
-    else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
-    else messages.push(readAssistantTurn(f.content, at(p, 'content'), sealer));
+    if (role === 'user') {
+      messages.push(...readUserTurn(f.content, at(p, 'content')));
+      final = { path: p, assistant: null };
+    } else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
+    else {
+      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer);
+      messages.push(turn);
+      final = { path: p, assistant: turn };
+    }
   });
-  if (!body.messages.some((m) => isFields(m) && m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
+  if (final === undefined) invalid('messages', 'must have a user or assistant message');
+  checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);
