@@ -171,4 +171,28 @@ describe('inference-api.md, fourth audit', () => {
       await answered('/v1/messages', { model: 'svc-fast', max_tokens: 10, messages: [{ role: 'user', content: 'Hi ' }] });
     });
   });
+
+  describe('max_output_tokens below 16 on /v1/responses', () => {
+    it('is a 400 naming max_output_tokens, as OpenAI answers; 16 is taken', async () => {
+      for (const n of [1, 15]) {
+        await refused('/v1/responses', { model: 'svc-fast', input: 'hi', max_output_tokens: n }, 'max_output_tokens: must be >= 16');
+        await refused('/v1/responses', { model: 'svc-vision', input: 'hi', max_output_tokens: n, stream: true }, 'max_output_tokens: must be >= 16');
+      }
+      await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'hi', max_output_tokens: 8 }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+      g.openai.chat.enqueue({ text: 'ok' });
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'hi', max_output_tokens: 16 });
+      assert.equal(r.max_output_tokens, 16);
+      assert.equal((g.openai.requests.at(-1)!.body as { max_tokens: number }).max_tokens, 16);
+    });
+
+    it('/openapi.json gives the minimum', async () => {
+      const doc = (await (await fetch(`${g.t.url}/openapi.json`)).json()) as {
+        paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } } } }>;
+      };
+      for (const path of ['/v1/responses', '/inference/v1/responses']) {
+        const field = doc.paths[path]!.post.requestBody.content['application/json'].schema.properties.max_output_tokens;
+        assert.deepEqual(field, { type: 'integer', minimum: 16 }, path);
+      }
+    });
+  });
 });

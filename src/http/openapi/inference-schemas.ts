@@ -274,7 +274,7 @@ const ResponsesRequest = obj(
     store: bool,
     stream: bool,
     stream_options: StreamOptions({ include_obfuscation: { ...bool, description: 'accepted; deltas carry no obfuscation padding' } }),
-    max_output_tokens: int,
+    max_output_tokens: { type: 'integer', minimum: 16 },
     temperature: num,
     top_p: num,
     tools: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'function tools and mcp tools' } },

@@ -109,7 +109,9 @@ describe('parseResponsesRequest', () => {
     refused({ model: 'm', input: 'x', tool_choice: 'required' }, 'tool_choice: required is only allowed when tools are specified');
     refused({ model: 'm', input: 'x', text: { format: { type: 'xml' } } }, 'text.format.type: must be one of text, json_object, json_schema');
     refused({ model: 'm', input: 'x', reasoning: { effort: 'max' } }, 'reasoning.effort: must be one of none, minimal, low, medium, high, xhigh');
-    refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 1');
+    refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 16');
+    refused({ model: 'm', input: 'x', max_output_tokens: 15 }, 'max_output_tokens: must be >= 16');
+    assert.equal(parse({ model: 'm', input: 'x', max_output_tokens: 16 }).maxOutputTokens, 16);
     refused({ model: 'm', input: 'x', metadata: { a: 1 } }, 'metadata.a: must be a string');
     refused({ model: 'm', input: 'x', background: true }, 'background: is not supported');
   });
