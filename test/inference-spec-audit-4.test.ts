@@ -195,4 +195,22 @@ describe('inference-api.md, fourth audit', () => {
       }
     });
   });
+
+  describe('empty and blank embeddings inputs', () => {
+    it('an empty string, alone or among others, is a 400 naming it, as OpenAI refuses it, before any upstream call', async () => {
+      await refused('/v1/embeddings', { model: 'svc-embed', input: '' }, 'input: must not be empty');
+      await refused('/v1/embeddings', { model: 'svc-embed', input: ['ok', ''] }, 'input[1]: must not be empty');
+      await refused('/v1/embeddings', { model: 'svc-embed', input: [''] }, 'input[0]: must not be empty');
+      await assert.rejects(openai.embeddings.create({ model: 'svc-embed', input: ['ok', ''] }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+    });
+
+    it('whitespace is text: it is embedded as sent, as OpenAI embeds it', async () => {
+      const one = await openai.embeddings.create({ model: 'svc-embed', input: ' ' });
+      assert.equal(one.data.length, 1);
+      assert.deepEqual((g.openai.requests.at(-1)!.body as { input: unknown }).input, [' ']);
+      const two = await openai.embeddings.create({ model: 'svc-embed', input: ['ok', ' \n\t'] });
+      assert.deepEqual(two.data.map((d) => d.index), [0, 1]);
+      assert.deepEqual((g.openai.requests.at(-1)!.body as { input: unknown }).input, ['ok', ' \n\t']);
+    });
+  });
 });
