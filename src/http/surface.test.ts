@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { marketPathWithoutTrailingSlash } from './surface.ts';
+import { hasEmptySegment, marketPathWithoutTrailingSlash } from './surface.ts';
 
 describe('market trailing slash', () => {
   it('drops one trailing slash of a market path, keeping the query, and leaves every other URL as it is', () => {
@@ -15,7 +15,17 @@ describe('market trailing slash', () => {
       ['/v1/models/', '/v1/models/'],
       ['/admin/markets/', '/admin/markets/'],
       ['/apiary/', '/apiary/'],
+      // An empty segment is not a trailing slash: the path is routed as sent, and not found.
+      ['/api/markets//', '/api/markets//'],
+      ['/api/markets//?page=1', '/api/markets//?page=1'],
+      ['/api/markets/7//', '/api/markets/7//'],
+      ['/api/markets/?q=a//b', '/api/markets?q=a//b'],
     ];
     for (const [url, routed] of cases) assert.equal(marketPathWithoutTrailingSlash(url), routed, url);
+  });
+
+  it('finds an empty segment in the path only, not in the query string', () => {
+    for (const url of ['/api/markets//', '/api//markets', '/api/markets//price?x=1', '//api']) assert.equal(hasEmptySegment(url), true, url);
+    for (const url of ['/api/markets/', '/api/markets?q=http://x', '/api/markets/7/price', '/']) assert.equal(hasEmptySegment(url), false, url);
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { clientIp } from '../http/client-ip.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
+import { hasEmptySegment } from '../http/surface.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { Clock } from '../shared/clock.ts';
 import { HttpError } from '../shared/errors.ts';
@@ -39,6 +40,13 @@ export interface MarketPluginOptions {
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
 export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptions): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
+    // A path with an empty segment (`/api/markets//`, `/api/markets//price`) names no resource,
+    // even where the router would take the empty segment as a parameter: the unknown route it is,
+    // answered (and not counted) like every other (docs/api-decisions.md, "Market API: fourth audit").
+    if (hasEmptySegment(request.url)) {
+      reply.callNotFound();
+      return reply;
+    }
     const d = await opts.limiter.consume(clientIp(request));
     setRateLimitHeaders(reply, d);
     if (!d.allowed) throw new HttpError(429, 'Rate limit exceeded');

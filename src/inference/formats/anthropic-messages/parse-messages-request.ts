@@ -290,26 +290,31 @@ function readServiceTool(f: Fields, p: string, seen: Set<string>): ToolDefinitio
 /** `tool_choice` as a string, the service's form (`auto`, `none`, and `any`/`required`), next to Anthropic's objects. */
 const TOOL_CHOICE_NAMES = ['auto', 'none', 'any', 'required'] as const;
 
+/**
+ * `tool_choice`. Without tools only `none` (what no tools means) is taken: Anthropic refuses a tool
+ * choice without tools (docs/api-decisions.md, "Inference: fourth audit").
+ */
 function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { toolChoice?: ToolChoice; parallelToolCalls?: boolean } {
   const v = body.tool_choice;
   if (v === undefined || v === null) return {};
+  const withoutTools = () => invalid('tool_choice', 'may only be specified while providing tools');
   if (typeof v === 'string') {
     if (!(TOOL_CHOICE_NAMES as readonly string[]).includes(v)) invalid('tool_choice', `must be one of ${TOOL_CHOICE_NAMES.join(', ')} or an object`);
-    if (v === 'auto' || v === 'none') return { toolChoice: { type: v } };
-    if (tools.length === 0) invalid('tool_choice', `${v} needs tools`);
-    return { toolChoice: { type: 'required' } };
+    if (v === 'none') return { toolChoice: { type: v } };
+    if (tools.length === 0) withoutTools();
+    return { toolChoice: { type: v === 'auto' ? 'auto' : 'required' } };
   }
   const f = expectFields(v, 'tool_choice');
   const type = readEnum(f, 'type', 'tool_choice', ['auto', 'any', 'tool', 'none'] as const, { required: true })!;
   const disableParallel = readBoolean(f, 'disable_parallel_tool_use', 'tool_choice');
   const parallel = disableParallel !== undefined && type !== 'none' ? { parallelToolCalls: !disableParallel } : {};
+  if (type !== 'none' && tools.length === 0) withoutTools();
   switch (type) {
     case 'auto':
       return { toolChoice: { type: 'auto' }, ...parallel };
     case 'none':
       return { toolChoice: { type: 'none' } };
     case 'any':
-      if (tools.length === 0) invalid('tool_choice.type', 'any needs tools');
       return { toolChoice: { type: 'required' }, ...parallel };
     case 'tool': {
       const name = readString(f, 'name', 'tool_choice', { required: true })!;
@@ -362,6 +367,17 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
 }
 
 /**
+ * A prefill (a final assistant turn) must not end in whitespace, as Anthropic refuses it; checked
+ * for every model, whatever upstream serves it (docs/api-decisions.md, "Inference: fourth
+ * audit"). Its text is the turn's text blocks joined, as the Anthropic adapter sends them; a turn
+ * with a tool call ends in that call, not in text.
+ */
+function checkPrefill(path: string, assistant: CanonicalMessage | null): void {
+  if (assistant === null || assistant.role !== 'assistant' || assistant.toolCalls.length > 0) return;
+  if (/\s$/u.test(assistant.content)) invalid(at(path, 'content'), 'final assistant content cannot end with trailing whitespace');
+}
+
+/**
  * Parses and validates an Anthropic Messages request into the canonical request. Fields the service
  * does not act on (`service_tier`, `container`, `context_management`, ...) are accepted and
  * ignored; `mcp_servers` is refused, like the server tools, because the service does not run them.
@@ -375,15 +391,24 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0) invalid('mcp_servers', 'MCP servers run by the API are not supported');
   const messages: CanonicalMessage[] = readSystem(body.system);
+  // The last user or assistant turn: an assistant one is a prefill (system text goes to `system`).
+  let final: { readonly path: string; readonly assistant: CanonicalMessage | null } | undefined;
   body.messages.forEach((m, i) => {
     const p = at('messages', i);
     const f = expectFields(m, p);
     const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
-    if (role === 'user') messages.push(...readUserTurn(f.content, at(p, 'content')));
-    else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
-    else messages.push(readAssistantTurn(f.content, at(p, 'content'), sealer));
+    if (role === 'user') {
+      messages.push(...readUserTurn(f.content, at(p, 'content')));
+      final = { path: p, assistant: null };
+    } else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
+    else {
+      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer);
+      messages.push(turn);
+      final = { path: p, assistant: turn };
+    }
   });
-  if (!body.messages.some((m) => isFields(m) && m.role !== 'system')) invalid('messages', 'must have a user or assistant message');
+  if (final === undefined) invalid('messages', 'must have a user or assistant message');
+  checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);

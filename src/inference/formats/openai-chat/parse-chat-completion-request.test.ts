@@ -141,7 +141,11 @@ describe('parseChatCompletionRequest', () => {
     assert.equal(error400({ ...user('x'), tools: [{ type: 'function', function: { name: 'bad name' } }] }), 'tools[0].function.name: must be 1-64 letters, digits, underscores or dashes');
     assert.equal(error400({ ...user('x'), tools: [{ type: 'function', function: { name: 'f', parameters: 'x' } }] }), 'tools[0].function.parameters: must be a JSON Schema object');
     assert.equal(error400({ ...user('x'), tool_choice: 'sometimes' }), 'tool_choice: must be one of auto, none, required or a function choice');
-    assert.equal(error400({ ...user('x'), tool_choice: { type: 'function', function: { name: 'g' } } }), 'tool_choice.function.name: no tool named g in tools');
+    const f = { type: 'function', function: { name: 'f' } };
+    assert.equal(error400({ ...user('x'), tools: [f], tool_choice: { type: 'function', function: { name: 'g' } } }), 'tool_choice.function.name: no tool named g in tools');
+    for (const tool_choice of ['auto', 'none', 'required', { type: 'function', function: { name: 'g' } }]) {
+      assert.equal(error400({ ...user('x'), tool_choice }), 'tool_choice: is only allowed when tools are specified');
+    }
     assert.equal(error400({ ...user('x'), response_format: { type: 'yaml' } }), 'response_format.type: must be one of text, json_object, json_schema');
     assert.equal(error400({ ...user('x'), response_format: { type: 'json_schema' } }), 'response_format.json_schema: must be an object');
     assert.equal(error400({ ...user('x'), max_tokens: 0 }), 'max_tokens: must be >= 1');

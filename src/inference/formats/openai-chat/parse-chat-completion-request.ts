@@ -169,18 +169,24 @@ function readTools(body: Fields): ToolDefinition[] {
   });
 }
 
+/**
+ * `tool_choice`: a value of OpenAI's, and only next to tools, as OpenAI refuses it otherwise
+ * (`none` included; docs/api-decisions.md, "Inference: fourth audit").
+ */
 function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): ToolChoice | undefined {
   const v = body.tool_choice;
   if (v === undefined || v === null) return undefined;
+  const withoutTools = () => invalid('tool_choice', 'is only allowed when tools are specified');
   if (typeof v === 'string') {
     if (v !== 'auto' && v !== 'none' && v !== 'required') invalid('tool_choice', 'must be one of auto, none, required or a function choice');
-    if (v === 'required' && tools.length === 0) invalid('tool_choice', 'required needs tools');
+    if (tools.length === 0) withoutTools();
     return { type: v };
   }
   const f = expectFields(v, 'tool_choice');
   readEnum(f, 'type', 'tool_choice', ['function'] as const, { required: true });
   const fn = expectFields(f.function, 'tool_choice.function');
   const name = readString(fn, 'name', 'tool_choice.function', { required: true })!;
+  if (tools.length === 0) withoutTools();
   if (!tools.some((t) => t.name === name)) invalid('tool_choice.function.name', `no tool named ${name} in tools`);
   return { type: 'tool', name };
 }

@@ -106,9 +106,12 @@ describe('parseResponsesRequest', () => {
     refused({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'bad name' }] }, 'tools[0].name: must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
     refused({ model: 'm', input: 'x', tools: [{ type: 'mcp', server_label: 'a', server_url: 'file:///etc' }] }, 'tools[0].server_url: must be an http(s) URL');
     refused({ model: 'm', input: 'x', tool_choice: { type: 'function', name: 'nope' } }, 'tool_choice.name: no function named "nope" in tools');
+    refused({ model: 'm', input: 'x', tool_choice: 'required' }, 'tool_choice: required is only allowed when tools are specified');
     refused({ model: 'm', input: 'x', text: { format: { type: 'xml' } } }, 'text.format.type: must be one of text, json_object, json_schema');
     refused({ model: 'm', input: 'x', reasoning: { effort: 'max' } }, 'reasoning.effort: must be one of none, minimal, low, medium, high, xhigh');
-    refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 1');
+    refused({ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens: must be >= 16');
+    refused({ model: 'm', input: 'x', max_output_tokens: 15 }, 'max_output_tokens: must be >= 16');
+    assert.equal(parse({ model: 'm', input: 'x', max_output_tokens: 16 }).maxOutputTokens, 16);
     refused({ model: 'm', input: 'x', metadata: { a: 1 } }, 'metadata.a: must be a string');
     refused({ model: 'm', input: 'x', background: true }, 'background: is not supported');
   });

@@ -308,9 +308,15 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
   return { functions, mcp, echo };
 }
 
+/**
+ * `tool_choice`. Without tools, `required` is a 400 as OpenAI answers it (`auto`, the default,
+ * and `none` mean what no tools means, and OpenAI takes them); a named tool must be in `tools`
+ * (docs/api-decisions.md, "Inference: fourth audit").
+ */
 function readToolChoice(body: Fields, functions: readonly ToolDefinition[], mcp: readonly McpServerSpec[]): ResponsesToolChoice {
   const v = body.tool_choice;
   if (v === undefined || v === null) return { type: 'auto' };
+  if (v === 'required' && functions.length === 0 && mcp.length === 0) invalid('tool_choice', 'required is only allowed when tools are specified');
   if (v === 'auto' || v === 'none' || v === 'required') return { type: v };
   if (typeof v === 'string') invalid('tool_choice', 'must be none, auto, required or an object');
   const f = expectFields(v, 'tool_choice');
@@ -360,6 +366,9 @@ function readMetadata(body: Fields): Record<string, string> | null {
   return f as Record<string, string>;
 }
 
+/** The least `max_output_tokens` OpenAI's Responses API takes. */
+export const MIN_OUTPUT_TOKENS = 16;
+
 /**
  * Parses a `POST /v1/responses` body. Every refusal is a 400 naming the field. Fields OpenAI
  * defines that change nothing here (`include` values other than `reasoning.encrypted_content`,
@@ -394,7 +403,8 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   }
   if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
   const includeEncryptedReasoning = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
-  const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: 1 });
+  // OpenAI's minimum (docs/api-decisions.md, "Inference: fourth audit").
+  const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: MIN_OUTPUT_TOKENS });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   const user = readString(body, 'user', '') ?? readString(body, 'safety_identifier', '');
