@@ -5,7 +5,7 @@ import { OUT_OF_CREDITS } from '../src/inference/billing/billing.ts';
 import { fakeEmbedding } from './fakes/fake-openai.ts';
 import { fakeRelevance } from './fakes/fake-rerank.ts';
 import { startTestApp } from './helpers/app.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
+import { postJson, startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 const PNG_B64 = Buffer.from(
@@ -24,8 +24,7 @@ describe('embeddings, rerank, images and the typed errors of the openai client',
   });
   after(() => g.close());
 
-  const post = (path: string, body: unknown, key = acct.key) =>
-    fetch(`${g.t.url}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown, key = acct.key) => postJson(g, key, `/v1${path}`, body);
 
   describe('POST /v1/embeddings', () => {
     it('answers floats for a string or an array input', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 
 /**
@@ -18,12 +18,7 @@ describe('inference-api.md, a new user\'s second look', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${g.t.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(g, acct.key, path, body, headers);
 
   it('the messages-style base {base_url}/inference lists models for an x-api-key too (curl and the Anthropic SDK)', async () => {
     const viaHeader = await fetch(`${g.t.url}/inference/v1/models`, { headers: { 'x-api-key': acct.key, 'anthropic-version': '2023-06-01' } });

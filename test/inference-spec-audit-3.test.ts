@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 
 /**
@@ -21,12 +21,7 @@ describe('inference-api.md, third audit', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const post = (path: string, body: unknown) =>
-    fetch(`${g.t.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown) => postJson(g, acct.key, path, body);
   const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
 
   /** A 400 in the documented shape, with this message, and nothing sent upstream. */

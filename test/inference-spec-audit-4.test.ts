@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { accountCredits, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
+import { accountCredits, postJson, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
@@ -20,12 +20,7 @@ describe('inference-api.md, fourth audit', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const post = (path: string, body: unknown, key = acct.key) =>
-    fetch(`${g.t.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, key = acct.key) => postJson(g, key, path, body);
   const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
 
   /** A 400 in the documented shape, with this message, and nothing sent upstream. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { postJson, startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
@@ -30,12 +30,7 @@ describe('inference-api.md as written', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${g.t.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(g, acct.key, path, body, headers);
 
   describe('POST /v1/messages with the message object of the spec', () => {
     it('a `system` role message is the system prompt, on both upstream kinds', async () => {

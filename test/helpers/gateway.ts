@@ -246,3 +246,12 @@ export async function startWithSdks(): Promise<SdkSetup> {
   const anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
   return { g, acct, anthropic, openai: g.client(acct.key) };
 }
+
+/** POSTs `body` as JSON to `path` of the gateway with `key` as the bearer token, plus any `headers`. */
+export function postJson(g: Gateway, key: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${g.t.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
