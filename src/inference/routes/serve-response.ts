@@ -53,27 +53,27 @@ interface ServerTools {
 
 /** A model answer as parts, whether it streamed or not, and what it consumed. */
 interface ModelCall {
-  readonly parts: AsyncIterable<StreamPart>;
+  /** A stream's parts as they come, or a whole answer's (see partsOf). */
+  readonly parts: AsyncIterable<StreamPart> | Iterable<StreamPart>;
   usage(): { readonly usage: Usage; readonly estimated: boolean };
 }
 
 function partsOf(r: CanonicalChatResponse): ModelCall {
-  async function* parts(): AsyncGenerator<StreamPart> {
-    // The upstream's blocks when it gave blocks (their signatures close them, as in a stream).
-    if (r.reasoningBlocks) {
-      for (const b of r.reasoningBlocks) {
-        if (b.type === 'redacted_thinking') yield { type: 'reasoning-delta', text: '', redacted: b.data };
-        else yield { type: 'reasoning-delta', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) };
-      }
-    } else if (r.reasoning) yield { type: 'reasoning-delta', text: r.reasoning };
-    if (r.text) yield { type: 'text-delta', text: r.text };
-    for (const [index, c] of r.toolCalls.entries()) {
-      yield { type: 'tool-call-start', index, id: c.id, name: c.name };
-      yield { type: 'tool-call-delta', index, argumentsDelta: c.arguments };
+  const parts: StreamPart[] = [];
+  // The upstream's blocks when it gave blocks (their signatures close them, as in a stream).
+  if (r.reasoningBlocks) {
+    for (const b of r.reasoningBlocks) {
+      if (b.type === 'redacted_thinking') parts.push({ type: 'reasoning-delta', text: '', redacted: b.data });
+      else parts.push({ type: 'reasoning-delta', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) });
     }
-    yield { type: 'finish', reason: r.finishReason };
+  } else if (r.reasoning) parts.push({ type: 'reasoning-delta', text: r.reasoning });
+  if (r.text) parts.push({ type: 'text-delta', text: r.text });
+  for (const [index, c] of r.toolCalls.entries()) {
+    parts.push({ type: 'tool-call-start', index, id: c.id, name: c.name });
+    parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });
   }
-  return { parts: parts(), usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
+  parts.push({ type: 'finish', reason: r.finishReason });
+  return { parts, usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
 }
 
 function hasImages(items: readonly ConversationItem[]): number {
