@@ -11,6 +11,7 @@
  *
  *   npx tsx bench/instructions.ts            # BENCH_TARGETS=h,c by default
  *   BENCH_TARGETS=b,h,c,e BENCH_STREAM=1 npx tsx bench/instructions.ts
+ *   BENCH_NODE_FLAGS=--single-threaded-gc BENCH_TARGETS=c npx tsx bench/instructions.ts
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +24,8 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const STREAM = process.env.BENCH_STREAM === '1';
+/** Node flags for the counted targets, e.g. `--single-threaded-gc`. */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 interface Child {
   readonly process: ChildProcess;
@@ -30,7 +33,7 @@ interface Child {
 }
 
 function start(name: string, args: string[], valgrindArgs: string[] | null): Promise<Child> {
-  const nodeArgs = ['--import', 'tsx'];
+  const nodeArgs = [...(valgrindArgs ? NODE_FLAGS : []), '--import', 'tsx'];
   const child = fork(new URL(`./children/${name}.ts`, import.meta.url), args, valgrindArgs
     ? { execPath: 'valgrind', execArgv: [...valgrindArgs, process.execPath, ...nodeArgs], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }
     : { execArgv: nodeArgs, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });

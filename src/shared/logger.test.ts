@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { LineBuffer } from './logger.ts';
+
+function fakeSink() {
+  const writes: string[] = [];
+  const events: string[] = [];
+  return {
+    writes,
+    events,
+    sink: {
+      fd: -1,
+      write(chunk: string) {
+        writes.push(chunk);
+        return true;
+      },
+      flush(cb?: (err?: Error) => void) {
+        events.push('flush');
+        cb?.();
+      },
+      flushSync() {
+        events.push('flushSync');
+      },
+    },
+  };
+}
+
+test('lines reach the destination joined, once 16 KB of them are buffered', () => {
+  const { sink, writes } = fakeSink();
+  const lines = new LineBuffer(sink);
+  const line = `${'x'.repeat(4095)}\n`;
+  for (let i = 0; i < 3; i++) lines.write(line);
+  assert.deepEqual(writes, [], 'under 16 KB: nothing written yet');
+  lines.write(line);
+  assert.deepEqual(writes, [line.repeat(4)]);
+  lines.write('tail\n');
+  assert.equal(writes.length, 1);
+});
+
+test('flush hands what is buffered to the destination, then flushes it', () => {
+  const { sink, writes, events } = fakeSink();
+  const lines = new LineBuffer(sink);
+  lines.write('a\n');
+  lines.write('b\n');
+  let flushed = false;
+  lines.flush(() => (flushed = true));
+  assert.deepEqual(writes, ['a\nb\n']);
+  assert.deepEqual(events, ['flush']);
+  assert.ok(flushed);
+  lines.flush();
+  assert.deepEqual(writes, ['a\nb\n'], 'nothing buffered: nothing written');
+});
+
+test('a process that exits writes every buffered line, in order', () => {
+  const logger = fileURLToPath(new URL('./logger.ts', import.meta.url));
+  const script = `
+    const { createLogger } = await import(${JSON.stringify(logger)});
+    const log = createLogger('info');
+    for (let i = 0; i < 200; i++) log.info({ i }, 'line');
+    log.info({ i: 'last' }, 'line');
+    process.exit(0);
+  `;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const seen = out.trim().split('\n').map((l) => (JSON.parse(l) as { i: number | string }).i);
+  assert.deepEqual(seen, [...Array.from({ length: 200 }, (_, i) => i), 'last']);
+});
