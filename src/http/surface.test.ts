@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hasEmptySegment, marketPathWithoutTrailingSlash } from './surface.ts';
+import { hasEmptySegment, marketPathWithoutTrailingSlash, surfaceOf } from './surface.ts';
 
 describe('market trailing slash', () => {
   it('drops one trailing slash of a market path, keeping the query, and leaves every other URL as it is', () => {
@@ -20,6 +20,8 @@ describe('market trailing slash', () => {
       ['/api/markets//?page=1', '/api/markets//?page=1'],
       ['/api/markets/7//', '/api/markets/7//'],
       ['/api/markets/?q=a//b', '/api/markets?q=a//b'],
+      ['//api/markets/', '//api/markets/'],
+      ['//api/', '//api/'],
     ];
     for (const [url, routed] of cases) assert.equal(marketPathWithoutTrailingSlash(url), routed, url);
   });
@@ -27,5 +29,12 @@ describe('market trailing slash', () => {
   it('finds an empty segment in the path only, not in the query string', () => {
     for (const url of ['/api/markets//', '/api//markets', '/api/markets//price?x=1', '//api']) assert.equal(hasEmptySegment(url), true, url);
     for (const url of ['/api/markets/', '/api/markets?q=http://x', '/api/markets/7/price', '/']) assert.equal(hasEmptySegment(url), false, url);
+  });
+});
+
+describe('surfaceOf', () => {
+  it('puts /api and what is under it on the market surface, also after more than one leading slash', () => {
+    for (const url of ['/api', '/api/', '/api?x=1', '/api/markets', '//api', '//api/markets', '///api/markets?x=1', '//api?x=1']) assert.equal(surfaceOf(url), 'market', url);
+    for (const url of ['/', '/apiary', '//apiary', '/v1/models', '//v1/models', '/inference/v1/api', '/x//api/markets']) assert.equal(surfaceOf(url), 'plain', url);
   });
 });

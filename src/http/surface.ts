@@ -1,8 +1,15 @@
 /** Which client surface a URL belongs to; each answers errors in its own body shape. */
 export type Surface = 'market' | 'plain';
 
+/**
+ * The market surface is `/api` and what is under it; a path that starts with more than one slash
+ * (`//api/markets`) is the market's too: it has an empty segment, so it is not found, answered in
+ * the market's shape (docs/api-decisions.md, "Market API: fifth audit").
+ */
+const MARKET = /^\/+api(?:$|[/?])/;
+
 export function surfaceOf(url: string): Surface {
-  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?') ? 'market' : 'plain';
+  return MARKET.test(url) ? 'market' : 'plain';
 }
 
 export function errorBody(surface: Surface, message: string): Record<string, unknown> {

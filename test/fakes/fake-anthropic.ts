@@ -9,7 +9,10 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
  * the signature is not its own) and redacted thinking whose data it did not give out, an empty
- * `messages`, and text blocks that are empty or only whitespace.
+ * `messages`, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
+ * whose text ends in whitespace, and `tool_choice` `auto`, `any` or `tool` without tools. The last
+ * two the gateway refuses before calling an upstream (docs/api-decisions.md, "Inference: fourth
+ * audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
  */
 export interface FakeAnthropic extends FakeServer {
   readonly chat: ScenarioQueue;
@@ -112,6 +115,24 @@ function checkContent(body: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * A prefill must not end in whitespace: the final message, when it is the assistant's, as a string
+ * or in its last block when that is text (a turn ending in a tool call is not checked).
+ */
+function checkPrefill(body: Record<string, unknown>): string | null {
+  const last = (body.messages as { role: string; content: unknown }[]).at(-1);
+  if (last?.role !== 'assistant') return null;
+  const end = Array.isArray(last.content) ? (last.content as { type: string; text?: string }[]).at(-1) : { type: 'text', text: last.content as string };
+  return end?.type === 'text' && /\s$/u.test(end.text ?? '') ? 'messages: final assistant content cannot end with trailing whitespace' : null;
+}
+
+/** A tool choice other than `none` needs tools, as the API answers. */
+function checkToolChoice(body: Record<string, unknown>): string | null {
+  const choice = body.tool_choice as { type?: string } | undefined;
+  if (choice === undefined || choice === null || choice.type === 'none') return null;
+  return Array.isArray(body.tools) && body.tools.length > 0 ? null : 'tool_choice: may only be specified while providing tools';
+}
+
 /** The API's rules for extended thinking, as it enforces them. */
 function checkThinking(body: Record<string, unknown>): string | null {
   const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
@@ -139,8 +160,8 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const thinkingProblem = checkContent(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
-  if (thinkingProblem) return sendJson(res, 400, errorBody('invalid_request_error', thinkingProblem), HEADERS);
+  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
+  if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {
     if (b.type === 'thinking') issued.thinking.add(b.thinking);

@@ -85,7 +85,7 @@ const ChatRequest = obj(
       oneOf: [{ type: 'string', enum: ['auto', 'none', 'required'] }, obj({ type: str, function: obj({ name: str }, ['name']) })],
       description: 'only next to tools (otherwise a 400 naming tool_choice, as OpenAI answers)',
     },
-    parallel_tool_calls: bool,
+    parallel_tool_calls: { ...bool, description: 'only next to tools (otherwise a 400 naming parallel_tool_calls, as OpenAI answers)' },
     response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type']),
     reasoning_effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
     user: str,

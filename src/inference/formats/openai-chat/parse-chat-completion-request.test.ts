@@ -146,6 +146,12 @@ describe('parseChatCompletionRequest', () => {
     for (const tool_choice of ['auto', 'none', 'required', { type: 'function', function: { name: 'g' } }]) {
       assert.equal(error400({ ...user('x'), tool_choice }), 'tool_choice: is only allowed when tools are specified');
     }
+    for (const parallel_tool_calls of [true, false]) {
+      assert.equal(error400({ ...user('x'), parallel_tool_calls }), 'parallel_tool_calls: is only allowed when tools are specified');
+      assert.equal(error400({ ...user('x'), tools: [], parallel_tool_calls }), 'parallel_tool_calls: is only allowed when tools are specified');
+    }
+    assert.equal(error400({ ...user('x'), parallel_tool_calls: 'yes' }), 'parallel_tool_calls: must be a boolean');
+    assert.equal(parseChatCompletionRequest({ ...user('x'), parallel_tool_calls: null }).request.parallelToolCalls, undefined);
     assert.equal(error400({ ...user('x'), response_format: { type: 'yaml' } }), 'response_format.type: must be one of text, json_object, json_schema');
     assert.equal(error400({ ...user('x'), response_format: { type: 'json_schema' } }), 'response_format.json_schema: must be an object');
     assert.equal(error400({ ...user('x'), max_tokens: 0 }), 'max_tokens: must be >= 1');

@@ -191,6 +191,16 @@ function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): ToolCho
   return { type: 'tool', name };
 }
 
+/**
+ * `parallel_tool_calls`: only next to tools, as OpenAI refuses it otherwise (docs/api-decisions.md,
+ * "Inference: fifth audit"); `null` is none.
+ */
+function readParallelToolCalls(body: Fields, tools: readonly ToolDefinition[]): boolean | undefined {
+  const v = readBoolean(body, 'parallel_tool_calls', '');
+  if (v !== undefined && tools.length === 0) invalid('parallel_tool_calls', 'is only allowed when tools are specified');
+  return v;
+}
+
 /** `response_format` (`text`, `json_object`, `json_schema`); also the messages route's, as the service's response format object. */
 export function readResponseFormat(body: Fields): ResponseFormat | undefined {
   const v = body.response_format;
@@ -242,7 +252,7 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const streamOptions = readStreamOptions(body, stream);
   const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;
   const user = readString(body, 'user', '');
-  const parallelToolCalls = readBoolean(body, 'parallel_tool_calls', '');
+  const parallelToolCalls = readParallelToolCalls(body, tools);
   const reasoningEffort = readEnum(body, 'reasoning_effort', '', REASONING_EFFORTS);
   const request: CanonicalChatRequest = {
     messages,
