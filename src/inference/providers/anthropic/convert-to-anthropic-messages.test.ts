@@ -26,6 +26,26 @@ describe('convertToAnthropicMessages', () => {
     );
   });
 
+  it('keeps the cache control of a user part on its block, last, and leaves blank text out', () => {
+    const { messages } = convertToAnthropicMessages([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Context', cacheControl: { type: 'ephemeral' } },
+          { type: 'text', text: '  ', cacheControl: { type: 'ephemeral' } },
+          { type: 'image', url: 'https://img.test/a.jpg', cacheControl: { type: 'ephemeral' } },
+          { type: 'text', text: 'Question' },
+        ],
+      },
+    ]);
+    assert.equal(
+      JSON.stringify(messages[0]!.content),
+      '[{"type":"text","text":"Context","cache_control":{"type":"ephemeral"}},' +
+        '{"type":"image","source":{"type":"url","url":"https://img.test/a.jpg"},"cache_control":{"type":"ephemeral"}},' +
+        '{"type":"text","text":"Question"}]',
+    );
+  });
+
   it('sends tool calls as tool_use and merges tool results into one user turn, results first', () => {
     const out = convertToAnthropicMessages([
       { role: 'user', content: [{ type: 'text', text: 'Weather and time?' }] },
