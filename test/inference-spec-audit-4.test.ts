@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { accountCredits, postJson, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
+import { accountCredits, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
@@ -20,25 +21,7 @@ describe('inference-api.md, fourth audit', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const post = (path: string, body: unknown, key = acct.key) => postJson(g, key, path, body);
-  const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
-
-  /** A 400 in the documented shape, with this message, and nothing sent upstream. */
-  async function refused(path: string, body: unknown, error: string, key = acct.key): Promise<void> {
-    const before = upstreamCalls();
-    const r = await post(path, body, key);
-    assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${await r.clone().text()}`);
-    assert.deepEqual(await r.json(), { error }, `${path} ${JSON.stringify(body)}`);
-    assert.equal(upstreamCalls(), before, `${path}: nothing goes upstream`);
-  }
-
-  /** The request is answered (200); the fake upstream gets one scenario for it. */
-  async function answered(path: string, body: unknown, upstream: 'openai' | 'anthropic' = 'openai'): Promise<void> {
-    g[upstream].chat.enqueue({ text: 'ok' });
-    const r = await post(path, body);
-    assert.equal(r.status, 200, `${path} ${JSON.stringify(body)}: ${await r.clone().text()}`);
-    await r.arrayBuffer();
-  }
+  const { refused, answered } = auditRequests(() => ({ g, key: acct.key }));
 
   const hi = [{ role: 'user', content: 'hi' }];
   const chatTool = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: {} } } };
