@@ -53,11 +53,7 @@ export class LineBuffer {
 
   /** Hands the buffered lines to the destination, which writes them asynchronously. */
   drain(): void {
-    if (this.lines.length === 0) return;
-    const chunk = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
-    this.lines = [];
-    this.chars = 0;
-    this.sink.write(chunk);
+    if (this.lines.length > 0) this.sink.write(this.take());
   }
 
   flush(cb?: (err?: Error) => void): void {
@@ -72,11 +68,15 @@ export class LineBuffer {
    */
   flushSync(): void {
     this.sink.flushSync();
-    if (this.lines.length === 0) return;
-    const rest = this.lines.join('');
+    if (this.lines.length > 0) writeSync(this.sink.fd, this.take());
+  }
+
+  /** The buffered lines as one string, leaving the buffer empty. */
+  private take(): string {
+    const text = this.lines.join('');
     this.lines = [];
     this.chars = 0;
-    writeSync(this.sink.fd, rest);
+    return text;
   }
 }
 
