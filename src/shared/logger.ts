@@ -1,4 +1,3 @@
-import { writeSync } from 'node:fs';
 import onExit from 'on-exit-leak-free';
 import pino, { type Logger } from 'pino';
 
@@ -26,10 +25,8 @@ function isoTime(): string {
 const CHUNK = 16_384;
 
 interface Sink {
-  readonly fd: number;
   write(chunk: string): boolean;
   flush(cb?: (err?: Error) => void): void;
-  flushSync(): void;
 }
 
 /**
@@ -51,7 +48,7 @@ export class LineBuffer {
     return true;
   }
 
-  /** Hands the buffered lines to the destination, which writes them asynchronously. */
+  /** Hands the buffered lines to the destination, which writes them at once. */
   drain(): void {
     if (this.lines.length > 0) this.sink.write(this.take());
   }
@@ -61,14 +58,9 @@ export class LineBuffer {
     this.sink.flush(cb);
   }
 
-  /**
-   * At exit: what the destination holds first (pino's own exit hook writes it synchronously),
-   * then the lines still here, written synchronously too: handed to the destination now they
-   * would start an asynchronous write that the exiting process never finishes.
-   */
+  /** At exit: the destination writes synchronously, so handing it the rest is enough. */
   flushSync(): void {
-    this.sink.flushSync();
-    if (this.lines.length > 0) writeSync(this.sink.fd, this.take());
+    this.drain();
   }
 
   /** The buffered lines as one string, leaving the buffer empty. */
@@ -83,13 +75,14 @@ export class LineBuffer {
 /**
  * Lines go to stdout in chunks of 16 KB, written when full and every 200 ms: a write system call
  * per line (two per request at `info`) cost more CPU than any other single step of a gateway
- * request in the profiles (docs/bench-gateway.md). The buffer and the destination are flushed at
- * exit; a process killed outright loses at most the last 200 ms of lines.
+ * request in the profiles (docs/bench-gateway.md). The chunks are written synchronously, as
+ * pino's default destination and Node's own stdout on a Linux pipe do: an asynchronous write
+ * still waiting for a libuv worker at exit would be lost or land after the lines written then.
+ * The buffer is flushed at exit; a process killed outright loses at most the last 200 ms.
  */
 export function createLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, minLength: 0, sync: false }) as unknown as Sink;
+  const destination = pino.destination({ dest: 1, minLength: 0, sync: true }) as unknown as Sink;
   const lines = new LineBuffer(destination);
-  // Registered after pino's own hook for the destination, so it runs after it (in order).
   onExit.register(lines, (l) => {
     try {
       l.flushSync();
