@@ -27,7 +27,12 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  * usage records say. Each server is a process of its own; this one only
  * generates load.
  *
- * Settings (environment): BENCH_DURATION_MS (5000), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
+ * The targets take turns: each mode and concurrency runs BENCH_ROUNDS rounds of every target in
+ * order, and the figures printed at the end are medians over the rounds (a ratio is the median of
+ * the rounds' ratios, each taken from runs seconds apart), so a neighbour's burst moves one round
+ * rather than one target.
+ *
+ * Settings (environment): BENCH_DURATION_MS (5000), BENCH_ROUNDS (3), BENCH_CONCURRENCY (32), BENCH_STREAMS (1000),
  * BENCH_PORTKEY (1; 0 leaves (g) out), BENCH_PORTKEY_DIR (a folder under the OS temp dir),
  * BENCH_PROFILE=1 (the gateway writes a CPU profile of each of its load runs, start-up excluded,
  * or with BENCH_PROFILE=alloc a sampling allocation profile, summed by bench/alloc-top.ts, or
@@ -43,6 +48,7 @@ import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
  */
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 5000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PROFILE = ['1', 'alloc', 'live'].includes(process.env.BENCH_PROFILE ?? '');
@@ -117,6 +123,41 @@ async function start(name: string, args: string[], execArgv: string[] = [], stde
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+/** Each target's runs (one per round) and CPU per request, by `mode|concurrency|target`. */
+type Results = Map<string, LoadResult[]>;
+type Cpu = Map<string, number[]>;
+
+function push<T>(m: Map<string, T[]>, key: string, v: T): void {
+  const list = m.get(key);
+  if (list) list.push(v);
+  else m.set(key, [v]);
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Figures of one mode: medians over the rounds, comparisons taken within each round. */
+function figures(mode: string, results: Results, cpuPerRequest: Cpu) {
+  const runs = (c: number, t: string) => results.get(`${mode}|${c}|${t}`)!;
+  const paired = (c: number, x: string, y: string, f: (a: LoadResult, b: LoadResult) => number) => {
+    const ys = runs(c, y);
+    return median(runs(c, x).map((a, i) => f(a, ys[i]!)));
+  };
+  return {
+    runs,
+    /** Median over the rounds of x's req/s over y's. */
+    throughput: (x: string, y: string) => paired(CONCURRENCY, x, y, (a, b) => a.rps / b.rps),
+    /** Median over the rounds of x's p50 minus y's, in ms. */
+    p50Gap: (c: number, x: string, y: string) => paired(c, x, y, (a, b) => a.p50Ms - b.p50Ms),
+    p50: (c: number, t: string) => median(runs(c, t).map((r) => r.p50Ms)),
+    /** Median CPU ms per request at CONCURRENCY. */
+    cpu: (t: string) => median(cpuPerRequest.get(`${mode}|${CONCURRENCY}|${t}`)!),
+  };
+}
+
 async function main(): Promise<void> {
   const upstream = await start('upstream', []);
   const instantUrl = upstream.ready.instantUrl as string;
@@ -129,7 +170,7 @@ async function main(): Promise<void> {
   const portkey = PORTKEY ? await start('portkey', [portkeyServer(), String(await freePort())], [], 'ignore') : null;
 
   console.log(`gateway bench: ${cpus().length} CPUs (shared), node ${process.version}, gateway database ${String(gateway.ready.database)}, ` +
-    `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up\n`);
+    `LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info'}, ${DURATION} ms per run after 1 s warm-up, ${ROUNDS} round(s) of the targets in turn\n`);
 
   const json = { 'content-type': 'application/json' };
   // Also a valid Messages body: the same request on /v1/messages, answered in the Anthropic format.
@@ -165,33 +206,49 @@ async function main(): Promise<void> {
     });
   }
   const targets = allTargets.filter((t) => onlyTargets.length === 0 || onlyTargets.includes(t.name[1]!));
-  const results = new Map<string, LoadResult>();
+  const results: Results = new Map();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
-  const cpuPerRequest = new Map<string, number>();
+  const cpuPerRequest: Cpu = new Map();
   const stats = (c: Child) => c.ask<{ cpuMicros: number; requests: number }>({ type: 'stats' }, 'stats');
   for (const mode of modes) {
     for (const concurrency of [1, CONCURRENCY]) {
-      console.log(`${mode.name}, concurrency ${concurrency}`);
-      for (const target of targets) {
-        const s0 = target.server ? await stats(target.server) : null;
-        const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
-        if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS, live: LIVE }, 'profile-started');
-        const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
-        results.set(`${mode.name}|${concurrency}|${target.name}`, r);
-        if (profiled) {
-          const file = `bench/profiles/${target.server === gateway ? 'gateway' : 'floor'}-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}.${ALLOCATIONS ? 'heapprofile' : 'cpuprofile'}`;
-          await target.server!.ask({ type: 'profile-stop', file }, 'profile-stopped');
+      for (let round = 1; round <= ROUNDS; round++) {
+        console.log(`${mode.name}, concurrency ${concurrency}${ROUNDS > 1 ? `, round ${round} of ${ROUNDS}` : ''}`);
+        for (const target of targets) {
+          const key = `${mode.name}|${concurrency}|${target.name}`;
+          const s0 = target.server ? await stats(target.server) : null;
+          const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
+          if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS, live: LIVE }, 'profile-started');
+          const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
+          push(results, key, r);
+          if (profiled) {
+            const file = `bench/profiles/${target.server === gateway ? 'gateway' : 'floor'}-${stamp}-${target.name[1]!}-${mode.stream ? 'streamed' : 'plain'}-c${concurrency}-r${round}.${ALLOCATIONS ? 'heapprofile' : 'cpuprofile'}`;
+            await target.server!.ask({ type: 'profile-stop', file }, 'profile-stopped');
+          }
+          let cpu = '';
+          if (target.server && s0) {
+            const s1 = await stats(target.server);
+            const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
+            push(cpuPerRequest, key, perRequest);
+            cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+          }
+          console.log(`  ${formatResult(target.name, r)}${cpu}`);
         }
-        let cpu = '';
-        if (target.server && s0) {
-          const s1 = await stats(target.server);
-          const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
-          cpuPerRequest.set(`${mode.name}|${concurrency}|${target.name}`, perRequest);
-          cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+      }
+      if (ROUNDS > 1) {
+        console.log(`${mode.name}, concurrency ${concurrency}, medians of ${ROUNDS} rounds`);
+        for (const target of targets) {
+          const key = `${mode.name}|${concurrency}|${target.name}`;
+          const runs = results.get(key)!;
+          const cpu = cpuPerRequest.get(key);
+          console.log(
+            `  ${target.name.padEnd(40)} ${median(runs.map((r) => r.rps)).toFixed(0).padStart(8)} req/s  p50 ${median(runs.map((r) => r.p50Ms)).toFixed(2)} ms  ` +
+              `p99 ${median(runs.map((r) => r.p99Ms)).toFixed(2)} ms  errors ${runs.reduce((n, r) => n + r.errors, 0)}` +
+              (cpu ? `  cpu ${median(cpu).toFixed(3)} ms/req` : ''),
+          );
         }
-        console.log(`  ${formatResult(target.name, r)}${cpu}`);
       }
     }
   }
@@ -209,68 +266,64 @@ async function main(): Promise<void> {
   upstream.process.kill();
 }
 
-function printRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
-  console.log('\nratios (c)/(b) (chat completions) and (e)/(b), (f)/(b) (messages on each upstream kind)');
+function printRatios(modes: readonly { name: string }[], results: Results, cpuPerRequest: Cpu): void {
+  const [B, C, H] = ['(b) bare proxy', '(c) gateway svc-fast', '(h) fastify floor'];
+  console.log(`\nratios (c)/(b) (chat completions) and (e)/(b), (f)/(b) (messages on each upstream kind)${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds` : ''}`);
   for (const mode of modes) {
-    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
-    const [b1, c1, bN, cN] = [at(1, '(b) bare proxy'), at(1, '(c) gateway svc-fast'), at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(c) gateway svc-fast')];
-    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
+    const f = figures(mode.name, results, cpuPerRequest);
+    const chatRatio = f.throughput(C, B);
     console.log(
-      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((cN.rps / bN.rps) * 100).toFixed(0)}% (aim >= 60%)   ` +
-        `median difference at 1: ${(c1.p50Ms - b1.p50Ms).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${(cN.p50Ms - bN.p50Ms).toFixed(2)} ms   ` +
-        `cpu per request at ${CONCURRENCY}: ${(cpu('(b) bare proxy') * 1000).toFixed(0)} vs ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs (b/c ${((cpu('(b) bare proxy') / cpu('(c) gateway svc-fast')) * 100).toFixed(0)}%)`,
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${(chatRatio * 100).toFixed(0)}% (aim >= 60%)   ` +
+        `median difference at 1: ${f.p50Gap(1, C, B).toFixed(2)} ms (aim <= 1 ms), at ${CONCURRENCY}: ${f.p50Gap(CONCURRENCY, C, B).toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(f.cpu(B) * 1000).toFixed(0)} vs ${(f.cpu(C) * 1000).toFixed(0)} µs (b/c ${((f.cpu(B) / f.cpu(C)) * 100).toFixed(0)}%)`,
     );
-    const chatRatio = cN.rps / bN.rps;
     for (const [label, target] of [['messages', '(e) gateway messages'], ['messages (f)', '(f) gateway messages, anthropic upstream']] as const) {
-      const [d1, dN] = [at(1, target), at(CONCURRENCY, target)];
-      const messagesRatio = dN.rps / bN.rps;
+      const messagesRatio = f.throughput(target, B);
       console.log(
         `  ${(mode.name + ' ' + label).padEnd(24)} throughput at ${CONCURRENCY}: ${(messagesRatio * 100).toFixed(0)}% ` +
           `(chat ${(chatRatio * 100).toFixed(0)}%; aim no more than 10% below: ${messagesRatio >= 0.9 * chatRatio ? 'met' : 'missed'})   ` +
-          `median difference at 1: ${(d1.p50Ms - b1.p50Ms).toFixed(2)} ms   ` +
-          `cpu per request at ${CONCURRENCY}: ${(cpu(target) * 1000).toFixed(0)} µs`,
+          `median difference at 1: ${f.p50Gap(1, target, B).toFixed(2)} ms   ` +
+          `cpu per request at ${CONCURRENCY}: ${(f.cpu(target) * 1000).toFixed(0)} µs`,
       );
     }
   }
 
   console.log('\nthe Fastify floor (h): what any Fastify gateway that parses what it forwards spends, against (b) and (c)');
   for (const mode of modes) {
-    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
-    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
-    const [bN, hN, cN] = [at(CONCURRENCY, '(b) bare proxy'), at(CONCURRENCY, '(h) fastify floor'), at(CONCURRENCY, '(c) gateway svc-fast')];
+    const f = figures(mode.name, results, cpuPerRequest);
     console.log(
-      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: (h)/(b) ${((hN.rps / bN.rps) * 100).toFixed(0)}%, (c)/(h) ${((cN.rps / hN.rps) * 100).toFixed(0)}%   ` +
-        `cpu per request at ${CONCURRENCY}: (b) ${(cpu('(b) bare proxy') * 1000).toFixed(0)}, (h) ${(cpu('(h) fastify floor') * 1000).toFixed(0)}, (c) ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} µs`,
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: (h)/(b) ${(f.throughput(H, B) * 100).toFixed(0)}%, (c)/(h) ${(f.throughput(C, H) * 100).toFixed(0)}%   ` +
+        `cpu per request at ${CONCURRENCY}: (b) ${(f.cpu(B) * 1000).toFixed(0)}, (h) ${(f.cpu(H) * 1000).toFixed(0)}, (c) ${(f.cpu(C) * 1000).toFixed(0)} µs`,
     );
   }
 
   console.log('\nratios (d)/(c): /v1/responses against chat completions on the same gateway');
   for (const mode of modes) {
-    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
-    const [c1, d1, cN, dN] = [at(1, '(c) gateway svc-fast'), at(1, '(d) gateway responses'), at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(d) gateway responses')];
+    const f = figures(mode.name, results, cpuPerRequest);
+    const D = '(d) gateway responses';
     console.log(
-      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${((dN.rps / cN.rps) * 100).toFixed(0)}%   ` +
-        `median difference at 1: ${(d1.p50Ms - c1.p50Ms).toFixed(2)} ms, at ${CONCURRENCY}: ${(dN.p50Ms - cN.p50Ms).toFixed(2)} ms`,
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${(f.throughput(D, C) * 100).toFixed(0)}%   ` +
+        `median difference at 1: ${f.p50Gap(1, D, C).toFixed(2)} ms, at ${CONCURRENCY}: ${f.p50Gap(CONCURRENCY, D, C).toFixed(2)} ms`,
     );
   }
 }
 
-function printPortkeyRatios(modes: readonly { name: string }[], results: Map<string, LoadResult>, cpuPerRequest: Map<string, number>): void {
-  console.log('\nratios (c)/(g): svc against Portkey on the same upstream');
+function printPortkeyRatios(modes: readonly { name: string }[], results: Results, cpuPerRequest: Cpu): void {
+  const [C, G] = ['(c) gateway svc-fast', '(g) portkey'];
+  console.log(`\nratios (c)/(g): svc against Portkey on the same upstream${ROUNDS > 1 ? `, medians of ${ROUNDS} rounds` : ''}`);
   for (const mode of modes) {
-    const at = (c: number, t: string) => results.get(`${mode.name}|${c}|${t}`)!;
-    const cpu = (t: string) => cpuPerRequest.get(`${mode.name}|${CONCURRENCY}|${t}`)!;
-    const [cN, gN, c1, g1] = [at(CONCURRENCY, '(c) gateway svc-fast'), at(CONCURRENCY, '(g) portkey'), at(1, '(c) gateway svc-fast'), at(1, '(g) portkey')];
-    if ([gN, g1].some((r) => r.errors > 0 || Object.keys(r.statuses).some((code) => code !== '200'))) {
+    const f = figures(mode.name, results, cpuPerRequest);
+    const portkeyRuns = [...f.runs(CONCURRENCY, G), ...f.runs(1, G)];
+    if (portkeyRuns.some((r) => r.errors > 0 || Object.keys(r.statuses).some((code) => code !== '200'))) {
       // Seen with 1.15.2 on Node 20: its streamed answers fail with 500 (it appends headers to
       // fetch's immutable response headers); a ratio to errors would mean nothing.
-      console.log(`  ${mode.name.padEnd(24)} n/a: Portkey did not answer 200 (statuses ${JSON.stringify(gN.statuses)})`);
+      console.log(`  ${mode.name.padEnd(24)} n/a: Portkey did not answer 200 (statuses ${JSON.stringify(f.runs(CONCURRENCY, G)[0]!.statuses)})`);
       continue;
     }
     console.log(
-      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${(cN.rps / gN.rps).toFixed(2)}x (aim >= 8x)   ` +
-        `median at 1: ${c1.p50Ms.toFixed(2)} vs ${g1.p50Ms.toFixed(2)} ms   ` +
-        `cpu per request at ${CONCURRENCY}: ${(cpu('(c) gateway svc-fast') * 1000).toFixed(0)} vs ${(cpu('(g) portkey') * 1000).toFixed(0)} µs`,
+      `  ${mode.name.padEnd(24)} throughput at ${CONCURRENCY}: ${f.throughput(C, G).toFixed(2)}x (aim >= 8x)   ` +
+        `median at 1: ${f.p50(1, C).toFixed(2)} vs ${f.p50(1, G).toFixed(2)} ms   ` +
+        `cpu per request at ${CONCURRENCY}: ${(f.cpu(C) * 1000).toFixed(0)} vs ${(f.cpu(G) * 1000).toFixed(0)} µs`,
     );
   }
 }
