@@ -9,6 +9,7 @@ import { DEFAULT_OUTPUT_RESERVATION_TOKENS, estimateCharge, type ChargeEstimate 
 import { CHAT_INPUT_MARGIN_TOKENS, estimateChatInput } from '../billing/estimate-input.ts';
 import type { CanonicalChatRequest, CanonicalChatResponse, StreamPart, ToolChoice, ToolDefinition } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
+import type { TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { InputItem, ParsedResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
 import {
@@ -51,10 +52,10 @@ interface ServerTools {
   readonly tools: readonly McpToolListing[];
 }
 
-/** A model answer as parts, whether it streamed or not, and what it consumed. */
+/** A model answer as batches of parts, whether it streamed or not, and what it consumed. */
 interface ModelCall {
-  /** A stream's parts as they come, or a whole answer's (see partsOf). */
-  readonly parts: AsyncIterable<StreamPart> | Iterable<StreamPart>;
+  /** A stream's parts, a batch per upstream read (text runs included), or a whole answer's as one batch (see partsOf). */
+  readonly batches: AsyncIterable<readonly (StreamPart | TextRunPart)[]> | Iterable<readonly StreamPart[]>;
   usage(): { readonly usage: Usage; readonly estimated: boolean };
 }
 
@@ -73,7 +74,7 @@ function partsOf(r: CanonicalChatResponse): ModelCall {
     parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });
   }
   parts.push({ type: 'finish', reason: r.finishReason });
-  return { parts, usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
+  return { batches: [parts], usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
 }
 
 function hasImages(items: readonly ConversationItem[]): number {
@@ -386,7 +387,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       const { result: call, target } = await hold.attempt(async (t, signal): Promise<ModelCall> => {
         if (parsed.stream) {
           const s = await ctx.upstreams.chatStream(t, req, signal);
-          return { parts: s, usage: () => s.usage() };
+          return { batches: s.batches({ textRuns: true }), usage: () => s.usage() };
         }
         return partsOf(await ctx.upstreams.chat(t, req, signal));
       });
@@ -395,10 +396,17 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       let finish: string = 'stop';
       let failure: unknown = null;
       try {
-        for await (const part of call.parts) {
-          if (part.type === 'finish') finish = part.reason;
-          recorder.part(part);
+        // The events of one upstream read leave in one write.
+        for await (const batch of call.batches) {
+          for (const part of batch) {
+            if (part.type === 'text-run') recorder.run(part.run);
+            else {
+              if (part.type === 'finish') finish = part.reason;
+              recorder.part(part);
+            }
+          }
           await flush();
+          // Leaving the loop closes the upstream request (the stream's iterator returns).
           if (hold.signal.aborted) break;
         }
       } catch (e) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createReasoningSealers } from '../../reasoning-sealer.ts';
+import type { TextRun } from '../../canonical/text-run.ts';
 import { decodeReasoningContent } from '../reasoning-content.ts';
 import { ResponseRecorder, type ResponseShell } from './response-recorder.ts';
 
@@ -21,7 +22,59 @@ function events(sse: string): { event: string; data: Record<string, unknown> }[]
   });
 }
 
+/** Upstream-style events around each JSON literal, as a run (literals' offsets, quotes included). */
+function runOf(literals: readonly string[]): TextRun {
+  let text = '';
+  const at: number[] = [];
+  for (const l of literals) {
+    text += 'data: {"d":';
+    at.push(text.length, text.length + l.length);
+    text += `${l}}\n\n`;
+  }
+  return { text, literals: at };
+}
+
+/** A streamed answer of reasoning then text, the text given as runs when `asRuns`. */
+function recordText(asRuns: boolean, literals: readonly string[][], streaming = true) {
+  const r = new ResponseRecorder(shell, streaming, { sealer });
+  r.start();
+  r.beginRound(() => ({ kind: 'function' }));
+  r.part({ type: 'reasoning-delta', text: 'hm' });
+  for (const group of literals) {
+    if (asRuns) r.run(runOf(group));
+    else for (const l of group) r.part({ type: 'text-delta', text: JSON.parse(l) as string });
+  }
+  r.endRound();
+  const final = r.finish('completed', usage) as { output: { id: string }[] };
+  const ids = final.output.map((o) => o.id);
+  // Item ids are random: name them by position so two recordings compare.
+  const named = (t: string) => ids.reduce((acc, id, i) => acc.replaceAll(id, `item_${i}`), t);
+  return { sse: named(r.drain()), final: JSON.parse(named(JSON.stringify(final))) as unknown };
+}
+
 describe('ResponseRecorder', () => {
+  it('records a text run as the same events and response as its deltas one by one', () => {
+    const groups = [['"Hel"', '"lo"'], ['" wor"', '"ld"', '"!"']];
+    const byRuns = recordText(true, groups);
+    const byParts = recordText(false, groups);
+    assert.equal(byRuns.sse, byParts.sse, 'byte for byte');
+    assert.deepEqual(byRuns.final, byParts.final);
+    assert.equal((byRuns.final as { output: { content?: { text: string }[] }[] }).output[1]!.content![0]!.text, 'Hello world!');
+    const unstreamed = [recordText(true, groups, false), recordText(false, groups, false)];
+    assert.equal(unstreamed[0]!.sse, '');
+    assert.deepEqual(unstreamed[0]!.final, unstreamed[1]!.final);
+  });
+
+  it("passes a run's escaped literals on as they came, the same text when parsed", () => {
+    // The first delta opens the message item and is serialized; the others pass as they came.
+    const groups = [['"A "', '"caf\\u00e9 "', '"\\"q\\"\\n"', '"\\/"']];
+    const byRuns = recordText(true, groups);
+    const byParts = recordText(false, groups);
+    assert.ok(byRuns.sse.includes('"delta":"caf\\u00e9 "'), 'the literal as it came');
+    assert.deepEqual(events(byRuns.sse), events(byParts.sse));
+    assert.deepEqual(byRuns.final, byParts.final);
+  });
+
   it('streams text and a function call with added events before deltas, sequence numbers and one id', () => {
     const r = new ResponseRecorder(shell, true, { sealer });
     r.start();

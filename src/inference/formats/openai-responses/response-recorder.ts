@@ -1,5 +1,6 @@
 import type { JsonObject, ReasoningBlock, StreamPart } from '../../canonical/chat.ts';
 import { createId } from '../../canonical/create-id.ts';
+import { textsOfRun, type TextRun } from '../../canonical/text-run.ts';
 import { encodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import type {
   FunctionCallItem,
@@ -84,6 +85,15 @@ export interface RecorderOptions {
   readonly encryptedReasoning?: boolean;
 }
 
+/** The message item text goes to; `head` is its delta events' text before the sequence number. */
+interface OpenText {
+  readonly item: Mutable<MessageItem>;
+  readonly part: Mutable<OutputTextPart>;
+  readonly index: number;
+  readonly head: string;
+  readonly middle: string;
+}
+
 interface OpenCall {
   readonly kind: ToolKind;
   readonly name: string;
@@ -105,7 +115,7 @@ export class ResponseRecorder {
   readonly output: OutputItem[] = [];
   private seq = 0;
   private pending = '';
-  private text: { item: Mutable<MessageItem>; part: Mutable<OutputTextPart>; index: number } | null = null;
+  private text: OpenText | null = null;
   private reasoning: OpenReasoning | null = null;
   private calls: OpenCall[] = [];
   private classify: (name: string) => ToolKind = () => ({ kind: 'function' });
@@ -171,7 +181,13 @@ export class ResponseRecorder {
           const item: Mutable<MessageItem> = { id: createId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
           const index = this.add(item);
           item.content = [part];
-          this.text = { item, part, index };
+          this.text = {
+            item,
+            part,
+            index,
+            head: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":',
+            middle: `,"item_id":${JSON.stringify(item.id)},"output_index":${index},"content_index":0,"delta":`,
+          };
           this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part, text: '' } });
         }
         this.text.part.text += p.text;
@@ -239,6 +255,32 @@ export class ResponseRecorder {
       case 'usage':
         return;
     }
+  }
+
+  /**
+   * A run of text deltas (ChatStream.batches with text runs): what part() makes of each, with each
+   * delta event written around the upstream's literal as it came instead of built and serialized.
+   */
+  run(run: TextRun): void {
+    const texts = textsOfRun(run);
+    let from = 0;
+    if (!this.text || !this.streaming) {
+      // The first delta opens the message item (its added events); any rest take the short way.
+      this.part({ type: 'text-delta', text: texts[0]! });
+      from = 1;
+    }
+    const t = this.text;
+    if (!t || !this.streaming) {
+      for (let i = from; i < texts.length; i++) this.part({ type: 'text-delta', text: texts[i]! });
+      return;
+    }
+    const { text, literals } = run;
+    let out = '';
+    for (let i = from; i < texts.length; i++) {
+      t.part.text += texts[i]!;
+      out += `${t.head}${this.seq++}${t.middle}${text.slice(literals[2 * i]!, literals[2 * i + 1]!)},"logprobs":[]}\n\n`;
+    }
+    this.pending += out;
   }
 
   private closeText(): void {
