@@ -126,11 +126,14 @@ export class ResponseRecorder {
     private readonly options: RecorderOptions,
   ) {}
 
-  /** An item as the client sees it: a reasoning item's encrypted_content only when asked for. */
+  /**
+   * An item as the client sees it: a reasoning item's encrypted_content only when asked for. Not a
+   * copy: an event serializes it at once, and the final response is taken after the last change.
+   */
   private view(item: OutputItem): OutputItem {
-    if (item.type !== 'reasoning') return clone(item);
+    if (item.type !== 'reasoning') return item;
     const { encrypted_content, ...rest } = item;
-    return clone(this.options.encryptedReasoning ? { ...rest, encrypted_content: encrypted_content ?? null } : rest);
+    return this.options.encryptedReasoning ? { ...rest, encrypted_content: encrypted_content ?? null } : rest;
   }
 
   /** The SSE text produced since the last call. */
@@ -140,21 +143,22 @@ export class ResponseRecorder {
     return t;
   }
 
+  /** An event: `type` and `sequence_number`, then the fields (never empty), as one JSON object. */
   private emit(type: string, fields: object): void {
     if (!this.streaming) return;
-    const data = { type, sequence_number: this.seq++, ...fields };
-    this.pending += `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    // Written around the fields' JSON rather than spread into a new object (a slow copy per event).
+    this.pending += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${JSON.stringify(fields).slice(1)}\n\n`;
   }
 
   private add(item: OutputItem): number {
     const index = this.output.length;
     this.output.push(item);
-    this.emit('response.output_item.added', { output_index: index, item: this.view(item) });
+    if (this.streaming) this.emit('response.output_item.added', { output_index: index, item: this.view(item) });
     return index;
   }
 
   private done(index: number): void {
-    this.emit('response.output_item.done', { output_index: index, item: this.view(this.output[index]!) });
+    if (this.streaming) this.emit('response.output_item.done', { output_index: index, item: this.view(this.output[index]!) });
   }
 
   /** `response.created` and `response.in_progress`. */
@@ -464,6 +468,3 @@ export function toUsage(u: ResponseUsageCounts) {
   };
 }
 
-function clone<T>(item: T): T {
-  return structuredClone(item);
-}
