@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { CanonicalChatRequest, ReasoningBlock } from '../canonical/chat.ts';
 import { countTextTokens, estimateChatInputTokens } from '../tokens/count-tokens.ts';
 import { IMAGE_INPUT_TOKENS, estimateChatInput, estimateEmbeddingsInput, estimateRerankInput } from './estimate-input.ts';
 
@@ -22,6 +22,25 @@ describe('request input estimates for reservations', () => {
     };
     const estimate = estimateChatInput(req);
     assert.ok(estimate >= estimateChatInputTokens(req), `${estimate} >= tokenizer ${estimateChatInputTokens(req)}`);
+  });
+
+  it('holds for the reasoning an assistant turn sends back: thinking text and redacted blocks', () => {
+    const turn = (reasoning?: readonly ReasoningBlock[]): CanonicalChatRequest => ({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'f', arguments: '{}' }], ...(reasoning ? { reasoning } : {}) },
+        { role: 'tool', toolCallId: 't1', content: 'ok' },
+      ],
+      tools: [],
+      stop: [],
+      stream: false,
+    });
+    const without = estimateChatInput(turn());
+    const thinking = english.repeat(100);
+    const withThinking = estimateChatInput(turn([{ type: 'thinking', thinking, signature: 'sig' }]));
+    assert.ok(withThinking - without >= countTextTokens(thinking), `${withThinking - without} >= ${countTextTokens(thinking)}`);
+    const data = 'QUJD'.repeat(3000);
+    assert.ok(estimateChatInput(turn([{ type: 'redacted_thinking', data }])) - without >= data.length / 3 - 1);
   });
 
   it('counts an image as a fixed number of tokens, whatever the size of its data URI', () => {

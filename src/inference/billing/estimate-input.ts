@@ -49,6 +49,9 @@ export function estimateChatInput(request: CanonicalChatRequest): number {
           text(c.name);
           text(c.arguments);
         }
+        // Reasoning sent back reaches an Anthropic upstream, which counts the thinking of a tool
+        // loop's last turn as input: held for, so the hold covers it (a redacted block by its size).
+        if (m.reasoning) for (const r of m.reasoning) text(r.type === 'thinking' ? r.thinking : r.data);
         break;
     }
   }
