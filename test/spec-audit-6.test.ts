@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { TestApp } from './helpers/app.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
 
 /**
  * Findings of a sixth audit, of the service against the contract that docs/api-decisions.md
@@ -47,5 +49,31 @@ describe('contract, sixth audit: the order of checks on the inference API', () =
     assert.deepEqual([r429.status, r429.body], [429, { error: 'rate limit exceeded — try again in a minute' }]);
     assert.ok(r429.headers.get('retry-after'));
     assert.equal(g.openai.requests.length + g.anthropic.requests.length, 0);
+  });
+});
+
+describe('contract, sixth audit: market parameters', () => {
+  let t: TestApp;
+  let base: string;
+
+  before(async () => void ({ t, base } = await startMarketOverSocket()));
+  after(() => t.close());
+
+  const { call, admin, ok } = marketOverSocket(() => base);
+
+  it('a parameter the pool ledger or a wallet\'s withdrawals does not take is a 400 naming it', async () => {
+    const wallet = '0x' + 'Ab'.repeat(20);
+    await ok(admin('POST', `/admin/wallets/${wallet}/deposit`, { amount: 5 }));
+    for (const path of [`/api/pool/ledger/${wallet}`, `/api/pool/withdrawals/${wallet}`]) {
+      for (const [query, name] of [['page=0', 'page'], ['page=2', 'page'], ['limit=5&offset=1', 'offset'], ['wallet=x', 'wallet']] as const) {
+        assert.deepEqual(await call('GET', `${path}?${query}`), { status: 400, body: { success: false, error: `Unknown parameter: ${name}` } }, `${path}?${query}`);
+      }
+      // What the routes take is unchanged: `limit` 1..100, named when out of range.
+      assert.deepEqual(await call('GET', `${path}?limit=0`), { status: 400, body: { success: false, error: 'Invalid limit: must be between 1 and 100' } });
+      assert.equal((await call('GET', `${path}?limit=100`)).status, 200);
+    }
+    const ledger = await call('GET', `/api/pool/ledger/${wallet}?limit=1&type=deposit`);
+    assert.equal(ledger.status, 200);
+    assert.equal(ledger.body.count, 1);
   });
 });
