@@ -77,3 +77,49 @@ describe('contract, sixth audit: market parameters', () => {
     assert.equal(ledger.body.count, 1);
   });
 });
+
+describe('contract, sixth audit: retry-after on every 429 of the inference API', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+
+  before(async () => {
+    g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+    acct = await createTestAccount(g.t, { credits: 1000 });
+  });
+  after(() => g.close());
+
+  async function post(path: string, body: unknown) {
+    const r = await fetch(`${g.t.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, headers: r.headers, body: (await r.json()) as { error: string } };
+  }
+  const hi = [{ role: 'user', content: 'hi' }];
+
+  it("an upstream's 429 reaches the client with retry-after: the upstream's, in whole seconds, or 1", async () => {
+    for (const [headers, expected] of [[{ 'retry-after': '7' }, '7'], [{ 'retry-after-ms': '2500' }, '3'], [{}, '1']] as const) {
+      g.openai.chat.enqueue({ error: { status: 429, message: 'Rate limit reached for requests', headers } });
+      const chat = await post('/v1/chat/completions', { model: 'svc-fast', messages: hi });
+      assert.equal(chat.status, 429, JSON.stringify(chat.body));
+      assert.equal(typeof chat.body.error, 'string');
+      assert.equal(chat.headers.get('retry-after'), expected, JSON.stringify(headers));
+      // Its rate-limit headers are the account's, as on every answer.
+      assert.equal(chat.headers.get('x-ratelimit-limit-requests'), '10000');
+    }
+    g.openai.chat.enqueue({ error: { status: 429, headers: { 'retry-after': '4' } } });
+    const streamed = await post('/inference/v1/chat/completions', { model: 'svc-fast', messages: hi, stream: true });
+    assert.deepEqual([streamed.status, streamed.headers.get('retry-after')], [429, '4']);
+    // An Anthropic upstream's 429 (its rate_limit_error), on the messages route.
+    g.anthropic.chat.enqueue({ error: { status: 429 } });
+    const messages = await post('/v1/messages', { model: 'svc-vision', max_tokens: 5, messages: hi });
+    assert.deepEqual([messages.status, messages.headers.get('retry-after')], [429, '1']);
+  });
+
+  it('other upstream failures carry no retry-after from this', async () => {
+    g.openai.chat.enqueue({ error: { status: 400, headers: { 'retry-after': '7' } } });
+    const r = await post('/v1/chat/completions', { model: 'svc-fast', messages: hi });
+    assert.deepEqual([r.status, r.headers.get('retry-after')], [400, null]);
+  });
+});
