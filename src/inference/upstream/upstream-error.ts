@@ -22,7 +22,7 @@ export class UpstreamError extends HttpError {
     readonly retryable: boolean,
     readonly detail: UpstreamErrorDetail = { upstreamStatus: null, upstreamMessage: message },
   ) {
-    super(status, message);
+    super(status, message, status === 429 ? { 'retry-after': retryAfterSeconds(detail.retryAfterMs) } : {});
     this.name = 'UpstreamError';
   }
 
@@ -30,4 +30,12 @@ export class UpstreamError extends HttpError {
   get clientMessage(): string {
     return this.message;
   }
+}
+
+/**
+ * Every 429 carries `retry-after` (docs/api-decisions.md, "Contract: sixth audit"): when the
+ * gateway passes on an upstream's 429, the upstream's own wait in whole seconds (rounded up), else 1.
+ */
+function retryAfterSeconds(ms: number | undefined): string {
+  return String(ms === undefined || !(ms > 0) ? 1 : Math.max(1, Math.ceil(ms / 1000)));
 }

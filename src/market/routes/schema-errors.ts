@@ -64,6 +64,8 @@ export function marketSchemaErrors(schema: RouteSchema | undefined) {
     if (!e) return new HttpError(400, 'Invalid request');
     const params = e.params as Record<string, unknown>;
     if (e.keyword === 'required') return new HttpError(400, `Missing required parameter: ${String(params.missingProperty)}`);
+    // A route whose query is closed (the pool ledger, a wallet's withdrawals) names what it does not take.
+    if (e.keyword === 'additionalProperties') return new HttpError(400, `Unknown parameter: ${String(params.additionalProperty)}`);
     const name = e.instancePath.split('/').filter(Boolean)[0] ?? dataVar;
     if (GUARD_KEYWORDS.has(e.keyword)) return new HttpError(400, `Invalid ${name}: ${e.message}`);
     const group = dataVar === 'params' ? schema?.params : dataVar === 'querystring' ? schema?.querystring : undefined;
