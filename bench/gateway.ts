@@ -370,8 +370,10 @@ async function openStreams(gateway: Child, upstream: Child, gatewayUrl: string, 
   console.log(`  same, after a full GC:     rss ${mb(heldGc.rss)}  heapUsed ${mb(heldGc.heapUsed)}  (${((heldGc.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB live heap per stream)`);
   console.log(`  released (finished, settled and recorded) in ${releasedMs.toFixed(0)} ms; after: rss ${mb(afterRelease.rss)}  heapUsed ${mb(afterRelease.heapUsed)}`);
   console.log(`  billed exactly: ${billed === recorded ? 'yes' : 'NO'} (${STREAMS} usage records cost ${recorded} micro-credits, the balance moved by ${billed})`);
+  // The issue's aims are for 1,000 streams through `npm start` (bench/stream-memory.ts): this process runs under tsx.
+  const aimMb = gateway.ready.database === 'pglite' ? 450 : 200;
   console.log(
-    `  aim: under 200 MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < 200 * 1024 * 1024 ? 'met' : 'missed'}); ` +
+    `  aim (${String(gateway.ready.database)}): under ${aimMb} MB with ${STREAMS} streams: process rss ${mb(held.rss)} (${held.rss < aimMb * 1024 * 1024 ? 'met' : 'missed'}); ` +
       `what the streams add: rss ${mb(Math.max(0, held.rss - before.rss))}, heap ${mb(held.heapUsed - before.heapUsed)} before GC, ${mb(heldGc.heapUsed - before.heapUsed)} live`,
   );
 }
