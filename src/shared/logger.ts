@@ -26,7 +26,6 @@ const CHUNK = 16_384;
 
 interface Sink {
   write(chunk: string): boolean;
-  flush(cb?: (err?: Error) => void): void;
 }
 
 /**
@@ -48,19 +47,12 @@ export class LineBuffer {
     return true;
   }
 
-  /** Hands the buffered lines to the destination, which writes them at once. */
+  /**
+   * Hands the buffered lines to the destination, which writes them synchronously: this is also
+   * the flush at exit.
+   */
   drain(): void {
     if (this.lines.length > 0) this.sink.write(this.take());
-  }
-
-  flush(cb?: (err?: Error) => void): void {
-    this.drain();
-    this.sink.flush(cb);
-  }
-
-  /** At exit: the destination writes synchronously, so handing it the rest is enough. */
-  flushSync(): void {
-    this.drain();
   }
 
   /** The buffered lines as one string, leaving the buffer empty. */
@@ -85,7 +77,7 @@ export function createLogger(level: string): Logger {
   const lines = new LineBuffer(destination);
   onExit.register(lines, (l) => {
     try {
-      l.flushSync();
+      l.drain();
     } catch {
       // stdout already closed: nothing can be written.
     }
@@ -96,9 +88,9 @@ export function createLogger(level: string): Logger {
     const l = held.deref();
     if (l === undefined) return clearInterval(timer);
     try {
-      l.flush();
+      l.drain();
     } catch {
-      // Ended at exit: nothing left to write.
+      // stdout closed: nothing can be written.
     }
   }, FLUSH_EVERY_MS).unref();
   return pino({

@@ -85,14 +85,16 @@ export interface RecorderOptions {
   readonly encryptedReasoning?: boolean;
 }
 
-/** The message item text goes to; `head` is its delta events' text before the sequence number. */
+/** The message item text goes to; `middle` is its delta events' text between the sequence number and the delta. */
 interface OpenText {
   readonly item: Mutable<MessageItem>;
   readonly part: Mutable<OutputTextPart>;
   readonly index: number;
-  readonly head: string;
   readonly middle: string;
 }
+
+/** A text delta event's text up to its sequence number. */
+const TEXT_DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
 
 interface OpenCall {
   readonly kind: ToolKind;
@@ -185,13 +187,7 @@ export class ResponseRecorder {
           const item: Mutable<MessageItem> = { id: createId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
           const index = this.add(item);
           item.content = [part];
-          this.text = {
-            item,
-            part,
-            index,
-            head: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":',
-            middle: `,"item_id":${JSON.stringify(item.id)},"output_index":${index},"content_index":0,"delta":`,
-          };
+          this.text = { item, part, index, middle: `,"item_id":${JSON.stringify(item.id)},"output_index":${index},"content_index":0,"delta":` };
           this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part, text: '' } });
         }
         this.text.part.text += p.text;
@@ -267,22 +263,22 @@ export class ResponseRecorder {
    */
   run(run: TextRun): void {
     const texts = textsOfRun(run);
+    if (!this.streaming) {
+      for (const text of texts) this.part({ type: 'text-delta', text });
+      return;
+    }
     let from = 0;
-    if (!this.text || !this.streaming) {
-      // The first delta opens the message item (its added events); any rest take the short way.
+    if (!this.text) {
+      // The first delta opens the message item (its added events): a run's texts are never empty.
       this.part({ type: 'text-delta', text: texts[0]! });
       from = 1;
     }
-    const t = this.text;
-    if (!t || !this.streaming) {
-      for (let i = from; i < texts.length; i++) this.part({ type: 'text-delta', text: texts[i]! });
-      return;
-    }
+    const t = this.text!;
     const { text, literals } = run;
     let out = '';
     for (let i = from; i < texts.length; i++) {
       t.part.text += texts[i]!;
-      out += `${t.head}${this.seq++}${t.middle}${text.slice(literals[2 * i]!, literals[2 * i + 1]!)},"logprobs":[]}\n\n`;
+      out += `${TEXT_DELTA_HEAD}${this.seq++}${t.middle}${text.slice(literals[2 * i]!, literals[2 * i + 1]!)},"logprobs":[]}\n\n`;
     }
     this.pending += out;
   }
