@@ -6,6 +6,7 @@
  * counted). BATCHES (1,10,150) and ROUNDS (CPU time per size, 3000 ms) change the run. Compare
  * two commits by running both alternately (docs/benchmarks.md).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ try {
   await migrateToLatest(h.db);
   const account = await insertAccount(h.db, { email: `bench-${Date.now()}@example.com`, emailVerified: true });
   await grantCredits(h.db, account.id, 10n ** 15n, null);
-  const key = await insertApiKey(h.db, { accountId: account.id, name: 'bench', hash: 'a'.repeat(64), prefix: 'svk_bench' });
+  const key = await insertApiKey(h.db, { accountId: account.id, name: 'bench', hash: randomBytes(32).toString('hex'), prefix: 'svk_bench' });
   let n = 0;
   const item = (): SettleItem => ({
     leaseId: null,

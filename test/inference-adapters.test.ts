@@ -21,7 +21,8 @@ import { decodeReasoningContent } from '../src/inference/formats/reasoning-conte
 import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
 import { decodeFloat32Base64 } from '../src/inference/providers/openai-compatible/float32-base64.ts';
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
-import { createUpstreams, type Upstreams, type UpstreamTarget } from '../src/inference/upstream/create-upstreams.ts';
+import { createUpstreams, type Upstreams } from '../src/inference/upstream/create-upstreams.ts';
+import type { UpstreamTarget } from '../src/inference/upstream/upstream-target.ts';
 import type { ChatStream } from '../src/inference/upstream/start-chat-stream.ts';
 import { UpstreamError } from '../src/inference/upstream/upstream-error.ts';
 import { FAKE_ANTHROPIC_KEY, startFakeAnthropic, type FakeAnthropic } from './fakes/fake-anthropic.ts';

@@ -17,7 +17,7 @@ import {
   requireMarketAuth,
   sendStoredAnswer,
 } from '../src/market/auth/market-auth.fastify.ts';
-import { createReplayCache } from '../src/market/auth/replay-cache.ts';
+import { createReplayCache } from '../src/market/auth/create-replay-cache.ts';
 import { buildWalletMessage } from '../src/market/auth/wallet-message.ts';
 import type { Db, DatabaseHandle } from '../src/storage/database.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAdminClient } from './admin/admin-client.ts';
+import { createAdminClient, ServiceUnreachableError } from './admin/admin-client.ts';
 
 // The command-line tools reach a running service over HTTP; these settings say where and with what.
 
@@ -14,18 +14,6 @@ export function adminToken(): string {
   const file = join(process.env.DATA_DIR || './data', 'admin-token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   throw new Error(`no admin token: set ADMIN_TOKEN or start the service once to create ${file}`);
-}
-
-/** The service did not answer at all (refused, no route, DNS): says where it looked and what to check. */
-export class ServiceUnreachableError extends Error {
-  constructor(url: string, cause: unknown) {
-    const c = (cause as { cause?: { code?: unknown } } | null)?.cause?.code ?? (cause as { code?: unknown } | null)?.code;
-    super(
-      `could not reach the service at ${url}${typeof c === 'string' ? ` (${c})` : ''}: is it running (\`npm start\`)? ` +
-        'If it listens elsewhere, set SERVICE_URL (or PORT) to its address.',
-    );
-    this.name = 'ServiceUnreachableError';
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdminClient } from './admin-client.ts';
-import type { Print } from './program.ts';
+import type { Print } from './print.ts';
 
 function positiveId(value: string): number {
   if (!/^[1-9]\d{0,9}$/.test(value)) throw new InvalidArgumentError('expected a positive whole number');

@@ -1,5 +1,3 @@
-import { ServiceUnreachableError } from '../service-target.ts';
-
 /** A small HTTP client of the admin API, used by the command line. */
 export interface AdminClient {
   call(method: string, path: string, body?: unknown): Promise<unknown>;
@@ -46,4 +44,16 @@ export function createAdminClient(serviceUrl: string, token: string): AdminClien
       return parsed;
     },
   };
+}
+
+/** The service did not answer at all (refused, no route, DNS): says where it looked and what to check. */
+export class ServiceUnreachableError extends Error {
+  constructor(url: string, cause: unknown) {
+    const c = (cause as { cause?: { code?: unknown } } | null)?.cause?.code ?? (cause as { code?: unknown } | null)?.code;
+    super(
+      `could not reach the service at ${url}${typeof c === 'string' ? ` (${c})` : ''}: is it running (\`npm start\`)? ` +
+        'If it listens elsewhere, set SERVICE_URL (or PORT) to its address.',
+    );
+    this.name = 'ServiceUnreachableError';
+  }
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdminClient } from './admin-client.ts';
-import type { Print } from './program.ts';
+import type { Print } from './print.ts';
 
 /** `yes=0.6,no=0.4` -> { yes: 0.6, no: 0.4 } (values as numbers when `numbers`). */
 function keyValues(numbers: boolean) {

@@ -2,8 +2,7 @@ import { Command } from 'commander';
 import type { AdminClient } from './admin-client.ts';
 import { registerAccountCommands } from './account-commands.ts';
 import { registerMarketCommands } from './market-commands.ts';
-
-export type Print = (value: unknown) => void;
+import type { Print } from './print.ts';
 
 /**
  * The admin command line. Each domain adds its commands with a `register...Commands(program,

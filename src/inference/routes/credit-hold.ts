@@ -8,7 +8,7 @@ import type { ChargeEstimate } from '../billing/estimate.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { Executor, ModelRoute } from '../routing/route-model.ts';
-import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
+import type { UpstreamTarget } from '../upstream/upstream-target.ts';
 import { abortOnClientClose, type ClientAbort } from './client-abort.ts';
 
 /** What a request is held and billed as. */

@@ -31,7 +31,7 @@ import type { ResponseStore } from '../responses/response-store.ts';
 import { findItems, loadChain } from '../responses/responses.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
-import type { UpstreamTarget } from '../upstream/create-upstreams.ts';
+import type { UpstreamTarget } from '../upstream/upstream-target.ts';
 import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
 import { startSse, type SseResponse } from './sse-response.ts';
 

@@ -28,12 +28,7 @@ import { createUpstreamTransport } from './upstream-transport.ts';
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
 import { runWithFallback } from './run-with-fallback.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
-
-/** Which brand model is being served, and by which of its deployments. */
-export interface UpstreamTarget {
-  readonly model: ModelConfig;
-  readonly deployment: Deployment;
-}
+import type { UpstreamTarget } from './upstream-target.ts';
 
 /**
  * The gateway's upstream calls, in canonical terms. Every failure is an UpstreamError (an

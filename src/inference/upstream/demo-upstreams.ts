@@ -3,7 +3,8 @@ import type { Catalog } from '../../config/catalog.ts';
 import { createId } from '../canonical/create-id.ts';
 import { demoChat, demoChatEvents, demoEmbeddings, demoImages, demoRerank } from '../providers/demo/demo-provider.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
-import type { Upstreams, UpstreamTarget } from './create-upstreams.ts';
+import type { Upstreams } from './create-upstreams.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 import { startChatStream } from './start-chat-stream.ts';
 import { throwIfAborted } from './upstream-transport.ts';
 

@@ -1,6 +1,6 @@
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { Deployment, ModelConfig, ResilienceSettings } from '../../config/catalog.ts';
-import type { UpstreamTarget } from './create-upstreams.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 import type { CallOutcome, DeploymentHealth } from './deployment-health.ts';
 import { UpstreamError } from './upstream-error.ts';
 

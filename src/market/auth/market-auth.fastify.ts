@@ -13,7 +13,8 @@ import { authenticateMarketRequest, SignatureAlreadyUsed, type MarketAuth } from
 import { findStoredAnswer } from './idempotency-outside.ts';
 import { sha256Hex } from './digest.ts';
 import { isValidIdempotencyKey, type IdempotentRequest, type StoredAnswer } from './idempotency.ts';
-import { createReplayCache, type ReplayCache } from './replay-cache.ts';
+import { createReplayCache } from './create-replay-cache.ts';
+import type { ReplayCache } from './replay-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
