@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 
 /**
@@ -64,6 +64,61 @@ describe('inference API, seventh audit', () => {
       const ids: string[] = [];
       for await (const m of openai.models.list()) ids.push(m.id);
       assert.deepEqual(ids, CHAT_MODELS);
+    });
+  });
+
+  describe('request ids as the Anthropic SDK reads them', () => {
+    it('answers of the messages routes carry request-id, the x-request-id, so _request_id and APIError.requestID are set', async () => {
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      const { data, response, request_id } = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      assert.equal(data.content[0]!.type, 'text');
+      assert.ok(request_id, 'request-id is set');
+      assert.equal(request_id, response.headers.get('x-request-id'));
+      assert.equal((data as { _request_id?: string | null })._request_id, request_id);
+
+      g.openai.chat.enqueue({ text: 'ok' });
+      const stream = anthropic.messages.stream({ model: 'svc-fast', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+      await stream.finalMessage();
+      const streamed = (await stream.withResponse()).response;
+      assert.equal(streamed.headers.get('request-id'), streamed.headers.get('x-request-id'));
+      assert.ok(streamed.headers.get('request-id'));
+
+      const counted = await anthropic.messages.countTokens({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      assert.equal(counted.request_id, counted.response.headers.get('x-request-id'));
+
+      const listed = await anthropic.models.list().withResponse();
+      assert.equal(listed.request_id, listed.response.headers.get('x-request-id'));
+    });
+
+    it('a refusal carries it too (401, 400, 404), and a given x-request-id is the request-id', async () => {
+      const stranger = new Anthropic({ apiKey: 'svk_nope', baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+      await assert.rejects(stranger.messages.create({ model: 'svc-fast', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }), (e: unknown) => {
+        assert.ok(e instanceof Anthropic.AuthenticationError);
+        assert.match(String(e.requestID), /^[0-9a-f-]{36}$/);
+        return true;
+      });
+      await assert.rejects(
+        anthropic.messages.create({ model: 'svc-fast', max_tokens: 5, messages: [] }, { headers: { 'x-request-id': 'trace-7.1' } }),
+        (e: unknown) => e instanceof Anthropic.BadRequestError && e.requestID === 'trace-7.1',
+      );
+      await assert.rejects(
+        anthropic.messages.create({ model: 'claude-3', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+        (e: unknown) => e instanceof Anthropic.NotFoundError && typeof e.requestID === 'string' && e.requestID.length > 0,
+      );
+      // Under /v1 as well (the same routes).
+      const r = await postJson(g, acct.key, '/v1/messages', { model: 'svc-fast', messages: [] });
+      assert.equal(r.status, 400);
+      assert.equal(r.headers.get('request-id'), r.headers.get('x-request-id'));
+    });
+
+    it('the OpenAI protocols keep x-request-id alone, as OpenAI answers', async () => {
+      g.openai.chat.enqueue({ text: 'ok' });
+      const r = await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] });
+      assert.equal(r.status, 200);
+      assert.ok(r.headers.get('x-request-id'));
+      assert.equal(r.headers.get('request-id'), null);
+      const models = await fetch(`${g.t.url}/v1/models`, { headers: { authorization: `Bearer ${acct.key}` } });
+      assert.equal(models.headers.get('request-id'), null);
     });
   });
 });
