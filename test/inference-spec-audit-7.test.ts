@@ -121,4 +121,63 @@ describe('inference API, seventh audit', () => {
       assert.equal(models.headers.get('request-id'), null);
     });
   });
+  describe('parallel tool calls an OpenAI-compatible upstream streams interleaved', () => {
+    // Every call's first chunk, then the argument fragments in turn: what OpenAI's chunk format
+    // allows (fragments are keyed by index) and some servers of parallel calls send.
+    const calls = [
+      { name: 'weather', arguments: { city: 'Paris', unit: 'celsius' } },
+      { name: 'time', arguments: { timezone: 'Europe/Paris', format: '24h' } },
+      { name: 'news', arguments: { topic: 'weather in Paris today' } },
+    ];
+    const scenario = { toolCalls: calls, interleaveToolCalls: true };
+    const weatherTools = calls.map((c) => ({ name: c.name, input_schema: { type: 'object' as const } }));
+
+    it('a messages stream gives each tool_use block its whole input, every delta between its block\'s start and stop', async () => {
+      g.openai.chat.enqueue(scenario);
+      const stream = anthropic.messages.stream({ model: 'svc-fast', max_tokens: 500, tools: weatherTools, messages: [{ role: 'user', content: 'Weather, time and news?' }] });
+      const events: Anthropic.RawMessageStreamEvent[] = [];
+      stream.on('streamEvent', (e) => events.push(e));
+      const message = await stream.finalMessage();
+      assert.equal(message.stop_reason, 'tool_use');
+      assert.deepEqual(
+        message.content.map((b) => (b.type === 'tool_use' ? { name: b.name, input: b.input } : b.type)),
+        calls.map((c) => ({ name: c.name, input: c.arguments })),
+      );
+      // Blocks follow each other: a delta only inside its open block, each index started and stopped once.
+      let open: number | null = null;
+      const started: number[] = [];
+      for (const e of events) {
+        if (e.type === 'content_block_start') {
+          assert.equal(open, null, 'a block starts only after the previous one stopped');
+          open = e.index;
+          started.push(e.index);
+        } else if (e.type === 'content_block_delta') assert.equal(e.index, open, 'a delta of the open block');
+        else if (e.type === 'content_block_stop') {
+          assert.equal(e.index, open);
+          open = null;
+        }
+      }
+      assert.deepEqual(started, [0, 1, 2]);
+    });
+
+    it('not streamed, and on chat completions and responses (streamed or not), the calls are whole too', async () => {
+      g.openai.chat.enqueue(scenario);
+      const m = await anthropic.messages.create({ model: 'svc-fast', max_tokens: 500, tools: weatherTools, messages: [{ role: 'user', content: 'Weather, time and news?' }] });
+      assert.deepEqual(m.content.map((b) => (b.type === 'tool_use' ? b.input : b.type)), calls.map((c) => c.arguments));
+
+      const chatTools = calls.map((c) => ({ type: 'function' as const, function: { name: c.name, parameters: { type: 'object' } } }));
+      g.openai.chat.enqueue(scenario);
+      const chat = await openai.chat.completions.stream({ model: 'svc-fast', tools: chatTools, messages: [{ role: 'user', content: 'Weather, time and news?' }] }).finalChatCompletion();
+      assert.deepEqual(chat.choices[0]!.message.tool_calls!.map((c) => c.type === 'function' && [c.function.name, JSON.parse(c.function.arguments)]), calls.map((c) => [c.name, c.arguments]));
+
+      const responseTools = calls.map((c) => ({ type: 'function' as const, name: c.name, parameters: { type: 'object' }, strict: false }));
+      g.openai.chat.enqueue(scenario);
+      const streamed = await openai.responses.stream({ model: 'svc-fast', input: 'Weather, time and news?', tools: responseTools }).finalResponse();
+      g.openai.chat.enqueue(scenario);
+      const plain = await openai.responses.create({ model: 'svc-fast', input: 'Weather, time and news?', tools: responseTools });
+      for (const r of [streamed, plain]) {
+        assert.deepEqual(r.output.map((o) => o.type === 'function_call' && [o.name, JSON.parse(o.arguments)]), calls.map((c) => [c.name, c.arguments]));
+      }
+    });
+  });
 });
