@@ -102,6 +102,12 @@ describe('brand hiding on /inference/v1/messages: headers, bodies, every SSE lin
     assert.ok(answers.some((a) => a.text.search(SEALED) >= 0), 'some answers carry sealed tokens');
     for (const a of answers) {
       for (const [name, value] of a.headers) {
+        // Anthropic's name for the request id (api-decisions.md, "Inference: seventh audit"): the
+        // service's own id, never an upstream's request-id passed on.
+        if (name === 'request-id') {
+          assert.equal(value, new Map(a.headers).get('x-request-id'), `${a.what}: header ${name}: ${value}`);
+          continue;
+        }
         assert.ok(ALLOWED_HEADERS.has(name), `${a.what}: header ${name}: ${value}`);
         for (const f of forbidden) assert.doesNotMatch(value, f, `${a.what}: header ${name}: ${value}`);
       }

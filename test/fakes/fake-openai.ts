@@ -130,10 +130,21 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
   const chunks: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
   for (const p of pieces(scenario.reasoning ?? '')) chunks.push(chunk({ reasoning_content: p }));
   for (const p of pieces(text)) chunks.push(chunk({ content: p }));
-  toolCalls.forEach((c, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: c.name, arguments: '' } }] }));
-    for (const p of pieces(JSON.stringify(c.arguments), 7)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
-  });
+  const callStart = (index: number) => chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: toolCalls[index]!.name, arguments: '' } }] });
+  const argPieces = toolCalls.map((c) => pieces(JSON.stringify(c.arguments), 7));
+  if (scenario.interleaveToolCalls) {
+    toolCalls.forEach((_, index) => chunks.push(callStart(index)));
+    for (let round = 0; argPieces.some((p) => round < p.length); round++) {
+      argPieces.forEach((p, index) => {
+        if (round < p.length) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p[round] } }] }));
+      });
+    }
+  } else {
+    toolCalls.forEach((_, index) => {
+      chunks.push(callStart(index));
+      for (const p of argPieces[index]!) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+    });
+  }
   chunks.push(chunk({}, finish));
   if (includeUsage && !scenario.omitUsage) chunks.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage, obfuscation: 'x' });
   const events = [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'];

@@ -14,6 +14,12 @@ export interface FakeChatScenario {
   readonly stopSequence?: string;
   /** Tool calls, answered when the request offers tools. */
   readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
+  /**
+   * OpenAI-compatible only: stream the tool calls interleaved, as some servers of parallel calls
+   * do: every call's first chunk (id, name, no arguments) first, then the argument fragments of
+   * the calls in turn.
+   */
+  readonly interleaveToolCalls?: boolean;
   /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */
   readonly json?: Record<string, unknown>;
   /** `length` to stop as if max_tokens was reached. */

@@ -1,13 +1,29 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../shared/errors.ts';
+import { anthropicRequestId } from '../http/anthropic-request-id.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { describeModels, listChatModels } from './catalog.view.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-const ModelItem = Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() });
-const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelItem) });
+// OpenAI's model object and Anthropic's in one (catalog.view.ts).
+const ModelItem = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  type: Type.Literal('model'),
+  display_name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+const ModelList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(ModelItem),
+  has_more: Type.Boolean(),
+  first_id: Nullable(Type.String()),
+  last_id: Nullable(Type.String()),
+});
 
 const AvailableModels = Type.Object({
   object: Type.Literal('list'),
@@ -49,8 +65,10 @@ const AvailableModels = Type.Object({
 export async function catalogRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
   // Under the messages-style base an Anthropic client sends its key as x-api-key, on the catalog as
   // on /v1/messages (docs/decisions-accounts.md).
+  // Anthropic's request-id header there too, as on the messages routes.
   const allowXApiKey = app.prefix.startsWith('/inference');
-  const onRequest = [ctx.authenticate({ allowXApiKey }), ctx.showRate('inference')];
+  const checks = [ctx.authenticate({ allowXApiKey }), ctx.showRate('inference')];
+  const onRequest = allowXApiKey ? [anthropicRequestId, ...checks] : checks;
   const tags = ['inference'];
   const security = [{ bearer: [] }];
   // The catalog is fixed for the life of the process; availability too (it follows configuration).

@@ -9,19 +9,48 @@ import { isModelAvailable } from './model-availability.ts';
  */
 export const CATALOG_CREATED = 1795564800;
 
+/** CATALOG_CREATED as RFC 3339, the form of `created_at` in Anthropic's model objects. */
+export const CATALOG_CREATED_AT = new Date(CATALOG_CREATED * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * A chat model as both SDKs read it: OpenAI's model object (`object`, `created`, `owned_by`) and
+ * Anthropic's (`type`, `display_name`, `created_at`), since the list is served at the
+ * messages-style base too, where the Anthropic SDK reads it (docs/api-decisions.md, "Inference:
+ * seventh audit"). The display name is the brand id: no other name is public.
+ */
 export interface ModelListItem {
   id: string;
   object: 'model';
   created: number;
   owned_by: 'svc';
+  type: 'model';
+  display_name: string;
+  created_at: string;
 }
 
-/** GET /v1/models: the OpenAI list of chat models, brand ids only. */
-export function listChatModels(catalog: Catalog): { object: 'list'; data: ModelListItem[] } {
+/** OpenAI's list shape plus Anthropic's page fields: one page holding every chat model. */
+export interface ModelList {
+  object: 'list';
+  data: ModelListItem[];
+  has_more: false;
+  first_id: string | null;
+  last_id: string | null;
+}
+
+/** GET /v1/models: the chat models, brand ids only. */
+export function listChatModels(catalog: Catalog): ModelList {
   const data = [...catalog.models.values()]
     .filter((m) => m.type === 'chat')
-    .map((m) => ({ id: m.id, object: 'model' as const, created: CATALOG_CREATED, owned_by: 'svc' as const }));
-  return { object: 'list', data };
+    .map((m) => ({
+      id: m.id,
+      object: 'model' as const,
+      created: CATALOG_CREATED,
+      owned_by: 'svc' as const,
+      type: 'model' as const,
+      display_name: m.id,
+      created_at: CATALOG_CREATED_AT,
+    }));
+  return { object: 'list', data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }
 
 export interface AvailableModel {

@@ -5,6 +5,7 @@ import { formatMessage } from '../formats/anthropic-messages/format-message.ts';
 import { messagesMaxTokens, parseMessagesRequest } from '../formats/anthropic-messages/parse-messages-request.ts';
 import type { ReasoningSealer } from '../formats/reasoning-content.ts';
 import type { StreamEncoder, TurnIdentity } from '../formats/stream-encoder.ts';
+import { anthropicRequestId } from '../http/anthropic-request-id.ts';
 import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
@@ -39,9 +40,11 @@ const SCHEMA = INFERENCE_ROUTE_SCHEMA;
 /**
  * POST /messages and /messages/count_tokens: the Anthropic Messages protocol on any chat model,
  * whatever upstream kind serves it. `x-api-key` is accepted next to `Authorization: Bearer`;
- * `anthropic-version` and `anthropic-beta` are accepted and not needed.
+ * `anthropic-version` and `anthropic-beta` are accepted and not needed. Answers carry Anthropic's
+ * `request-id` next to `x-request-id`.
  */
 export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext): Promise<void> {
+  app.addHook('onRequest', anthropicRequestId);
   app.post(
     '/messages',
     {

@@ -49,6 +49,93 @@ describe('parseOpenAIChatStream', () => {
     ]);
   });
 
+  it('gives interleaved fragments of parallel calls as one call after another, the first as it comes', async () => {
+    const call = (index: number, fn: object) => `{"choices":[{"delta":{"tool_calls":[{"index":${index},${JSON.stringify({ function: fn }).slice(1, -1)}}]}}]}`;
+    const events = await collect(
+      sse(
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":""}},{"index":1,"id":"b","function":{"name":"two","arguments":""}}]}}]}',
+        call(0, { arguments: '{"x"' }),
+        call(1, { arguments: '{"y"' }),
+        call(0, { arguments: ':1}' }),
+        call(1, { arguments: ':2}' }),
+        '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'one' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"x"' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: ':1}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'two' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"y":2}' },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('a server that sends calls one after another streams each call once its fragments come alone', async () => {
+    const events = await collect(
+      sse(
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{\\"x\\""}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}},{"index":1,"id":"b","function":{"name":"two","arguments":"{\\"y\\""}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":":2"}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"}"}}]}}]}',
+        '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'one' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"x"' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: ':1}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'two' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"y":2' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '}' },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('a chunk with fragments of the held call and of the streaming one is interleaving', async () => {
+    const events = await collect(
+      sse(
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":""}},{"index":1,"id":"b","function":{"name":"two","arguments":""}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\\"y\\":2}"}},{"index":0,"function":{"arguments":"{\\"x\\""}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}',
+        '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'one' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"x"' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: ':1}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'two' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"y":2}' },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('gives held calls out before text that follows them, and a stream ended by [DONE] alone gives them too', async () => {
+    const events = await collect(
+      sse(
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{}"}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}',
+        '{"choices":[{"delta":{"content":"Done."}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":2,"id":"c","function":{"name":"three","arguments":"{}"}}]}}]}',
+        '{"choices":[{"delta":{"tool_calls":[{"index":3,"id":"d","function":{"name":"four","arguments":"{}"}}]}}]}',
+        '[DONE]',
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'tool-call-start', index: 0, id: 'call_svc1', name: 'one' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'tool-call-start', index: 1, id: 'call_svc2', name: 'two' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{}' },
+      { type: 'text-delta', text: 'Done.' },
+      { type: 'tool-call-start', index: 2, id: 'call_svc3', name: 'three' },
+      { type: 'tool-call-delta', index: 2, argumentsDelta: '{}' },
+      { type: 'tool-call-start', index: 3, id: 'call_svc4', name: 'four' },
+      { type: 'tool-call-delta', index: 3, argumentsDelta: '{}' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
   it('renumbers upstream indexes in order of appearance and takes a whole call in one chunk', async () => {
     const events = await collect(
       sse(

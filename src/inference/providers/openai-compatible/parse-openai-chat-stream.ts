@@ -4,6 +4,7 @@ import { ProviderFailure } from '../provider-failure.ts';
 import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type SseEvent } from '../provider-stream.ts';
 import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
+import { LaterToolCalls } from './later-tool-calls.ts';
 import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
 import { readOpenAIErrorObject } from './parse-openai-error.ts';
 
@@ -23,13 +24,15 @@ interface OpenAIChunk {
 
 /**
  * Parses a chat.completion.chunk stream. Tool calls are keyed by the upstream's `index` (ids and
- * names arrive only on a call's first chunk) and renumbered in order of appearance with fresh ids.
+ * names arrive only on a call's first chunk) and renumbered in order of appearance with fresh ids;
+ * calls whose fragments come interleaved are given one after another (later-tool-calls.ts).
  * The stream is complete when `[DONE]` or a finish reason was seen; a stream cut before that is an
  * upstream failure (the caller still bills what arrived). A plain content chunk like the last one
  * parsed in full is read from its bytes (see createStringFieldTemplate).
  */
 export function createOpenAIChatStreamParser(newToolCallId: () => string = () => createId('call_')): ProviderStreamParser {
   const toolIndex = new Map<number, number>();
+  const later = new LaterToolCalls();
   const content = createStringFieldTemplate('content');
   let finish: FinishReason | null = null;
   let done = false;
@@ -37,6 +40,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
     push(event, out) {
       const text = content.match(event.data);
       if (text !== undefined) {
+        if (later.holding) later.release(out);
         if (text !== '') out.push({ type: 'text-delta', text });
         return false;
       }
@@ -56,6 +60,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       const choice = chunk.choices?.[0];
       const delta = choice?.delta;
       const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      if ((reasoning || delta?.content) && later.holding) later.release(out);
       if (reasoning) out.push({ type: 'reasoning-delta', text: reasoning });
       if (delta?.content) out.push({ type: 'text-delta', text: delta.content });
       for (const call of delta?.tool_calls ?? []) {
@@ -64,12 +69,16 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
         if (index === undefined) {
           index = toolIndex.size;
           toolIndex.set(upstreamIndex, index);
-          out.push({ type: 'tool-call-start', index, id: newToolCallId(), name: call.function?.name ?? '' });
+          later.start(index, newToolCallId(), call.function?.name ?? '', out);
         }
         const args = call.function?.arguments;
-        if (args) out.push({ type: 'tool-call-delta', index, argumentsDelta: args });
+        if (args) later.fragment(index, args, out);
       }
-      if (choice?.finish_reason) finish = mapOpenAIFinishReason(choice.finish_reason);
+      if (delta?.tool_calls) later.endChunk(out);
+      if (choice?.finish_reason) {
+        finish = mapOpenAIFinishReason(choice.finish_reason);
+        later.release(out);
+      }
       const usage = convertOpenAIUsage(chunk.usage);
       if (usage) out.push({ type: 'reported-usage', usage });
       // It carried content and nothing that changes the stream's state: later chunks that differ
@@ -79,9 +88,11 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
     },
     end(out) {
       if (finish === null && !done) throw new ProviderFailure(502, 'the upstream stream ended before the answer was complete');
+      later.release(out);
       out.push({ type: 'finish', reason: finish ?? 'stop' });
     },
-    textTemplate: () => content.sse(''),
+    // While calls are held, text goes through push(), which gives them out first.
+    textTemplate: () => (later.holding ? null : content.sse('')),
   };
 }
 
