@@ -5,7 +5,7 @@ import type { Database } from '../../storage/schema.ts';
 import type { EventsTable } from '../market.tables.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { parseCategory, parseDateTime, parseDescription, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
-import { slugify } from '../slugs/slugify.ts';
+import { eventSlugBase } from '../slugs/event-slug.ts';
 import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -23,7 +23,7 @@ export async function findEvent(db: Kysely<Database>, id: number): Promise<Event
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Creates an event with a unique slug made from its title (`title-2` when taken). */
+/** Creates an event with a unique slug made from its title (`title-2` when taken; eventSlugBase). */
 export async function createEvent(db: Kysely<Database>, clock: Clock, input: CreateEventInput): Promise<EventRow> {
   const title = parseTitle(input.title);
   const values = {
@@ -35,7 +35,7 @@ export async function createEvent(db: Kysely<Database>, clock: Clock, input: Cre
     status: 'active' as const,
     created_at: new Date(clock.now()),
   };
-  const base = slugify(title, 'event');
+  const base = eventSlugBase(title);
   return insertWithFreeSlug(db, 'events', base, (slug) => db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
 }
 
