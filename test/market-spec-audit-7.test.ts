@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
@@ -40,5 +42,28 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     // Titles that are not at risk keep their plain slug.
     assert.equal(created.length, 5);
     assert.equal((await ok(admin('POST', '/admin/events', { title: 'Featured races 2028', category: 'politics' }), 201)).slug, 'featured-races-2028');
+  });
+});
+
+describe('market API, seventh audit: what the code cites', () => {
+  function files(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  }
+
+  it('cites only docs/ files that exist (the estimate and the stream were cited from pages that never did)', () => {
+    const missing: string[] = [];
+    for (const file of files('src')) {
+      for (const [cited] of readFileSync(file, 'utf8').matchAll(/docs\/[A-Za-z0-9_.-]+\.md/g)) {
+        if (!existsSync(cited)) missing.push(`${file}: ${cited}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('writes down the decisions the spec leaves open that the market answers carry: the estimate, the draw side of a trade', () => {
+    const decisions = readFileSync('docs/api-decisions.md', 'utf8');
+    for (const word of ['POST /api/pool/estimate', 'payout_if_win', 'profit_if_win', 'draw_pool', 'new_draw_price']) {
+      assert.ok(decisions.includes(word), word);
+    }
   });
 });
