@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
+import { TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { marketOverSocket, startMarketOverSocket, type SocketAnswer } from './helpers/market-socket.ts';
 
 /**
  * The seventh audit of the market API against market-api.md (docs/api-decisions.md, "Market API:
@@ -18,7 +18,14 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { call, admin, ok } = marketOverSocket(() => base);
+  const { call, admin, ok, send, trader, market } = marketOverSocket(() => base);
+
+  /** A request declaring a JSON body and sending none (Python requests with a json content-type header and no data, curl -H). */
+  async function emptyJson(method: string, path: string, headers: Record<string, string> = {}): Promise<SocketAnswer> {
+    const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', 'content-length': '0', ...headers }, body: '' });
+    return { status: res.status, body: await res.json() };
+  }
+  const adminToken = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
   it('gives every event a slug that GET /api/events/:slugOrId serves: none of digits only, none named like the featured route', async () => {
     const first = await ok(admin('POST', '/admin/events', { title: 'First of all', category: 'politics' }), 201);
@@ -42,6 +49,35 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     // Titles that are not at risk keep their plain slug.
     assert.equal(created.length, 5);
     assert.equal((await ok(admin('POST', '/admin/events', { title: 'Featured races 2028', category: 'politics' }), 201)).slug, 'featured-races-2028');
+  });
+
+  it('reads an empty body declared as JSON as no body on the calls that take none (the operator\'s activate, feature, cancel, api-keys; DELETE /api/keys)', async () => {
+    const pending = await market('audit7-empty', { status: 'pending' });
+    const activated = await emptyJson('POST', `/admin/markets/${pending.id}/activate`, adminToken);
+    assert.deepEqual([activated.status, activated.body.status], [200, 'active'], JSON.stringify(activated.body));
+    const featured = await emptyJson('POST', `/admin/markets/${pending.id}/feature`, adminToken);
+    assert.deepEqual([featured.status, featured.body.featured], [200, true], JSON.stringify(featured.body));
+    const event = await ok(admin('POST', '/admin/events', { title: 'Audit seven', category: 'politics' }), 201);
+    assert.equal((await emptyJson('POST', `/admin/events/${event.id}/feature`, adminToken)).body.featured, true);
+    const w = await trader('3');
+    const keys = await emptyJson('POST', `/admin/wallets/${w.wallet}/api-keys`, adminToken);
+    assert.equal(keys.status, 201, JSON.stringify(keys.body));
+    assert.match(keys.body.api_key, /^mk_/);
+    const trade = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: { wallet_addr: w.wallet, market_id: pending.id, side: 'yes', amount: 2 } });
+    assert.equal(trade.status, 200, JSON.stringify(trade.body));
+    const cancelled = await emptyJson('POST', `/admin/markets/${pending.id}/cancel`, adminToken);
+    assert.deepEqual([cancelled.status, cancelled.body.status, cancelled.body.settlement.paid], [200, 'cancelled', 2], JSON.stringify(cancelled.body));
+    assert.equal((await call('GET', `/api/pool/balance/${w.wallet}`)).body.data.balance, 3);
+    // A signed call without a body, signed over the empty body.
+    const revoked = await send(w.viaWallet, { method: 'DELETE', url: `/api/keys/${keys.body.api_key}`, body: '' });
+    assert.deepEqual(revoked, { status: 200, body: { success: true, data: { api_key: keys.body.api_key, revoked: true } } });
+    // A call that takes a body still calls an empty one malformed.
+    const other = await market('audit7-empty');
+    assert.deepEqual(await emptyJson('POST', `/admin/markets/${other.id}/resolve`, adminToken), { status: 400, body: { error: 'malformed JSON body' } });
+    assert.deepEqual(await emptyJson('POST', '/api/pool/estimate'), { status: 400, body: { success: false, error: 'malformed JSON body' } });
+    // A body where none is taken is still read, and refused when it is not JSON.
+    const junk = await fetch(`${base}/admin/markets/${other.id}/feature`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminToken }, body: '{' });
+    assert.equal(junk.status, 400);
   });
 });
 
