@@ -79,6 +79,19 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     const junk = await fetch(`${base}/admin/markets/${other.id}/feature`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminToken }, body: '{' });
     assert.equal(junk.status, 400);
   });
+
+  it('tells a signed depositor that the operator credits deposits (CHAIN=none) whatever the body, not which field to add first', async () => {
+    const w = await trader('2');
+    for (const body of [{ wallet_addr: w.wallet, amount: 10 }, { wallet_addr: w.wallet }, { wallet_addr: w.wallet, amount: 10, tx_hash: `0x${'ab'.repeat(32)}` }]) {
+      const r = await send(w.viaKey, { method: 'POST', url: '/api/pool/deposit', body });
+      assert.deepEqual(r, { status: 400, body: { success: false, error: 'Deposits are credited by the operator' } }, JSON.stringify(body));
+    }
+    // Authentication still comes first: no signature 401, another wallet 403.
+    assert.equal((await call('POST', '/api/pool/deposit', { wallet_addr: w.wallet, amount: 10 })).status, 401);
+    const other = await trader('1');
+    assert.equal((await send(w.viaKey, { method: 'POST', url: '/api/pool/deposit', body: { wallet_addr: other.wallet, amount: 10 } })).status, 403);
+    assert.equal((await call('GET', `/api/pool/balance/${w.wallet}`)).body.data.balance, 2);
+  });
 });
 
 describe('market API, seventh audit: what the code cites', () => {

@@ -210,10 +210,20 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       },
     );
 
+    // The chain deposits are verified on, or null when the operator credits them (CHAIN=none).
+    const depositChain = chain.kind === 'evm' ? chain.name : null;
     app.post(
       '/pool/deposit',
       {
-        preValidation: deps.auth,
+        // Without a chain no body can make a deposit, so the answer says so right after the
+        // signature, before any 400 about the body's fields (docs/api-decisions.md, "Market API:
+        // seventh audit").
+        preValidation: [
+          deps.auth,
+          async () => {
+            if (depositChain === null) throw badRequest('Deposits are credited by the operator');
+          },
+        ],
         config: { idempotencyRoute: 'pool.deposit' },
         schema: {
           tags,
@@ -227,8 +237,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
         },
       },
       async (req, reply) => {
-        if (chain.kind !== 'evm' || chain.name === null) throw badRequest('Deposits are credited by the operator');
-        const chainName = chain.name;
+        const chainName = depositChain!;
         const wallet = normalizeWalletAddress(req.body.wallet_addr, 'wallet_addr');
         if (!TX_HASH.test(req.body.tx_hash)) throw badRequest('invalid tx_hash: must be 0x followed by 64 hex digits');
         const idem = idempotentRequestOf(req, 'pool.deposit');
