@@ -80,6 +80,23 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     assert.equal(junk.status, 400);
   });
 
+  it('answers a list category no market can have (empty, blank, punctuation) 400 naming it, like status=, instead of an always empty page', async () => {
+    const m = await market('audit7 cat');
+    for (const asked of ['', '%20%20', 'crypto!', 'a'.repeat(41), '-x']) {
+      assert.deepEqual(
+        await call('GET', `/api/markets?category=${asked}`),
+        { status: 400, body: { success: false, error: 'Invalid category: must be 1 to 40 letters, digits, spaces, hyphens or underscores' } },
+        asked,
+      );
+    }
+    // Every category an operator can file under still filters, in any case and spacing.
+    for (const asked of ['audit7%20cat', '%20AUDIT7%20%20Cat%20']) {
+      const r = await call('GET', `/api/markets?category=${asked}`);
+      assert.deepEqual([r.status, r.body.total, r.body.data[0]?.id], [200, 1, m.id], asked);
+    }
+    assert.deepEqual((await call('GET', '/api/markets?category=nothing-here')).body.total, 0);
+  });
+
   it('tells a signed depositor that the operator credits deposits (CHAIN=none) whatever the body, not which field to add first', async () => {
     const w = await trader('2');
     for (const body of [{ wallet_addr: w.wallet, amount: 10 }, { wallet_addr: w.wallet }, { wallet_addr: w.wallet, amount: 10, tx_hash: `0x${'ab'.repeat(32)}` }]) {
