@@ -97,6 +97,19 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     assert.deepEqual((await call('GET', '/api/markets?category=nothing-here')).body.total, 0);
   });
 
+  it('refuses an event ending in the past as it refuses such a market: 400 invalid end_date, nothing created', async () => {
+    const title = `Audit7 past ${Math.random()}`;
+    for (const end_date of [new Date(Date.now() - 86_400_000).toISOString(), '2020-01-01T00:00:00Z']) {
+      assert.deepEqual(await admin('POST', '/admin/events', { title, category: 'audit7', end_date }), { status: 400, body: { error: 'invalid end_date: must be in the future' } });
+      assert.deepEqual(await admin('POST', '/admin/markets', { title, category: 'audit7', market_type: 'yesno', end_date }), { status: 400, body: { error: 'invalid end_date: must be in the future' } });
+    }
+    assert.equal((await call('GET', `/api/search?q=${encodeURIComponent(title)}`)).body.data.events.length, 0);
+    // An end ahead, or none (an event may stay open), is taken as before.
+    const ahead = await ok(admin('POST', '/admin/events', { title, category: 'audit7', end_date: new Date(Date.now() + 86_400_000).toISOString() }), 201);
+    assert.equal(typeof ahead.id, 'number');
+    assert.equal((await ok(admin('POST', '/admin/events', { title: `${title} open`, category: 'audit7' }), 201)).end_date, null);
+  });
+
   it('tells a signed depositor that the operator credits deposits (CHAIN=none) whatever the body, not which field to add first', async () => {
     const w = await trader('2');
     for (const body of [{ wallet_addr: w.wallet, amount: 10 }, { wallet_addr: w.wallet }, { wallet_addr: w.wallet, amount: 10, tx_hash: `0x${'ab'.repeat(32)}` }]) {

@@ -60,6 +60,16 @@ export function parseDateTime(value: string, field = 'end_date'): Date {
   return d;
 }
 
+/**
+ * The end of a new market or event: a date-time after `now`. An end already past would open
+ * something closed from its first second, most likely a mistyped year.
+ */
+export function parseFutureEnd(value: string, now: Date): Date {
+  const end = parseDateTime(value);
+  if (end.getTime() <= now.getTime()) throw badRequest('invalid end_date: must be in the future');
+  return end;
+}
+
 const DEFAULT_LABELS: Record<MarketType, Partial<Record<Outcome, string>> | null> = {
   yesno: { yes: 'Yes', no: 'No' },
   updown: { yes: 'Up', no: 'Down' },
