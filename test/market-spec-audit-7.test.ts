@@ -145,6 +145,38 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     }
   });
 
+  it('reaches every ledger entry and withdrawal of a wallet, past the newest 100, with before=<id>', async () => {
+    const w = await trader('1');
+    for (let i = 0; i < 104; i++) await ok(admin('POST', `/admin/wallets/${w.wallet}/deposit`, { amount: '0.5' }));
+    for (let i = 0; i < 3; i++) await ok(send(w.viaKey, { method: 'POST', url: '/api/pool/withdraw', body: { wallet_addr: w.wallet, amount: 1 } }));
+    const ledger = `/api/pool/ledger/${w.wallet}`;
+    const seen: { id: number; amount: number }[] = [];
+    let before: number | undefined;
+    for (;;) {
+      const r = await ok(call('GET', `${ledger}?limit=100${before === undefined ? '' : `&before=${before}`}`));
+      assert.equal(r.count, r.data.length);
+      if (r.data.length === 0) break;
+      seen.push(...r.data);
+      before = r.data.at(-1).id;
+    }
+    // Every entry once, newest first, summing to the balance (105 deposits; the withdrawals are only locked).
+    assert.equal(seen.length, 105);
+    assert.deepEqual(seen.map((e) => e.id), [...seen.map((e) => e.id)].sort((a, b) => b - a));
+    assert.equal(new Set(seen.map((e) => e.id)).size, 105);
+    const units = seen.reduce((sum, e) => sum + Math.round(e.amount * 1e6), 0);
+    assert.equal(units / 1e6, (await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance);
+    // With a type, and an id that is no entry of this wallet.
+    const older = await ok(call('GET', `${ledger}?type=deposit&limit=2&before=${seen[1]!.id}`));
+    assert.deepEqual(older.data.map((e: { id: number }) => e.id), [seen[2]!.id, seen[3]!.id]);
+    assert.deepEqual(await call('GET', `${ledger}?before=0`), { status: 400, body: { success: false, error: 'Invalid before: must be between 1 and 2147483647' } });
+    // A wallet's withdrawals the same way.
+    const all = await ok(call('GET', `/api/pool/withdrawals/${w.wallet}`));
+    assert.equal(all.count, 3);
+    const rest = await ok(call('GET', `/api/pool/withdrawals/${w.wallet}?limit=2`));
+    const last = await ok(call('GET', `/api/pool/withdrawals/${w.wallet}?limit=2&before=${rest.data[1].id}`));
+    assert.deepEqual([...rest.data, ...last.data].map((x: { id: number }) => x.id), all.data.map((x: { id: number }) => x.id));
+  });
+
   it('tells a signed depositor that the operator credits deposits (CHAIN=none) whatever the body, not which field to add first', async () => {
     const w = await trader('2');
     for (const body of [{ wallet_addr: w.wallet, amount: 10 }, { wallet_addr: w.wallet }, { wallet_addr: w.wallet, amount: 10, tx_hash: `0x${'ab'.repeat(32)}` }]) {
