@@ -15,7 +15,6 @@ import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseForeignCharsets } from './http/charset.ts';
-import { readEmptyBodiesAsNone } from './http/empty-body.ts';
 import { marketPathWithoutTrailingSlash } from './http/surface.ts';
 import { closeConnectionsOnShutdown } from './http/close-connections.ts';
 import { RequestLog } from './http/request-log.ts';
@@ -90,7 +89,6 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   closeConnectionsOnShutdown(app, config.shutdownGraceMs);
   installErrorHandling(app);
   refuseForeignCharsets(app);
-  readEmptyBodiesAsNone(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
   const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
   app.addHook('onClose', async () => stopUpstreamMetrics());

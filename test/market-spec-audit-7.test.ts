@@ -75,6 +75,11 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     const other = await market('audit7-empty');
     assert.deepEqual(await emptyJson('POST', `/admin/markets/${other.id}/resolve`, adminToken), { status: 400, body: { error: 'malformed JSON body' } });
     assert.deepEqual(await emptyJson('POST', '/api/pool/estimate'), { status: 400, body: { success: false, error: 'malformed JSON body' } });
+    // The inference API reads its bodies itself (no body schema): an empty one stays malformed JSON there.
+    const account = await ok(admin('POST', '/admin/accounts', { email: `audit7-${Date.now()}@example.com`, email_verified: true }), 201);
+    const svk = (await ok(admin('POST', `/admin/accounts/${account.id}/keys`, {}), 201)).key;
+    const inference = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svk}` }, body: '' });
+    assert.deepEqual([inference.status, await inference.json()], [400, { error: 'malformed JSON body' }]);
     // A body where none is taken is still read, and refused when it is not JSON.
     const junk = await fetch(`${base}/admin/markets/${other.id}/feature`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminToken }, body: '{' });
     assert.equal(junk.status, 400);

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * A request to a route that takes no body (its schema declares none), declaring a content type
- * but sending no bytes, is a request without a body. Clients that set `content-type: application/json` on
+ * Installed in the market (`/api`) and operator (`/admin`) contexts, whose routes declare every
+ * body they read in their schema; the inference routes read bodies without one, so they keep
+ * Fastify's reading. There, a request to a route that takes no body (its schema declares none),
+ * declaring a content type but sending no bytes, is a request without a body. Clients that set `content-type: application/json` on
  * every call (a shared header map, `curl -H`, Python requests without `data=`) sent the
  * operator's `activate`, `feature`, `cancel` and `api-keys` calls, and `DELETE /api/keys/:key`,
  * an empty "JSON body", which Fastify's parser refuses: 400 `malformed JSON body` for a body
