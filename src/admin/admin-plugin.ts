@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
 import { forbidden, unauthorized } from '../shared/errors.ts';
 import { secureEqual } from '../shared/secure-compare.ts';
 
@@ -29,6 +30,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions
       if (typeof sent !== 'string' || !secureEqual(sent, session.csrfToken)) throw forbidden('missing or wrong CSRF token; reload the page');
     }
   });
+  // Bodyless operator calls sent with a JSON content type and nothing else (docs/api-decisions.md).
+  readEmptyBodiesAsNone(app);
   app.get('/whoami', { schema: { hide: true } }, async () => ({ role: 'operator' }));
   for (const routes of opts.routes) await app.register(routes);
 }

@@ -68,7 +68,7 @@ export interface Config {
    * are closed; the process exits at most 10 s after (src/http/close-connections.ts).
    */
   readonly shutdownGraceMs: number;
-  /** GET /api/stream: limits of the market's Server-Sent Events stream (docs/market-stream.md). */
+  /** GET /api/stream: limits of the market's Server-Sent Events stream (docs/market-live.md, "Stream"). */
   readonly marketStream: {
     readonly perIp: number;
     readonly heartbeatMs: number;

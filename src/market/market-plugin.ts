@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { clientIp } from '../http/client-ip.ts';
+import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import { hasEmptySegment } from '../http/surface.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -53,6 +54,7 @@ export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptio
   });
   // Signatures cover the exact body bytes: every JSON body under /api keeps them.
   installRawJsonParser(app);
+  readEmptyBodiesAsNone(app);
   const { db, clock } = opts;
   const auth = requireMarketAuth({ ...opts.auth, clock });
   const trades = createTradeBatcher({ db, clock, onCommitted: (t) => opts.feed.committed(t) });

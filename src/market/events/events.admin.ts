@@ -4,8 +4,8 @@ import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { EventsTable } from '../market.tables.ts';
 import { inTransaction } from '../market-transaction.ts';
-import { parseCategory, parseDateTime, parseDescription, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
-import { slugify } from '../slugs/slugify.ts';
+import { parseCategory, parseDescription, parseFutureEnd, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
+import { eventSlugBase } from '../slugs/event-slug.ts';
 import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -23,19 +23,20 @@ export async function findEvent(db: Kysely<Database>, id: number): Promise<Event
   return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Creates an event with a unique slug made from its title (`title-2` when taken). */
+/** Creates an event with a unique slug made from its title (`title-2` when taken; eventSlugBase). */
 export async function createEvent(db: Kysely<Database>, clock: Clock, input: CreateEventInput): Promise<EventRow> {
   const title = parseTitle(input.title);
+  const now = new Date(clock.now());
   const values = {
     title,
     description: parseDescription(input.description),
     category: parseCategory(input.category),
     image_url: parseImageUrl(input.image_url),
-    end_date: input.end_date == null ? null : parseDateTime(input.end_date),
+    end_date: input.end_date == null ? null : parseFutureEnd(input.end_date, now),
     status: 'active' as const,
-    created_at: new Date(clock.now()),
+    created_at: now,
   };
-  const base = slugify(title, 'event');
+  const base = eventSlugBase(title);
   return insertWithFreeSlug(db, 'events', base, (slug) => db.insertInto('events').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
 }
 

@@ -14,17 +14,19 @@ export type WalletLedgerRow = Pick<
 
 /**
  * A wallet's side of its movements, newest first: one row per movement, the amount signed as the
- * wallet saw it (a trade or withdrawal negative, a deposit, payout or refund positive).
+ * wallet saw it (a trade or withdrawal negative, a deposit, payout or refund positive). `beforeId`
+ * lists the entries older than that id, so every entry is reachable a page at a time.
  */
 export async function listWalletLedger(
   db: Kysely<Database>,
   wallet: string,
-  opts: { readonly limit: number; readonly type?: WalletLedgerType },
+  opts: { readonly limit: number; readonly type?: WalletLedgerType; readonly beforeId?: number },
 ): Promise<WalletLedgerRow[]> {
   let q = db
     .selectFrom('ledger_entries')
     .select(['id', 'type', 'amount', 'tx_hash', 'chain', 'note', 'market_id', 'trade_id', 'created_at'])
     .where('account', '=', walletAccount(wallet));
   if (opts.type) q = q.where('type', '=', opts.type);
+  if (opts.beforeId !== undefined) q = q.where('id', '<', opts.beforeId);
   return q.orderBy('id', 'desc').limit(opts.limit).execute();
 }

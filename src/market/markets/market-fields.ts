@@ -28,12 +28,18 @@ export function normalizeCategory(value: string): string {
   return value.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
+/** What a category is, in the words of the 400 that refuses another. */
+export const CATEGORY_RULE = 'must be 1 to 40 letters, digits, spaces, hyphens or underscores';
+
+/** Whether a normalized category is one a market can be filed under. */
+export function isCategory(normalized: string): boolean {
+  return /^[a-z0-9][a-z0-9 _-]{0,39}$/.test(normalized);
+}
+
 /** Categories are lower-case words (crypto, politics, pop culture...). */
 export function parseCategory(value: string): string {
   const c = normalizeCategory(value);
-  if (!/^[a-z0-9][a-z0-9 _-]{0,39}$/.test(c)) {
-    throw badRequest('invalid category: must be 1 to 40 letters, digits, spaces, hyphens or underscores');
-  }
+  if (!isCategory(c)) throw badRequest(`invalid category: ${CATEGORY_RULE}`);
   return c;
 }
 
@@ -52,6 +58,16 @@ export function parseDateTime(value: string, field = 'end_date'): Date {
   const d = new Date(value.trim());
   if (!ok || Number.isNaN(d.getTime())) throw badRequest(`invalid ${field}: must be an ISO 8601 date-time with a time zone`);
   return d;
+}
+
+/**
+ * The end of a new market or event: a date-time after `now`. An end already past would open
+ * something closed from its first second, most likely a mistyped year.
+ */
+export function parseFutureEnd(value: string, now: Date): Date {
+  const end = parseDateTime(value);
+  if (end.getTime() <= now.getTime()) throw badRequest('invalid end_date: must be in the future');
+  return end;
 }
 
 const DEFAULT_LABELS: Record<MarketType, Partial<Record<Outcome, string>> | null> = {

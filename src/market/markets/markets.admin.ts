@@ -9,6 +9,7 @@ import { slugify } from '../slugs/slugify.ts';
 import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
 import {
   parseCategory,
+  parseFutureEnd,
   parseDateTime,
   parseDescription,
   parseImageUrl,
@@ -65,8 +66,7 @@ export interface CreateMarketInput {
 export async function createMarket(db: Kysely<Database>, clock: Clock, input: CreateMarketInput): Promise<MarketRow> {
   const now = new Date(clock.now());
   const title = parseTitle(input.title);
-  const endDate = parseDateTime(input.end_date);
-  if (endDate.getTime() <= now.getTime()) throw badRequest('invalid end_date: must be in the future');
+  const endDate = parseFutureEnd(input.end_date, now);
   let category = input.category === undefined ? undefined : parseCategory(input.category);
   const eventId = input.event_id ?? null;
   if (eventId !== null) {

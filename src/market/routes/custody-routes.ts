@@ -20,6 +20,7 @@ import { requestWithdrawal } from '../withdrawals/request-withdrawal.ts';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.ts';
 import { listWithdrawals, WITHDRAWAL_STATES, type WithdrawalRow } from '../withdrawals/withdrawals.repository.ts';
 import { marketSchemaErrors, refuseNonDecimalIntegers } from './schema-errors.ts';
+import { MAX_ID } from './read-schemas.ts';
 import {
   BalanceView,
   balanceView,
@@ -60,6 +61,13 @@ const WithdrawBody = Type.Object(
   },
   strict,
 );
+/**
+ * The cursor of a wallet's ledger and withdrawals, which have no pages: the rows older than this
+ * id (the last id of the previous answer), so a wallet reaches all of them past `limit`
+ * (docs/api-decisions.md, "Market API: seventh audit").
+ */
+const BeforeId = Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'id: list the rows older than this one (the last id of the previous answer)' }));
+
 const DepositBody = Type.Object(
   {
     wallet_addr: Type.String({ description: 'the authenticated wallet, which sent the transfer' }),
@@ -113,6 +121,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
             {
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LEDGER_MAX_LIMIT, default: 50 })),
               type: Type.Optional(Type.Enum([...WALLET_LEDGER_TYPES])),
+              before: BeforeId,
             },
             strict,
           ),
@@ -121,7 +130,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       },
       async (req) => {
         const wallet = normalizeWalletAddress(req.params.wallet);
-        const rows = await listWalletLedger(db, wallet, { limit: req.query.limit ?? 50, type: req.query.type });
+        const rows = await listWalletLedger(db, wallet, { limit: req.query.limit ?? 50, type: req.query.type, beforeId: req.query.before });
         return { success: true, data: rows.map(ledgerEntryView), count: rows.length };
       },
     );
@@ -137,6 +146,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
             {
               status: Type.Optional(Type.Enum([...WITHDRAWAL_STATES])),
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+              before: BeforeId,
             },
             strict,
           ),
@@ -146,7 +156,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       async (req) => {
         const wallet = normalizeWalletAddress(req.params.wallet);
         await withdrawals.refreshWallet(wallet);
-        const rows = await listWithdrawals(db, { wallet, status: req.query.status, limit: req.query.limit ?? 20 });
+        const rows = await listWithdrawals(db, { wallet, status: req.query.status, limit: req.query.limit ?? 20, beforeId: req.query.before });
         return { success: true, data: rows.map(withdrawalView), count: rows.length };
       },
     );
@@ -210,10 +220,20 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
       },
     );
 
+    // The chain deposits are verified on, or null when the operator credits them (CHAIN=none).
+    const depositChain = chain.kind === 'evm' ? chain.name : null;
     app.post(
       '/pool/deposit',
       {
-        preValidation: deps.auth,
+        // Without a chain no body can make a deposit, so the answer says so right after the
+        // signature, before any 400 about the body's fields (docs/api-decisions.md, "Market API:
+        // seventh audit").
+        preValidation: [
+          deps.auth,
+          async () => {
+            if (depositChain === null) throw badRequest('Deposits are credited by the operator');
+          },
+        ],
         config: { idempotencyRoute: 'pool.deposit' },
         schema: {
           tags,
@@ -227,8 +247,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
         },
       },
       async (req, reply) => {
-        if (chain.kind !== 'evm' || chain.name === null) throw badRequest('Deposits are credited by the operator');
-        const chainName = chain.name;
+        const chainName = depositChain!;
         const wallet = normalizeWalletAddress(req.body.wallet_addr, 'wallet_addr');
         if (!TX_HASH.test(req.body.tx_hash)) throw badRequest('invalid tx_hash: must be 0x followed by 64 hex digits');
         const idem = idempotentRequestOf(req, 'pool.deposit');

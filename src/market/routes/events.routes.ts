@@ -29,6 +29,8 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
     },
   );
 
+  // A static route beside /events/:slugOrId: its word is in EVENT_ROUTE_WORDS
+  // (src/market/slugs/event-slug.ts), so no event is slugged like it.
   r.get(
     '/events/featured',
     {

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { notFound } from '../../shared/errors.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
 import type { AnswerDeps } from '../live/live-answers.ts';
 import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
 import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
-import { normalizeCategory } from '../markets/market-fields.ts';
+import { CATEGORY_RULE, isCategory, normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
 import { IdParam, PageQuery, envelope, nullable, pageEnvelope, readResponses, stringEnum } from './read-schemas.ts';
@@ -33,7 +33,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         summary: 'List markets',
         querystring: Type.Object({
           status: Type.Optional(stringEnum(MARKET_STATUSES, 'Market status')),
-          category: Type.Optional(Type.String({ maxLength: 100, description: 'Category, e.g. crypto (compared trimmed and in lower case, as stored)' })),
+          category: Type.Optional(Type.String({ maxLength: 100, description: 'Category, e.g. crypto (compared trimmed and in lower case, as stored; 1 to 40 letters, digits, spaces, hyphens or underscores)' })),
           market_type: Type.Optional(stringEnum(MARKET_TYPES)),
           sort: Type.Optional(stringEnum(MARKET_SORTS, 'Default newest')),
           q: Type.Optional(
@@ -48,11 +48,12 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const sort = req.query.sort ?? 'newest';
       // Trending orders every market by its 24-hour volume; ending_soon moves with the clock.
       const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
+      // Compared as stored, so `Politics` finds the markets the operator filed under it.
+      const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
       return opts.live.send(req, reply, deps, async () => {
-        const { status, category, market_type, q, page, limit } = req.query;
-        // Compared as stored, so `Politics` finds the markets the operator filed under it. A `q`
-        // of no words (blank) is no filter (docs/decisions-market-reads.md).
-        const filter = { status, category: category === undefined ? undefined : normalizeCategory(category), market_type, q };
+        const { status, market_type, q, page, limit } = req.query;
+        // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
+        const filter = { status, category, market_type, q };
         const { items, total } = await listMarkets(opts.db, filter, { sort, page, limit }, nowOf(opts));
         return { success: true, data: items, total, page, limit };
       });
@@ -114,4 +115,15 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         return { success: true, data: market };
       }),
   );
+}
+
+/**
+ * The list's `category` as stored. A value no market can be filed under (empty, blank, `crypto!`)
+ * would only ever list nothing, so it is a malformed parameter, 400 like `status=` (docs/api-decisions.md,
+ * "Market API: seventh audit").
+ */
+function categoryFilter(category: string): string {
+  const c = normalizeCategory(category);
+  if (!isCategory(c)) throw badRequest(`Invalid category: ${CATEGORY_RULE}`);
+  return c;
 }

@@ -12,7 +12,7 @@ export interface EstimateInput {
   readonly amount: bigint;
 }
 
-/** The `data` of POST /api/pool/estimate (docs/decisions-market-trading.md). */
+/** The `data` of POST /api/pool/estimate (docs/api-decisions.md, "Market API: seventh audit"). */
 export interface TradeEstimate {
   readonly market_id: number;
   readonly side: Outcome;
