@@ -115,41 +115,6 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     assert.equal((await ok(admin('POST', '/admin/events', { title: `${title} open`, category: 'audit7' }), 201)).end_date, null);
   });
 
-  it('refuses page where a GET has no pages, so a client paging the leaderboard or a search is not served its first page again and again', async () => {
-    const m = await market('audit7 pages');
-    const w = await trader('3');
-    await ok(send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: { wallet_addr: w.wallet, market_id: m.id, side: 'yes', amount: 1 } }));
-    const wallet = w.wallet.toLowerCase();
-    for (const path of [
-      '/api/users/leaderboard',
-      '/api/users/leaderboard?limit=5',
-      '/api/search?q=audit7',
-      `/api/portfolio/${wallet}`,
-      `/api/portfolio/${wallet}/stats`,
-      `/api/users/${wallet}`,
-      '/api/markets/trending',
-      '/api/markets/categories',
-      '/api/markets/featured',
-      `/api/markets/prices?ids=${m.id}`,
-      `/api/markets/${m.id}`,
-      `/api/markets/${m.id}/price`,
-      '/api/events/featured',
-    ]) {
-      const sep = path.includes('?') ? '&' : '?';
-      for (const page of ['2', '1']) {
-        assert.deepEqual(await call('GET', `${path}${sep}page=${page}`), { status: 400, body: { success: false, error: 'Unknown parameter: page' } }, `${path} page=${page}`);
-      }
-      // Without page, and with any other parameter they do not take, they answer as before.
-      assert.equal((await call('GET', path)).status, 200, path);
-      assert.equal((await call('GET', `${path}${sep}offset=3`)).status, 200, path);
-    }
-    // The lists that page still do.
-    for (const path of ['/api/markets?page=2', '/api/events?page=2', `/api/trades?market=${m.id}&page=2`]) {
-      const r = await call('GET', path);
-      assert.deepEqual([r.status, r.body.page], [200, 2], path);
-    }
-  });
-
   it('reaches every ledger entry and withdrawal of a wallet, past the newest 100, with before=<id>', async () => {
     const w = await trader('1');
     for (let i = 0; i < 104; i++) await ok(admin('POST', `/admin/wallets/${w.wallet}/deposit`, { amount: '0.5' }));

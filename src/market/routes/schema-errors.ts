@@ -73,20 +73,6 @@ export function marketSchemaErrors(schema: RouteSchema | undefined) {
   };
 }
 
-/**
- * A preValidation hook: `page` on a GET that has no pages (its query schema takes no `page`) is
- * 400 `Unknown parameter: page`, as on the pool ledger. Other parameters a route does not take
- * are ignored, but this one has a meaning here: a client paging the leaderboard, a search or a
- * portfolio with `page=2, 3, ...` was served the same first answer every time, and one that pages
- * until an empty page never stopped (docs/api-decisions.md, "Market API: seventh audit").
- */
-export async function refusePageWithoutPages(request: FastifyRequest): Promise<void> {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (query?.page === undefined) return;
-  const schema = request.routeOptions.schema as RouteSchema | undefined;
-  if (schema?.querystring?.properties?.page === undefined) throw new HttpError(400, 'Unknown parameter: page');
-}
-
 /** How an integer parameter is spelled: decimal digits (a sign is left for the range to refuse). */
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 
