@@ -169,25 +169,19 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
       credits.set(usage.accountId, c - charged);
       return c - charged;
     });
-    // One JSON parameter rather than an array per column: JSON.stringify is native, while the
-    // driver escaped every element of 21 arrays in JavaScript on the event loop (pg's arrayString),
-    // and the embedded database's thread received one string instead of 21 arrays to clone.
-    const rows = JSON.stringify(
-      items.map(({ leaseId, charged, usage: u }, k) => ({
-        lease_id: leaseId === null ? null : text(leaseId), charged: text(charged), account_id: u.accountId, key_id: u.keyId,
-        model: u.model, served_model: u.servedModel, provider_id: u.providerId, upstream_model: u.upstreamModel, endpoint: u.endpoint,
-        input_tokens: u.inputTokens, cached_input_tokens: u.cachedInputTokens, output_tokens: u.outputTokens, image_count: u.imageCount,
-        cost: text(u.cost), latency_ms: u.latencyMs, status: u.status, usage_source: u.usageSource, request_id: u.requestId,
-        balance_before: text(before[k]!), balance_after: text(after[k]!), lane: u.lane,
-      })),
-    );
+    const col = <T>(f: (u: UsageRecordInput) => T) => items.map((i) => f(i.usage));
     // Prepared: parsing and planning this statement was most of a small batch's cost on PGlite.
     const r = await sql<{ ord: string; id: bigint }>`${PREPARED}
       with v as (
-        select * from rows from (json_to_recordset(${rows}::json) as (lease_id bigint, charged bigint, account_id int, key_id int,
-          model text, served_model text, provider_id text, upstream_model text, endpoint text, input_tokens int,
-          cached_input_tokens int, output_tokens int, image_count int, cost bigint, latency_ms int, status int, usage_source text,
-          request_id text, balance_before bigint, balance_after bigint, lane text)
+        select * from unnest(
+          ${items.map((i) => (i.leaseId === null ? null : text(i.leaseId)))}::bigint[], ${items.map((i) => text(i.charged))}::bigint[],
+          ${col((u) => u.accountId)}::int[], ${col((u) => u.keyId)}::int[], ${col((u) => u.model)}::text[],
+          ${col((u) => u.servedModel)}::text[], ${col((u) => u.providerId)}::text[], ${col((u) => u.upstreamModel)}::text[],
+          ${col((u) => u.endpoint)}::text[], ${col((u) => u.inputTokens)}::int[], ${col((u) => u.cachedInputTokens)}::int[],
+          ${col((u) => u.outputTokens)}::int[], ${col((u) => u.imageCount)}::int[], ${col((u) => text(u.cost))}::bigint[],
+          ${col((u) => u.latencyMs)}::int[], ${col((u) => u.status)}::int[], ${col((u) => u.usageSource)}::text[],
+          ${col((u) => u.requestId)}::text[], ${before.map(text)}::bigint[], ${after.map(text)}::bigint[],
+          ${col((u) => u.lane)}::text[]
         ) with ordinality as v(lease_id, charged, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
           input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id,
           balance_before, balance_after, lane, ord)
