@@ -187,15 +187,19 @@ describe('upstream transport: postStream', () => {
     let socketsClosed = 0;
     const count = (socket: import('node:net').Socket) => socket.once('close', () => socketsClosed++);
     up.server.on('connection', count);
+    // The rest of the body is sent only once the answer was released: a timer instead let a slow
+    // reader find both writes queued together in its first read.
+    let finish = (): void => {};
     up.handler = (_req, _b, res) => {
       res.writeHead(200);
       res.write('data: [DONE]\n\n');
-      setTimeout(() => res.end('trailing bytes'), 5);
+      finish = () => res.end('trailing bytes');
     };
     for (let i = 0; i < 5; i++) {
       const r = await open();
       assert.equal((await r.read())?.toString(), 'data: [DONE]\n\n');
       r.release();
+      finish();
       // A read after release() answers at the end of the drain: the answer is complete, and undici
       // hands its connection back to the pool on the event loop's next turn.
       assert.equal(await r.read(), null, 'the released answer drained to its end');
