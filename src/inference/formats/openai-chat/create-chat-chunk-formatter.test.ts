@@ -134,11 +134,35 @@ describe('createChatStreamEncoder', () => {
       { type: 'finish', reason: 'stop' },
       { type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 2 }, estimated: false },
     ];
+    // Every order in which the opening chunk can come: reasoning, text, a tool call or the finish first.
+    const orders = [parts, parts.slice(1), parts.slice(4), [parts[7]!, parts[8]!]];
+    for (const includeUsage of [false, true]) {
+      for (const [id, model] of [['chatcmpl-1', 'svc-x'], ['chatcmpl-"q\\', 'svc-\u00e9\u2028']] as const) {
+        for (const order of orders) {
+          const options = { id, model, created: 1700000123, includeUsage, sealer };
+          const encoder = createChatStreamEncoder(options);
+          const formatter = createChatChunkFormatter(options);
+          for (const part of order) assert.equal(encoder.encode(part), formatter.format(part).map(encodeSseData).join(''));
+        }
+      }
+    }
+  });
+
+  it('writes a run of text events as the formatter writes their texts, with the opening chunk when it comes first', () => {
+    const text = 'data: {"c":"Hel"}\n\ndata: {"c":"lo \\u00e9"}\n\n';
+    const literal = (from: number) => [text.indexOf(':"', from) + 1, text.indexOf('"}', from) + 1] as const;
+    const run = { text, literals: [...literal(0), ...literal(text.indexOf('\n\n'))] };
     for (const includeUsage of [false, true]) {
       const options = { id: 'chatcmpl-1', model: 'svc-x', created: 1, includeUsage, sealer };
       const encoder = createChatStreamEncoder(options);
       const formatter = createChatChunkFormatter(options);
-      for (const part of parts) assert.equal(encoder.encode(part), formatter.format(part).map(encodeSseData).join(''));
+      const expected = [...formatter.format({ type: 'text-delta', text: 'Hel' }), ...formatter.format({ type: 'text-delta', text: 'lo é' })];
+      const written = encoder.encodeRun!(run);
+      // The upstream's literal goes as it came (its escape kept): the same chunks once parsed.
+      const events = written.split('\n\n').filter(Boolean);
+      assert.deepEqual(events.map((e) => JSON.parse(e.slice('data: '.length)) as unknown), expected);
+      assert.ok(written.includes('"lo \\u00e9"'));
+      assert.equal(encoder.encode({ type: 'text-delta', text: '!' }), formatter.format({ type: 'text-delta', text: '!' }).map(encodeSseData).join(''));
     }
   });
 });

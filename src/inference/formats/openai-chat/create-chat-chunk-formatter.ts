@@ -2,7 +2,7 @@ import type { FinishReason, StreamPart } from '../../canonical/chat.ts';
 import { rewriteRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
-import { encodeRunAsDeltas, type StreamEncoder } from '../stream-encoder.ts';
+import type { StreamEncoder } from '../stream-encoder.ts';
 import { formatOpenAIStreamError } from './format-openai-stream-error.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { detailOf, REASONING_DETAILS_FORMAT, type ReasoningDetail } from './reasoning-details.ts';
@@ -32,7 +32,11 @@ interface Delta {
  * so a client that kept only the last entry still sends the block back whole); redacted thinking
  * is one `reasoning.encrypted` entry. A client joins the entries of one index.
  */
-export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { format(part: StreamPart): object[] } {
+export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
+  format(part: StreamPart): object[];
+  /** The opening chunk was written by other means (the stream encoder's templates): not again. */
+  opened(): void;
+} {
   let started = false;
   // The reasoning block being written: its index among the answer's blocks, its text so far
   // (null when none is open: the next text starts block `block`).
@@ -53,6 +57,9 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { 
   };
 
   return {
+    opened() {
+      started = true;
+    },
     format(part) {
       switch (part.type) {
         case 'text-delta':
@@ -105,16 +112,41 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): { 
   };
 }
 
+/**
+ * The text of this stream's chunks that is the same for the whole stream, as encodeSseData writes
+ * the formatter's chunks (a unit test holds them equal): what is around a text delta's literal,
+ * the opening chunk, and the finish chunk but for its reason. Concatenated once per stream rather
+ * than a chunk object built and serialized per fixed chunk: that serializing was a visible share
+ * of a stream's fixed work (docs/bench-gateway.md, "Session 14").
+ */
+function chunkTexts(options: ChatChunkFormatterOptions): { head: string; tail: string; opening: string; finishHead: string; finishTail: string } {
+  const start = `data: {"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${JSON.stringify(options.created)},"model":${JSON.stringify(options.model)},"choices":[{"index":0,"delta":`;
+  const end = `}]${options.includeUsage ? ',"usage":null' : ''}}\n\n`;
+  return {
+    head: `${start}{"content":`,
+    tail: `},"logprobs":null,"finish_reason":null${end}`,
+    opening: `${start}{"role":"assistant","content":""},"logprobs":null,"finish_reason":null${end}`,
+    finishHead: `${start}{},"logprobs":null,"finish_reason":`,
+    finishTail: end,
+  };
+}
+
 /** The chat completions stream: one `data:` line per chunk, the in-stream error, then `[DONE]`. */
 export function createChatStreamEncoder(options: ChatChunkFormatterOptions): StreamEncoder {
   const formatter = createChatChunkFormatter(options);
-  // A text chunk after the first is most of a stream: its bytes around the text are the same for
-  // the whole stream (what encodeSseData makes of chunk({ content }), tested to be equal).
-  const sample = createChatChunkFormatter(options).format({ type: 'text-delta', text: '\u0000' }).at(-1);
-  const [head, tail] = encodeSseData(sample).split('"\\u0000"') as [string, string];
+  const { head, tail, opening, finishHead, finishTail } = chunkTexts(options);
   let opened = false;
+  // The opening chunk (the assistant role) before the first chunk, whichever writes it.
+  const open = (): string => {
+    if (opened) return '';
+    opened = true;
+    formatter.opened();
+    return opening;
+  };
   const encode = (part: StreamPart): string => {
-    if (opened && part.type === 'text-delta' && part.text !== '') return head + JSON.stringify(part.text) + tail;
+    // Text and the finish, most of a stream and every stream's end, from the texts above.
+    if (part.type === 'text-delta') return part.text === '' ? '' : open() + head + JSON.stringify(part.text) + tail;
+    if (part.type === 'finish') return open() + finishHead + JSON.stringify(part.reason) + finishTail;
     const chunks = formatter.format(part);
     // Any chunk means the opening one (the assistant role) went out.
     if (chunks.length > 0) opened = true;
@@ -124,9 +156,9 @@ export function createChatStreamEncoder(options: ChatChunkFormatterOptions): Str
     start: () => '',
     encode,
     encodeRun(run) {
-      // After the opening chunk a text chunk is this answer's id, created and model around the
-      // text's literal: the upstream's literal as it came (nothing else of the upstream's).
-      return opened ? rewriteRun(run, head, tail) : encodeRunAsDeltas(run, encode);
+      // A text chunk is this answer's id, created and model around the text's literal: the
+      // upstream's literal as it came (nothing else of the upstream's).
+      return open() + rewriteRun(run, head, tail);
     },
     fail: (error) => encodeSseData(formatOpenAIStreamError(error)),
     end: () => SSE_DONE,
