@@ -26,6 +26,9 @@ const LONGER = new Map([
   // Clones the repository, runs `npm install` (some 40 000 files) and the first build before its
   // first request, and deletes it all after: minutes of disk work when the machine is shared.
   [join('test', 'fresh-clone.test.ts'), 900_000],
+  // Starts, kills and restarts services under load and audits the books each time: about three
+  // minutes alone, and it ran past 300 s beside other suites on a loaded machine.
+  [join('test', 'market-crash.test.ts'), 900_000],
 ]);
 
 function runFiles(list, timeoutMs) {

@@ -31,7 +31,7 @@ export interface TestChain {
   readonly hotWallet: TestWallet;
   /** Funded with gas money and 1,000 of each token. */
   readonly depositors: readonly TestWallet[];
-  /** An adapter configuration for this chain (1 confirmation, 2 s timeout); overrides apply. */
+  /** An adapter configuration for this chain (1 confirmation, 10 s timeout); overrides apply. */
   config(overrides?: Partial<EvmChainConfig>): EvmChainConfig;
   readonly client: PublicClient;
   /** Sends `amount` units of `token` from `from` to `to`; returns the hash (mined at once unless paused). */
@@ -156,7 +156,9 @@ export async function startTestChain(): Promise<TestChain> {
           vaultAddress: vaultAccount.address,
           hotWalletPrivateKey: hotWallet.privateKey,
           confirmations: 1,
-          rpcTimeoutMs: 2000,
+          // Not the service's 2 s: on a loaded machine the in-process chain took longer than that to
+          // answer and a test saw 503 (a test of the timeout sets its own).
+          rpcTimeoutMs: 10_000,
           ...overrides,
         }),
       async transfer(t, from, to, amount, opts = {}) {
