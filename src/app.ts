@@ -163,6 +163,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
       chargesWritten: () => deps.billing.written(),
       unheldCredits: (accountId) => deps.billing.unheld(accountId),
+      lastUsedWritten: () => deps.apiKeys.flushLastUsed(),
     });
     await scope.register(dashboardPagesRoutes);
   });

@@ -142,4 +142,22 @@ describe('account dashboard, eighth audit', () => {
     const credits = (await b.call('GET', '/credits')) as { account: { credits: number; available: number } };
     assert.equal(credits.account.available, 9.9712, JSON.stringify(credits.account));
   });
+
+  it('the keys page shows a key used as used, at once, as it shows the call on the usage page', async () => {
+    const b = await browser();
+    const account = (await b.call('POST', '/sign-up', { email: `keys${Date.now()}@example.com`, password: 'a long passphrase' })) as { id: number };
+    await b.refresh();
+    const { key, id } = (await b.call('POST', '/keys', { name: 'ci' })) as { key: string; id: number };
+    await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${account.id}/verify-email`, headers: g.t.admin });
+    await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${account.id}/credits`, headers: g.t.admin, payload: { credits: 10 } });
+    const before = Date.now();
+    const r = await postJson(g, key, '/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'hello' }] });
+    assert.equal(r.status, 200);
+    await r.arrayBuffer();
+    const usage = (await b.call('GET', '/usage')) as { recent: unknown[] };
+    assert.equal(usage.recent.length, 1);
+    const { keys } = (await b.call('GET', '/keys')) as { keys: { id: number; last_used_at: string | null }[] };
+    const used = keys.find((k) => k.id === id)?.last_used_at ?? null;
+    assert.ok(used !== null && Date.parse(used) >= before - 1000, JSON.stringify(keys));
+  });
 });

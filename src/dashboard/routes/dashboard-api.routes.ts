@@ -30,6 +30,8 @@ export interface DashboardApiOptions {
    * reserved for the account's own next requests, so not spoken for (docs/dashboard.md).
    */
   readonly unheldCredits: (accountId: number) => bigint;
+  /** Writes the `last_used_at` times this instance noted and has not written yet (ApiKeyService.flushLastUsed). */
+  readonly lastUsedWritten: () => Promise<void>;
 }
 
 const strict = { additionalProperties: false } as const;
@@ -256,6 +258,8 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.get('/keys', { schema: { tags, summary: 'Your svk_ keys', response: { 200: Type.Object({ keys: Type.Array(KeyView) }), 401: ErrorBody } } }, async (request) => {
     const s = requireAccount(request);
+    // Key uses are written behind (API_KEY_LAST_USED_FLUSH_MS, docs/configuration.md): a key just used here shows as used.
+    await opts.lastUsedWritten();
     return { keys: (await listAccountKeys(db, s.accountId)).map(keyView) };
   });
 
