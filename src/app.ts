@@ -162,6 +162,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       authLimiter: deps.limiters.auth,
       stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
       chargesWritten: () => deps.billing.written(),
+      unheldCredits: (accountId) => deps.billing.unheld(accountId),
+      lastUsedWritten: () => deps.apiKeys.flushLastUsed(),
     });
     await scope.register(dashboardPagesRoutes);
   });

@@ -25,6 +25,13 @@ export interface DashboardApiOptions {
   readonly stripe: StripeTopUp | null;
   /** Resolves once the charges this instance queued are written (Billing.written). */
   readonly chargesWritten: () => Promise<void>;
+  /**
+   * Micro-credits of the account's lease on this instance that nothing holds (Billing.unheld):
+   * reserved for the account's own next requests, so not spoken for (docs/dashboard.md).
+   */
+  readonly unheldCredits: (accountId: number) => bigint;
+  /** Writes the `last_used_at` times this instance noted and has not written yet (ApiKeyService.flushLastUsed). */
+  readonly lastUsedWritten: () => Promise<void>;
 }
 
 const strict = { additionalProperties: false } as const;
@@ -108,12 +115,15 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   const summary = async (accountId: number) => {
     const a = await getAccountOrThrow(db, accountId);
+    // `reserved` counts every instance's lease; this instance's unheld part is the account's own to spend.
+    const unheld = opts.unheldCredits(accountId);
+    const available = a.credits - (a.reserved > unheld ? a.reserved - unheld : 0n);
     return {
       id: a.id,
       email: a.email,
       email_verified: a.email_verified,
       credits: creditsNumber(a.credits),
-      available: creditsNumber(a.credits - a.reserved),
+      available: creditsNumber(available),
       credits_micro: a.credits.toString(),
       operator: a.is_operator,
     };
@@ -248,6 +258,8 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.get('/keys', { schema: { tags, summary: 'Your svk_ keys', response: { 200: Type.Object({ keys: Type.Array(KeyView) }), 401: ErrorBody } } }, async (request) => {
     const s = requireAccount(request);
+    // Key uses are written behind (API_KEY_LAST_USED_FLUSH_MS, docs/configuration.md): a key just used here shows as used.
+    await opts.lastUsedWritten();
     return { keys: (await listAccountKeys(db, s.accountId)).map(keyView) };
   });
 

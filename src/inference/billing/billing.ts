@@ -98,6 +98,12 @@ export interface Billing {
   /** Requests waiting, now, for the holds in flight of their account to give credits back. */
   waiting(): number;
   /**
+   * The part of this instance's lease of the account that no request holds and no queued charge
+   * takes (micro-credits, 0 without a lease): counted in `accounts.reserved`, yet free for the
+   * account's next requests here. A balance shown to its owner adds it back.
+   */
+  unheld(accountId: number): bigint;
+  /**
    * Waits for the holds of requests in flight to be settled (their connections are closed by
    * then: at most SHUTDOWN_SETTLE_MS), writes every queued charge and returns every lease's
    * unheld credits (shutdown). Requests waiting for credits are answered 503 at once.
@@ -553,6 +559,12 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     },
 
     waiting: () => waiting,
+
+    unheld(accountId) {
+      const l = leases.get(accountId);
+      const f = l ? free(l) : 0n;
+      return f > 0n ? f : 0n;
+    },
 
     async written() {
       await write.flush();

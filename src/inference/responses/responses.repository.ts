@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { PREPARED, type Db } from '../../storage/database.ts';
 import type { ConversationItem, OutputItem } from '../formats/openai-responses/response-items.ts';
+import { storableId } from './storable-text.ts';
 
 export interface StoredResponse {
   readonly id: string;
@@ -34,6 +35,7 @@ interface ChainRow {
 }
 
 export async function loadChain(db: Db, accountId: number, id: string, now: Date): Promise<ChainLookup> {
+  if (!storableId(id)) return { kind: 'missing' };
   const { rows } = await sql<ChainRow>`
     with recursive chain as (
       select id, previous_response_id, input_items, output_items, expires_at, 0 as depth
@@ -52,6 +54,7 @@ export async function loadChain(db: Db, accountId: number, id: string, now: Date
 }
 
 export async function loadResponse(db: Db, accountId: number, id: string, now: Date): Promise<StoredResponse | null> {
+  if (!storableId(id)) return null;
   const r = await db.selectFrom('responses').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   if (!r || new Date(r.expires_at) <= now) return null;
   return {
@@ -104,13 +107,14 @@ export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Prom
 
 /** Output items of the account's live stored responses, by id (ids of other accounts are not found). */
 export async function findItems(db: Db, accountId: number, ids: readonly string[], now: Date): Promise<Map<string, OutputItem>> {
-  if (ids.length === 0) return new Map();
+  const wanted = ids.filter(storableId);
+  if (wanted.length === 0) return new Map();
   const rows = await db
     .selectFrom('response_items')
     .innerJoin('responses', 'responses.id', 'response_items.response_id')
     .select(['response_items.item_id', 'response_items.item'])
     .where('response_items.account_id', '=', accountId)
-    .where('response_items.item_id', 'in', [...ids])
+    .where('response_items.item_id', 'in', wanted)
     .where('responses.expires_at', '>', now)
     .execute();
   return new Map(rows.map((r) => [r.item_id, r.item]));
