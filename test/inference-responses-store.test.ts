@@ -120,8 +120,8 @@ describe('stored responses, written in batches', () => {
     const existing = stored(acct);
     await saveResponses(db, [existing]);
     const duplicate = stored(acct, { id: existing.id });
-    // PostgreSQL's jsonb has no NUL character: this body cannot be stored.
-    const unstorable = stored(acct, { body: { text: 'nul \u0000 inside' } });
+    // No such account: the row breaks its foreign key.
+    const unstorable = stored(2_000_000_000);
     const good = [stored(acct), stored(acct), stored(acct)];
     await assert.rejects(saveResponses(db, [good[0]!, unstorable]));
     assert.equal(await loadResponse(db, acct, good[0]!.id, now), null, 'a failed statement wrote nothing');
@@ -134,6 +134,14 @@ describe('stored responses, written in batches', () => {
     const kept = await loadResponse(db, acct, existing.id, now);
     assert.deepEqual(kept?.body, JSON.parse(JSON.stringify(existing.body)), 'the duplicate did not overwrite the response stored first');
     await store.idle();
+  });
+
+  it("stores text jsonb cannot hold (NUL, a lone surrogate) as U+FFFD, with the rest of the batch", async () => {
+    const odd = stored(acct, { body: { text: 'nul \u0000 inside', cut: 'half \uD83D', pair: '\uD83D\uDE00' } });
+    const plain = stored(acct);
+    await saveResponses(db, [odd, plain]);
+    assert.deepEqual((await loadResponse(db, acct, odd.id, now))?.body, { text: 'nul \uFFFD inside', cut: 'half \uFFFD', pair: '\uD83D\uDE00' });
+    assert.ok(await loadResponse(db, acct, plain.id, now));
   });
 
   it('idle() resolves once every queued response is committed (what closing the app waits for)', async () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { PREPARED, type Db } from '../../storage/database.ts';
 import type { ConversationItem, OutputItem } from '../formats/openai-responses/response-items.ts';
-import { storableId } from './storable-text.ts';
+import { storableId, storableJsonText } from './storable-text.ts';
 
 export interface StoredResponse {
   readonly id: string;
@@ -76,7 +76,7 @@ export async function loadResponse(db: Db, accountId: number, id: string, now: D
  * parameter), the responses rows come out of it with jsonb_to_recordset and the response_items
  * rows out of the inserted output_items, so the text never changes (a named prepared statement on
  * PostgreSQL) and the JSON columns hold what JSON.stringify of each value gives (jsonb keeps the
- * value, not the text). All or nothing: one bad row fails the statement (the store then writes
+ * value, not the text), but for the text jsonb cannot hold, written as U+FFFD (storable-text.ts). All or nothing: one bad row fails the statement (the store then writes
  * the batch one by one, src/inference/responses/response-store.ts).
  */
 export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Promise<void> {
@@ -95,7 +95,7 @@ export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Prom
     with saved as (
       insert into responses (id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at)
       select id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
+        from jsonb_to_recordset(${storableJsonText(JSON.stringify(rows))}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
           input_items jsonb, output_items jsonb, body jsonb, created_at timestamptz, expires_at timestamptz)
       returning id, account_id, output_items
     )

@@ -2,42 +2,20 @@
  * Text PostgreSQL cannot keep in a jsonb column: a NUL character, and a UTF-16 surrogate without
  * its pair (not text in UTF-8). Models do answer NUL characters, and a client's text cut inside
  * an emoji ends in half of it (docs/api-decisions.md, "Inference: eighth audit").
+ *
+ * JSON.stringify writes both as `\u` escapes (a NUL as `\u0000`, a lone surrogate as `\ud83d`;
+ * a paired one stays raw), which jsonb refuses. So the JSON text of a write is rewritten, not the
+ * values: one scan of text already made, and nothing walked when none is there.
  */
-// eslint-disable-next-line no-control-regex -- the NUL character is what jsonb cannot hold
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+// Every escape of the text, one at a time, so that an escaped backslash (`\\`) before `u0000` is
+// read as what it is. A high surrogate's escape takes its low one with it when it has one.
+const ESCAPE = /\\(?:u(?:d[89ab][0-9a-f]{2}(?:\\ud[c-f][0-9a-f]{2})?|[0-9a-f]{4})|[^u])/g;
+const SUSPECT = /\\u(?:0000|d[89a-f])/;
 
-/**
- * `value` with every such character, in its strings and field names, replaced by U+FFFD (the
- * replacement character, as a UTF-8 encoder gives for an unpaired surrogate). Copy on write: a
- * value without any comes back as it is (the same object), and the value given is never changed.
- */
-export function storableJson<T>(value: T): T {
-  return clean(value) as T;
-}
-
-function clean(value: unknown): unknown {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? value.replace(UNSTORABLE_ALL, '\uFFFD') : value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const v = clean(value[i]);
-      if (v !== value[i]) (out ??= value.slice())[i] = v;
-    }
-    return out ?? value;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    let changed = false;
-    const cleaned = entries.map(([k, v]) => {
-      const ck = clean(k) as string;
-      const cv = clean(v);
-      if (ck !== k || cv !== v) changed = true;
-      return [ck, cv] as const;
-    });
-    return changed ? Object.fromEntries(cleaned) : value;
-  }
-  return value;
+/** `json` (JSON.stringify's text) with each NUL and unpaired surrogate written as U+FFFD. */
+export function storableJsonText(json: string): string {
+  if (!SUSPECT.test(json)) return json;
+  return json.replace(ESCAPE, (e) => (e === '\\u0000' || (e.length === 6 && /^\\ud[89a-f]/.test(e)) ? '\\ufffd' : e));
 }
 
 /** An id with a NUL character names nothing stored (PostgreSQL text holds none, and a query with one fails). */

@@ -28,7 +28,6 @@ import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
 import type { ResponseStore } from '../responses/response-store.ts';
-import { storableJson } from '../responses/storable-text.ts';
 import { findItems, loadChain } from '../responses/responses.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
@@ -461,15 +460,14 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   if (parsed.store) {
     try {
       // Group-committed with the other responses finishing now; resolves once this one is committed.
-      // jsonb holds no NUL and no unpaired surrogate: those are kept as U+FFFD, the answer as given.
       await deps.store({
         id,
         accountId: run.accountId,
         previousResponseId: parsed.previousResponseId,
         model: route.billed.id,
-        inputItems: storableJson(input),
-        outputItems: storableJson(recorder.output),
-        body: storableJson(body as Record<string, unknown>),
+        inputItems: input,
+        outputItems: recorder.output,
+        body: body as Record<string, unknown>,
         createdAt: run.now,
         expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
       });
