@@ -3,12 +3,12 @@ import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { AUTH_ERRORS, authError, type AuthErrorName } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
-import { isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { hmacEncodingProblem, isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
 import { isWalletAddress } from '../wallets/wallet-address.ts';
 import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, type WalletMessageCasePart } from './wallet-message.ts';
-import { recoverWalletSigner } from './wallet-signature.ts';
+import { isWalletSignatureWithout0x, recoverWalletSigner } from './wallet-signature.ts';
 
 /** Who signed a market request, and how. `wallet` is lower case. */
 export interface MarketAuth {
@@ -74,6 +74,8 @@ async function authenticateHmac(
   if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
   const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
   if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
+  const encoding = hmacEncodingProblem(h.signature);
+  if (encoding !== null) throw authError(HMAC_ENCODING_REFUSALS[encoding]);
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
@@ -100,6 +102,7 @@ async function authenticateWallet(
     bodySha256: sha256Hex(req.rawBody),
   });
   if (expected !== h.message) throw authError('invalidSignature');
+  if (isWalletSignatureWithout0x(h.signature)) throw authError('walletSignatureWithout0x');
   const signer = await recoverWalletSigner(h.message, h.signature);
   if (signer !== fields.wallet) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
@@ -110,6 +113,12 @@ async function authenticateWallet(
   await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`, auth);
   return auth;
 }
+
+/** A digest in another encoding than lower-case hex is named in the refusal (docs/decisions-market-auth.md). */
+const HMAC_ENCODING_REFUSALS: Record<'hexPrefix' | 'base64', AuthErrorName> = {
+  hexPrefix: 'hmacSignatureHexPrefix',
+  base64: 'hmacSignatureBase64',
+};
 
 const CASE_REFUSALS: Record<WalletMessageCasePart, AuthErrorName> = {
   wallet: 'walletMessageWalletCase',
