@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
@@ -98,5 +98,38 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
     }
     assert.equal((await call('POST', '/api/pool/trade', JSON.parse(body), h)).status, 200);
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 3);
+  });
+
+  it('names a timestamp in milliseconds or with a fraction (Date.now(), str(time.time())), still 401 Timestamp out of range', async () => {
+    const w = await trader('5');
+    const m = await market();
+    const body = JSON.stringify(tradeBody(w.wallet, m.id, 'no', 1));
+    const digest = createHash('sha256').update(body).digest('hex');
+    const creds = (w.viaKey as { apiKey: { api_key: string; api_secret: string } }).apiKey;
+    const viaKey = (ts: string) => {
+      const h = hmacHeaders(creds, { method: 'POST', path: '/api/pool/trade', body, timestamp: 0 });
+      // Signed over the timestamp exactly as sent, as the contract says.
+      const signature = createHmac('sha256', Buffer.from(creds.api_secret, 'utf8')).update(`${ts}POST/api/pool/trade${body}`).digest('hex');
+      return call('POST', '/api/pool/trade', JSON.parse(body), { ...h, 'x-api-timestamp': ts, 'x-api-signature': signature });
+    };
+    const viaWallet = async (ts: string) => {
+      const message = `svc-auth v1 ${w.wallet.toLowerCase()} ${ts} POST /api/pool/trade ${digest}`;
+      return call('POST', '/api/pool/trade', JSON.parse(body), { 'x-wallet-message': message, 'x-wallet-signature': await w.account.signMessage({ message }) });
+    };
+    const refused = (error: string) => ({ status: 401, body: { success: false, error } });
+    const ms = String(Date.now() - 1500);
+    const fraction = `${nowSeconds() - 2}.${String(Date.now() % 1000).padStart(3, '0')}`;
+    assert.deepEqual(await viaKey(ms), refused('Timestamp out of range: x-api-timestamp must be Unix seconds, not milliseconds'));
+    assert.deepEqual(await viaKey(fraction), refused('Timestamp out of range: x-api-timestamp must be whole Unix seconds'));
+    assert.deepEqual(await viaWallet(ms), refused('Timestamp out of range: the timestamp in x-wallet-message must be Unix seconds, not milliseconds'));
+    assert.deepEqual(await viaWallet(fraction), refused('Timestamp out of range: the timestamp in x-wallet-message must be whole Unix seconds'));
+    // Milliseconds or seconds far from now, and words, stay the plain refusals of before.
+    assert.deepEqual(await viaKey(String(Date.now() - 3_600_000)), refused('Timestamp out of range'));
+    assert.deepEqual(await viaKey(`${nowSeconds() - 3600}.5`), refused('Timestamp out of range'));
+    assert.deepEqual(await viaKey('yesterday'), refused('Timestamp out of range'));
+    assert.deepEqual(await viaWallet(String(Date.now() - 3_600_000)), refused('Invalid signature'));
+    // Whole seconds trade; nothing moved before.
+    assert.equal((await viaKey(String(nowSeconds() - 3))).status, 200);
+    assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
   });
 });

@@ -8,6 +8,10 @@ import { HttpError } from '../../shared/errors.ts';
 export const AUTH_ERRORS = {
   signatureRequired: [401, 'Signature required'],
   timestampOutOfRange: [401, 'Timestamp out of range'],
+  apiTimestampMilliseconds: [401, 'Timestamp out of range: x-api-timestamp must be Unix seconds, not milliseconds'],
+  apiTimestampFraction: [401, 'Timestamp out of range: x-api-timestamp must be whole Unix seconds'],
+  walletTimestampMilliseconds: [401, 'Timestamp out of range: the timestamp in x-wallet-message must be Unix seconds, not milliseconds'],
+  walletTimestampFraction: [401, 'Timestamp out of range: the timestamp in x-wallet-message must be whole Unix seconds'],
   signatureAlreadyUsed: [401, 'Signature already used'],
   invalidSignature: [401, 'Invalid signature'],
   hmacSignatureCase: [401, 'Invalid signature: x-api-signature must be lower-case hex'],
