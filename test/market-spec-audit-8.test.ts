@@ -132,4 +132,20 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
     assert.equal((await viaKey(String(nowSeconds() - 3))).status, 200);
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 4);
   });
+
+  it('lets one of a trade and a withdrawal racing for the same balance through, never both (checked, not a finding)', async () => {
+    const m = await market();
+    for (let round = 0; round < 3; round++) {
+      const w = await trader('10');
+      const [trade, withdrawal] = await Promise.all([
+        send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, m.id, 'yes', 10) }),
+        send(w.viaWallet, { method: 'POST', url: '/api/pool/withdraw', body: { wallet_addr: w.wallet, amount: 10 } }),
+      ]);
+      assert.deepEqual([trade.status, withdrawal.status].sort(), [200, 400], JSON.stringify([trade.body, withdrawal.body]));
+      const refused = trade.status === 400 ? trade : withdrawal;
+      assert.deepEqual(refused.body, { success: false, error: 'Insufficient balance' });
+      const balance = (await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data;
+      assert.deepEqual([balance.balance, balance.locked, balance.available], trade.status === 200 ? [0, 0, 0] : [10, 10, 0]);
+    }
+  });
 });
