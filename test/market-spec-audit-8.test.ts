@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
+import { createMarket } from '../src/market/markets/markets.admin.ts';
+import { resolveMarket } from '../src/market/settlement/resolve-market.ts';
+import { HttpError } from '../src/shared/errors.ts';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { hmacHeaders, nowSeconds, tradeBody } from './helpers/market-client.ts';
@@ -147,5 +151,38 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
       const balance = (await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data;
       assert.deepEqual([balance.balance, balance.locked, balance.available], trade.status === 200 ? [0, 0, 0] : [10, 10, 0]);
     }
+  });
+
+  it('never leaves a resolved event with an open market: a market created in an event while its last market settles', async () => {
+    const { admin } = marketOverSocket(() => base);
+    const event = await ok(admin('POST', '/admin/events', { title: 'Audit8 race', category: 'audit8' }), 201);
+    const last = await market({ event_id: event.id });
+    const clock = { now: () => Date.now() };
+    // The operator resolves the event's last market just after the create has read the event
+    // (still active) and before it writes the market: the window of two admin calls at once.
+    // The settlement is started, not awaited, in the read's result: the read still holds its
+    // connection then, and the settlement's transaction is queued ahead of the create's write.
+    let settled: Promise<unknown> | null = null;
+    const settleAfterEventRead: KyselyPlugin = {
+      transformQuery: (a) => a.node,
+      transformResult: async (a) => {
+        const row = a.result.rows[0] as { status?: unknown; category?: unknown } | undefined;
+        if (!settled && row?.status === 'active' && row.category === 'audit8') settled = resolveMarket(t.deps.db, clock, last.id, 'yes');
+        return a.result;
+      },
+    };
+    const late = { title: 'Audit8 late', market_type: 'yesno' as const, event_id: event.id, end_date: new Date(Date.now() + 86_400_000).toISOString() };
+    await assert.rejects(createMarket(t.deps.db.withPlugin(settleAfterEventRead), clock, late), (e: unknown) => {
+      assert.ok(e instanceof HttpError);
+      assert.deepEqual([e.status, e.message], [400, `invalid event_id: event ${event.id} is resolved`]);
+      return true;
+    });
+    assert.ok(settled, 'the settlement ran inside the create');
+    await settled;
+    const shown = (await ok(call('GET', `/api/events/${event.id}`))).data;
+    assert.deepEqual([shown.status, shown.markets_count, shown.markets.map((m: { status: string }) => m.status)], ['resolved', 1, ['resolved']]);
+    // An event still open takes markets as before.
+    const open = await ok(admin('POST', '/admin/events', { title: 'Audit8 open', category: 'audit8b' }), 201);
+    assert.equal((await createMarket(t.deps.db, clock, { ...late, event_id: open.id })).event_id, open.id);
   });
 });
