@@ -113,7 +113,9 @@ describe('market stream: GET /api/stream (Server-Sent Events)', () => {
     assert.equal(tradeEvent.id, undefined);
     assert.deepEqual({ ...JSON.parse(tradeEvent.data!), timestamp: 'x', price: 0 }, {
       id: done.trade_id, market_id: id, wallet: trader.wallet.toLowerCase(), side: 'YES', amount: 5, shares: JSON.parse(tradeEvent.data!).shares, price: 0, timestamp: 'x',
+      tx_hash: JSON.parse(tradeEvent.data!).tx_hash,
     });
+    assert.match(JSON.parse(tradeEvent.data!).tx_hash, /^0x[0-9a-f]{64}$/);
     assert.ok(!s.events.some((e) => e.data?.includes(`"market_id":${other.id}`)), 'only the markets asked for');
     s.close();
   });

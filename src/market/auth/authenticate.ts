@@ -3,12 +3,12 @@ import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { AUTH_ERRORS, authError, type AuthErrorName } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
-import { isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { hmacEncodingProblem, isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
-import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS } from './timestamp-window.ts';
+import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS, timestampUnitProblem } from './timestamp-window.ts';
 import { isWalletAddress } from '../wallets/wallet-address.ts';
-import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, type WalletMessageCasePart } from './wallet-message.ts';
-import { recoverWalletSigner } from './wallet-signature.ts';
+import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, walletMessageTimestamp, type WalletMessageCasePart } from './wallet-message.ts';
+import { isWalletSignatureWithout0x, recoverWalletSigner } from './wallet-signature.ts';
 
 /** Who signed a market request, and how. `wallet` is lower case. */
 export interface MarketAuth {
@@ -69,11 +69,16 @@ async function authenticateHmac(
   deps: AuthenticateDeps,
 ): Promise<MarketAuth> {
   const ts = parseUnixSeconds(h.timestamp);
-  if (ts === null || !isWithinWindow(ts, deps.clock.now())) throw authError('timestampOutOfRange');
+  if (ts === null || !isWithinWindow(ts, deps.clock.now())) {
+    const unit = timestampUnitProblem(h.timestamp, deps.clock.now());
+    throw authError(unit === null ? 'timestampOutOfRange' : API_TIMESTAMP_REFUSALS[unit]);
+  }
   const record = await deps.keys.lookup(h.apiKey);
   if (!record || record.revokedAt !== null) throw authError('invalidApiKey');
   const parts: HmacParts = { timestamp: h.timestamp, method: req.method, path: req.path, rawBody: req.rawBody };
   if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
+  const encoding = hmacEncodingProblem(h.signature);
+  if (encoding !== null) throw authError(HMAC_ENCODING_REFUSALS[encoding]);
   if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
@@ -90,7 +95,7 @@ async function authenticateWallet(
   deps: AuthenticateDeps,
 ): Promise<MarketAuth> {
   const fields = parseWalletMessage(h.message);
-  if (!fields) throw authError(refusalOfMessage(h.message));
+  if (!fields) throw authError(refusalOfMessage(h.message, deps.clock.now()));
   if (!isWithinWindow(fields.timestamp, deps.clock.now())) throw authError('timestampOutOfRange');
   const expected = buildWalletMessage({
     wallet: fields.wallet,
@@ -100,6 +105,7 @@ async function authenticateWallet(
     bodySha256: sha256Hex(req.rawBody),
   });
   if (expected !== h.message) throw authError('invalidSignature');
+  if (isWalletSignatureWithout0x(h.signature)) throw authError('walletSignatureWithout0x');
   const signer = await recoverWalletSigner(h.message, h.signature);
   if (signer !== fields.wallet) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
@@ -111,16 +117,38 @@ async function authenticateWallet(
   return auth;
 }
 
+/** A digest in another encoding than lower-case hex is named in the refusal (docs/decisions-market-auth.md). */
+const HMAC_ENCODING_REFUSALS: Record<'hexPrefix' | 'base64', AuthErrorName> = {
+  hexPrefix: 'hmacSignatureHexPrefix',
+  base64: 'hmacSignatureBase64',
+};
+
 const CASE_REFUSALS: Record<WalletMessageCasePart, AuthErrorName> = {
   wallet: 'walletMessageWalletCase',
   method: 'walletMessageMethodCase',
   digest: 'walletMessageDigestCase',
 };
 
-/** Why a wallet message that does not parse is refused: a part in the wrong case is named, the rest is `Invalid signature`. */
-function refusalOfMessage(message: string): AuthErrorName {
+/** A timestamp in another unit than whole seconds is named in the refusal (docs/decisions-market-auth.md). */
+const API_TIMESTAMP_REFUSALS: Record<'milliseconds' | 'fraction', AuthErrorName> = {
+  milliseconds: 'apiTimestampMilliseconds',
+  fraction: 'apiTimestampFraction',
+};
+const WALLET_TIMESTAMP_REFUSALS: Record<'milliseconds' | 'fraction', AuthErrorName> = {
+  milliseconds: 'walletTimestampMilliseconds',
+  fraction: 'walletTimestampFraction',
+};
+
+/**
+ * Why a wallet message that does not parse is refused: a part in the wrong case, or a timestamp
+ * of the current time in another unit, is named; the rest is `Invalid signature`.
+ */
+function refusalOfMessage(message: string, nowMs: number): AuthErrorName {
   const part = walletMessageCaseProblem(message);
-  return part === null ? 'invalidSignature' : CASE_REFUSALS[part];
+  if (part !== null) return CASE_REFUSALS[part];
+  const ts = walletMessageTimestamp(message);
+  const unit = ts === null ? null : timestampUnitProblem(ts, nowMs);
+  return unit === null ? 'invalidSignature' : WALLET_TIMESTAMP_REFUSALS[unit];
 }
 
 /**

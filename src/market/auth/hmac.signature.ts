@@ -32,6 +32,17 @@ export function isHexInWrongCase(signature: string): boolean {
 }
 
 /**
+ * What is wrong with an `x-api-signature` that holds the right digest in another encoding, so the
+ * refusal can name it: `0x` before the 64 hex digits, or base64 (standard or URL-safe, padded or
+ * not) of the 32 bytes. Null for any other header (docs/decisions-market-auth.md).
+ */
+export function hmacEncodingProblem(signature: string): 'hexPrefix' | 'base64' | null {
+  if (/^0[xX][0-9a-fA-F]{64}$/.test(signature)) return 'hexPrefix';
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(signature) || /^[A-Za-z0-9_-]{43}=?$/.test(signature)) return 'base64';
+  return null;
+}
+
+/**
  * Whether `signatureHex` is the HMAC of `parts`, in lower-case hex. The header is decoded to bytes
  * only when it is exactly 64 lower-case hex digits, so both buffers have the same length and
  * timingSafeEqual compares them in constant time.

@@ -48,3 +48,14 @@ export function walletMessageCaseProblem(message: string): WalletMessageCasePart
   if (wallet !== wallet.toLowerCase()) return 'wallet';
   return method !== method.toUpperCase() ? 'method' : 'digest';
 }
+
+/**
+ * The timestamp text of a message that is a wallet message in every other part (so a refusal can
+ * say what is wrong with it), else null. The message is still refused.
+ */
+export function walletMessageTimestamp(message: string): string | null {
+  const parts = message.split(' ');
+  if (parts.length !== 7) return null;
+  const ts = parts[3]!;
+  return parseWalletMessage([...parts.slice(0, 3), '0', ...parts.slice(4)].join(' ')) === null ? null : ts;
+}

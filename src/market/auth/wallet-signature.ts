@@ -14,3 +14,12 @@ export async function recoverWalletSigner(message: string, signature: string): P
     return null;
   }
 }
+
+/**
+ * Whether `signature` is an EIP-191 signature written without its `0x`: 65 bytes of bare hex, as
+ * web3.py's `signature.hex()` gives it (hexbytes 1.x). Named in the refusal rather than read, as
+ * the contract's encoding is 0x-hex (docs/decisions-market-auth.md).
+ */
+export function isWalletSignatureWithout0x(signature: string): boolean {
+  return /^[0-9a-fA-F]{130}$/.test(signature);
+}

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { formatUsdc } from '../pricing/index.ts';
+import { tradeRecord } from '../queries/trades.list.ts';
 import type { FeedEvent, FeedTrade, MarketFeed } from './market-feed.ts';
 
 export interface MarketStreamOptions {
@@ -134,17 +134,18 @@ export class MarketStream {
 }
 
 function chunkOf(t: FeedTrade): string {
-  const at = new Date(t.at).toISOString();
-  const trade = {
+  // The record GET /api/trades lists, tx_hash included (docs/api-decisions.md, "Market API: eighth audit").
+  const trade = tradeRecord({
     id: t.id,
     market_id: t.marketId,
     wallet: t.wallet,
-    side: t.outcome.toUpperCase(),
-    amount: formatUsdc(t.amount),
+    outcome: t.outcome,
+    amount: t.amount,
     price: t.price,
-    shares: formatUsdc(t.shares),
-    timestamp: at,
-  };
+    shares: t.shares,
+    created_at: new Date(t.at),
+  });
+  const at = trade.timestamp;
   const p = t.pricesAfter;
   const price = {
     market_id: t.marketId,

@@ -98,7 +98,21 @@ export async function createMarket(db: Kysely<Database>, clock: Clock, input: Cr
     updated_at: now,
   };
   const base = slugify(title, 'market');
-  return insertWithFreeSlug(db, 'markets', base, (slug) => db.insertInto('markets').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
+  if (eventId === null) {
+    return insertWithFreeSlug(db, 'markets', base, (slug) => db.insertInto('markets').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow());
+  }
+  // The event is read again under a share lock after the insert, in the insert's transaction: the
+  // settlement of its last market locks the event row to mark it resolved, so either that
+  // settlement counts this market or this create sees the event resolved and writes nothing
+  // (docs/api-decisions.md, "Market API: eighth audit").
+  return insertWithFreeSlug(db, 'markets', base, (slug) =>
+    inTransaction(db, async (trx) => {
+      const row = await trx.insertInto('markets').values({ ...values, slug }).returningAll().executeTakeFirstOrThrow();
+      const event = await trx.selectFrom('events').select('status').where('id', '=', eventId).forShare().executeTakeFirst();
+      if (event?.status !== 'active') throw badRequest(`invalid event_id: event ${eventId} is resolved`);
+      return row;
+    }),
+  );
 }
 
 export interface EditMarketInput {

@@ -16,7 +16,8 @@ export interface TradeRecord {
   tx_hash: string;
 }
 
-interface TradeRow {
+/** The columns of a trade its record is made of; the stream builds one from a committed trade. */
+export interface TradeRow {
   id: number;
   market_id: number;
   wallet: string;
@@ -27,7 +28,8 @@ interface TradeRow {
   created_at: Date;
 }
 
-function tradeRecord(r: TradeRow): TradeRecord {
+/** The Trade record of the market API, as GET /api/trades lists it and the stream sends it. */
+export function tradeRecord(r: TradeRow): TradeRecord {
   return {
     id: r.id,
     market_id: r.market_id,
