@@ -44,16 +44,27 @@ const cases: Record<string, Case> = {
   '(f) messages': { upstream: messagesBytes, parser: () => createAnthropicStreamParser(null), encoder: () => createMessagesStreamEncoder(messagesIdentity, sealer) },
 };
 
+// BENCH_READS=event: each upstream event a read of its own, as a model streaming its answer gives
+// them (by default the whole stream is one read, as the bench upstream's is).
+const perEvent = process.env.BENCH_READS === 'event';
+const splits = new Map<Buffer, Buffer[]>();
+function split(b: Buffer): Buffer[] {
+  if (!perEvent) return [b];
+  let out = splits.get(b);
+  if (!out) {
+    out = b.toString('latin1').split(/(?<=\n\n)/).map((t) => Buffer.from(t, 'latin1'));
+    splits.set(b, out);
+  }
+  return out;
+}
+
 async function one(c: Case): Promise<number> {
   const encoder = c.encoder();
-  // The whole upstream stream as one read, as a body the transport gives (no network here).
-  let unread: Buffer | null = c.upstream;
+  // The whole upstream stream as one read (or an event a read), as a body the transport gives (no network here).
+  const pieces = split(c.upstream);
+  let next = 0;
   const body = {
-    read: async () => {
-      const b = unread;
-      unread = null;
-      return b;
-    },
+    read: async () => (next < pieces.length ? pieces[next++]! : null),
     release: () => {},
     destroy: () => {},
   };
