@@ -35,6 +35,16 @@ export function anthropicErrorType(status: number): string {
 }
 
 const TEXT_DELTA_TAIL = '}}\n\n';
+// Events every stream writes, as text: what encodeSseEvent makes of their objects (a unit test
+// holds them equal), without an object spread and serialized per event (docs/bench-gateway.md,
+// "Session 14").
+const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+const blockStop = (index: number): string => `event: content_block_stop\ndata: {"type":"content_block_stop","index":${index}}\n\n`;
+const textBlockStart = (index: number): string =>
+  `event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}\n\n`;
+const messageStart = (identity: TurnIdentity): string =>
+  `event: message_start\ndata: {"type":"message_start","message":{"id":${JSON.stringify(identity.id)},"type":"message","role":"assistant","model":${JSON.stringify(identity.model)},` +
+  '"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}\n\n';
 
 type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
 
@@ -58,13 +68,13 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
   const close = (): string => {
     if (open === null) return '';
     open = null;
-    return event('content_block_stop', { index });
+    return blockStop(index);
   };
-  const begin = (next: Exclude<Open, null>, block: object): string => {
+  const begin = (next: Exclude<Open, null>, block: object | null): string => {
     const out = close();
     index++;
     open = next;
-    return out + event('content_block_start', { index, content_block: block });
+    return out + (block === null ? textBlockStart(index) : event('content_block_start', { index, content_block: block }));
   };
   const delta = (d: object) => event('content_block_delta', { index, delta: d });
   // Most of a stream: a text delta in the open text block. Its bytes are the same for the whole
@@ -87,25 +97,14 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
   }
 
   return {
-    start: () =>
-      event('message_start', {
-        message: {
-          id: identity.id,
-          type: 'message',
-          role: 'assistant',
-          model: identity.model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
-        },
-      }),
+    start: () => messageStart(identity),
     encode(part) {
       switch (part.type) {
         case 'text-delta': {
           if (part.text === '') return '';
           if (open?.kind === 'text') return textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
-          const head = begin({ kind: 'text' }, { type: 'text', text: '' });
+          // A text block starts empty (textBlockStart).
+          const head = begin({ kind: 'text' }, null);
           textDeltaHead = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
           return head + textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
@@ -140,6 +139,6 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
       return event('error', { error: { type: anthropicErrorType(status), message: known ? error.message : 'internal error' } });
     },
     // After an error event the stream just ends, as the API's does.
-    end: () => (failed ? '' : event('message_stop', {})),
+    end: () => (failed ? '' : MESSAGE_STOP),
   };
 }

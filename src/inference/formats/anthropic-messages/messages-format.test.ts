@@ -284,6 +284,32 @@ describe('createMessagesStreamEncoder', () => {
     assert.equal(out, start + expected(texts[0]!) + expected(texts[1]!));
   });
 
+  it('writes the events every stream has (message start and stop, a text block opened and closed) as the generic encoding would', () => {
+    for (const id of [identity, { ...identity, id: 'msg_"q\\', model: 'svc-\u00e9\u2028' }]) {
+      const encoder = createMessagesStreamEncoder(id, sealer);
+      const out = encoder.start() + encoder.encode({ type: 'text-delta', text: 'hi' }) + encoder.encode({ type: 'finish', reason: 'stop' }) + encoder.end();
+      const expected =
+        encodeSseEvent('message_start', {
+          type: 'message_start',
+          message: {
+            id: id.id,
+            type: 'message',
+            role: 'assistant',
+            model: id.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+          },
+        }) +
+        encodeSseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        encodeSseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } }) +
+        encodeSseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+        encodeSseEvent('message_stop', { type: 'message_stop' });
+      assert.equal(out, expected);
+    }
+  });
+
   it('writes every event, text deltas of any block included, as the generic encoding of what it carries', () => {
     const textPart = fc.string({ maxLength: 6 }).map((text): StreamPart => ({ type: 'text-delta', text }));
     const other = fc.oneof(
