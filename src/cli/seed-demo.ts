@@ -1,5 +1,5 @@
 import { loadConfig, ConfigError } from '../config/index.ts';
-import { seedSummaryView } from '../market/admin/demo-admin-routes.ts';
+import { seedSummaryView } from '../market/admin/demo-admin.routes.ts';
 import { DatabaseNotEmptyError, seedDemo } from '../market/demo/seed-demo.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
 import { DatabaseInUseError } from '../storage/pglite-lock.ts';

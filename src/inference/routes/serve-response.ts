@@ -41,7 +41,7 @@ export interface ResponsesDeps {
   readonly mcp: McpClient;
 }
 
-/** The deps and the store of stored responses, which the route group owns (responses-routes.ts). */
+/** The deps and the store of stored responses, which the route group owns (responses.routes.ts). */
 export interface ServeResponseDeps extends ResponsesDeps {
   readonly store: ResponseStore;
 }
