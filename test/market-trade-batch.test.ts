@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { IdempotentRequest } from '../src/market/auth/idempotency.ts';
 import { inTransaction } from '../src/market/market-transaction.ts';
 import { createMarket } from '../src/market/markets/markets.admin.ts';
-import { poolsOf } from '../src/market/markets/markets.repository.ts';
+import { poolsOf } from '../src/market/markets/market-row-pools.ts';
 import { quoteTrade, type Outcome } from '../src/market/pricing/index.ts';
 import { placeTrade } from '../src/market/trading/place-trade.ts';
 import { placeTradesIn, type CommittedTrade, type TradeRequest, type TradeResult } from '../src/market/trading/place-trades.ts';

@@ -1,11 +1,10 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { MarketType, Outcome } from './pricing/market-pools.ts';
 
 /** A timestamp column: written as Date or ISO text, read as Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
-export type Outcome = 'yes' | 'no' | 'draw';
-export type MarketType = 'yesno' | 'threeway' | 'updown' | 'custom';
 export type MarketStatus = 'pending' | 'active' | 'resolved' | 'cancelled';
 export type EventStatus = 'active' | 'resolved';
 export type LedgerType = 'deposit' | 'withdraw' | 'trade' | 'settlement' | 'refund' | 'fee';
@@ -66,6 +65,9 @@ export interface MarketsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
+
+/** A whole market row as read from the table. */
+export type MarketRow = Selectable<MarketsTable>;
 
 export interface TradesTable {
   id: Generated<number>;

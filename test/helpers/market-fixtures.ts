@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { MarketStatus, MarketType, Outcome } from '../../src/market/market.tables.ts';
+import type { MarketStatus } from '../../src/market/market.tables.ts';
+import type { MarketType, Outcome } from '../../src/market/pricing/index.ts';
 import {
   type OutcomeRecord,
   mapOutcomes,

@@ -1,6 +1,7 @@
 import type { BooksReport } from '../audit/audit-books.ts';
 import type { EventRow } from '../events/events.admin.ts';
-import { outcomesOf, poolsOf, type MarketRow } from '../markets/markets.repository.ts';
+import type { MarketRow } from '../market.tables.ts';
+import { outcomesOf, poolsOf } from '../markets/market-row-pools.ts';
 import { formatUsdc, mapOutcomes, poolPrices } from '../pricing/index.ts';
 import type { SettlementSummary } from '../settlement/settle.ts';
 

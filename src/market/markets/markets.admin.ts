@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
-import type { MarketType } from '../market.tables.ts';
+import type { MarketType } from '../pricing/index.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { openingSeeds, parseUsdcAmount } from '../pricing/index.ts';
 import { slugify } from '../slugs/slugify.ts';
@@ -16,7 +16,8 @@ import {
   parseOutcomeLabels,
   parseTitle,
 } from './market-fields.ts';
-import { isSettled, lockMarket, settledMessage, type MarketRow } from './markets.repository.ts';
+import type { MarketRow } from '../market.tables.ts';
+import { isSettled, lockMarket, settledMessage } from './markets.repository.ts';
 
 /** A new market's pools, shares and escrow: nothing staked yet. */
 const EMPTY_BOOKS = {

@@ -1,10 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
-import type { MarketsTable, MarketStatus } from '../market.tables.ts';
+import type { MarketRow, MarketStatus } from '../market.tables.ts';
 import type { WalletRow } from '../wallets/wallets.repository.ts';
-import { type MarketPools, type Outcome, mapOutcomes, marketOutcomes, marketPools } from '../pricing/index.ts';
-
-export type MarketRow = Selectable<MarketsTable>;
 
 /** The columns a trade or an estimate reads: state, end, type, seeds, pools and shares. */
 export const TRADING_COLUMNS = [
@@ -63,24 +60,6 @@ export async function lockMarketThenWallet(
     market,
     wallet: wallet_address === null ? undefined : { balance: wallet_balance!, locked: wallet_locked! },
   };
-}
-
-/** The outcomes a market can trade and resolve to (yes, no, and draw on threeway). */
-export const outcomesOf = (m: Pick<MarketRow, 'market_type'>): readonly Outcome[] => marketOutcomes(m.market_type);
-
-const SEED = { yes: 'seed_yes', no: 'seed_no', draw: 'seed_draw' } as const;
-const POOL = { yes: 'pool_yes', no: 'pool_no', draw: 'pool_draw' } as const;
-const SHARES = { yes: 'shares_yes', no: 'shares_no', draw: 'shares_draw' } as const;
-export const poolColumn = (o: Outcome) => POOL[o];
-export const sharesColumn = (o: Outcome) => SHARES[o];
-
-/** The checked pools (real and seed) of a market row. */
-export function poolsOf(m: Pick<MarketRow, 'market_type' | 'seed_yes' | 'seed_no' | 'seed_draw' | 'pool_yes' | 'pool_no' | 'pool_draw'>): MarketPools {
-  const outcomes = outcomesOf(m);
-  return marketPools(
-    mapOutcomes(outcomes, (o) => m[SEED[o]]),
-    mapOutcomes(outcomes, (o) => m[POOL[o]]),
-  );
 }
 
 export const isSettled = (status: MarketStatus): boolean => status === 'resolved' || status === 'cancelled';

@@ -11,8 +11,9 @@ import {
   marketOutcomes,
   priceHistory,
 } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketRow, type TradePrices } from './market-row.ts';
-import { openingPricesOf, pricePoint } from './market-view.ts';
+import { MARKET_COLUMNS, type MarketReadRow, type TradePrices } from './market-row.ts';
+import { openingPricesOf } from '../markets/market-row-pools.ts';
+import { pricePoint } from './market-view.ts';
 
 export const HISTORY_INTERVALS = ['1h', '1d', '1w', '1m', 'all'] as const;
 
@@ -44,7 +45,7 @@ const asPrices = (r: TradeRow): TradePrices => ({ at: r.created_at, yes: r.price
  * each fidelity step in (start, now]. Samples fall on step boundaries (and start and now), so
  * the other trades of a step can never be "the last trade at or before" a sample.
  */
-async function sampledSeries(db: Db, row: MarketRow, start: Date, now: Date, stepMs: number): Promise<PricePoint[]> {
+async function sampledSeries(db: Db, row: MarketReadRow, start: Date, now: Date, stepMs: number): Promise<PricePoint[]> {
   const [before, within] = await Promise.all([
     sql<TradeRow>`select created_at, price_yes_after, price_no_after, price_draw_after from trades
       where market_id = ${row.id} and created_at <= ${start} order by created_at desc, id desc limit 1`.execute(db),
@@ -64,7 +65,7 @@ async function sampledSeries(db: Db, row: MarketRow, start: Date, now: Date, ste
  * there is no such market; 400 (from priceHistory) when the fidelity gives too many points.
  */
 export async function getMarketHistory(db: Db, id: number, req: HistoryRequest, now: Date) {
-  const r = await sql<MarketRow>`select ${MARKET_COLUMNS} from markets m where m.id = ${id}`.execute(db);
+  const r = await sql<MarketReadRow>`select ${MARKET_COLUMNS} from markets m where m.id = ${id}`.execute(db);
   const row = r.rows[0];
   if (!row) return null;
   const outcome = req.outcome ?? 'yes';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { CHANGE_WINDOWS, type ChangeWindow, formatUsdc, priceChange, priceChanges } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketListRow, type MarketRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
+import { MARKET_COLUMNS, type MarketListRow, type MarketReadRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type MarketFigures, figuresOf, lastUpdated, priceFields, sparseSeries } from './market-view.ts';
 
 type Row = MarketListRow & Record<string, unknown>;
@@ -18,7 +18,7 @@ async function marketsWithWindows(db: Db, ids: readonly number[], windows: reado
 }
 
 /** The figures the single and batch price records share. */
-function commonPriceRecord(row: MarketRow, f: MarketFigures, volume24h: bigint) {
+function commonPriceRecord(row: MarketReadRow, f: MarketFigures, volume24h: bigint) {
   return {
     market_id: row.id,
     ...priceFields(f),

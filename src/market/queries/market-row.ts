@@ -1,37 +1,40 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { MarketStatus, MarketType, Outcome } from '../market.tables.ts';
+import type { MarketRow } from '../market.tables.ts';
 
 /** The market columns every read shows (pools, seeds and totals included). */
-export interface MarketRow {
-  readonly id: number;
-  readonly event_id: number | null;
-  readonly slug: string;
-  readonly title: string;
-  readonly description: string;
-  readonly category: string;
-  readonly market_type: MarketType;
-  readonly status: MarketStatus;
-  readonly image_url: string;
-  readonly end_date: Date;
-  readonly featured_at: Date | null;
-  readonly outcome_labels: Record<string, string> | null;
-  readonly pool_yes: bigint;
-  readonly pool_no: bigint;
-  readonly pool_draw: bigint;
-  readonly seed_yes: bigint;
-  readonly seed_no: bigint;
-  readonly seed_draw: bigint;
-  readonly shares_yes: bigint;
-  readonly shares_no: bigint;
-  readonly shares_draw: bigint;
-  readonly volume: bigint;
-  readonly trade_count: number;
-  readonly last_trade_at: Date | null;
-  readonly resolved_outcome: Outcome | null;
-  readonly resolved_at: Date | null;
-  readonly cancelled_at: Date | null;
-  readonly created_at: Date;
-}
+const READ_COLUMNS = [
+  'id',
+  'event_id',
+  'slug',
+  'title',
+  'description',
+  'category',
+  'market_type',
+  'status',
+  'image_url',
+  'end_date',
+  'featured_at',
+  'outcome_labels',
+  'pool_yes',
+  'pool_no',
+  'pool_draw',
+  'seed_yes',
+  'seed_no',
+  'seed_draw',
+  'shares_yes',
+  'shares_no',
+  'shares_draw',
+  'volume',
+  'trade_count',
+  'last_trade_at',
+  'resolved_outcome',
+  'resolved_at',
+  'cancelled_at',
+  'created_at',
+] as const;
+
+/** A market as every read sees it: the table's row without its settlement and escrow columns. */
+export type MarketReadRow = Readonly<Pick<MarketRow, (typeof READ_COLUMNS)[number]>>;
 
 /** The prices one trade left behind: what price-at-time reads. */
 export interface TradePrices {
@@ -41,41 +44,8 @@ export interface TradePrices {
   readonly draw: number | null;
 }
 
-/** `m.<column>` for every MarketRow column, for a `select` list over `markets m`. */
-export const MARKET_COLUMNS: RawBuilder<unknown> = sql.raw(
-  [
-    'id',
-    'event_id',
-    'slug',
-    'title',
-    'description',
-    'category',
-    'market_type',
-    'status',
-    'image_url',
-    'end_date',
-    'featured_at',
-    'outcome_labels',
-    'pool_yes',
-    'pool_no',
-    'pool_draw',
-    'seed_yes',
-    'seed_no',
-    'seed_draw',
-    'shares_yes',
-    'shares_no',
-    'shares_draw',
-    'volume',
-    'trade_count',
-    'last_trade_at',
-    'resolved_outcome',
-    'resolved_at',
-    'cancelled_at',
-    'created_at',
-  ]
-    .map((c) => `m.${c}`)
-    .join(', '),
-);
+/** `m.<column>` for every MarketReadRow column, for a `select` list over `markets m`. */
+export const MARKET_COLUMNS: RawBuilder<unknown> = sql.raw(READ_COLUMNS.map((c) => `m.${c}`).join(', '));
 
 /** `m.<column>` for the columns a Market list item needs (fewer values to fetch and parse). */
 export const LIST_COLUMNS: RawBuilder<unknown> = sql.raw(
@@ -138,6 +108,6 @@ export function tradePricesOf(row: object, alias: string): TradePrices | null {
 }
 
 /** A market with its `volume_24h`. */
-export interface MarketListRow extends MarketRow {
+export interface MarketListRow extends MarketReadRow {
   readonly volume_24h: bigint;
 }

@@ -4,38 +4,12 @@ import {
   type PricePoint,
   type Prices,
   formatUsdc,
-  mapOutcomes,
-  marketOutcomes,
-  marketPools,
   poolPrices,
   poolTotals,
 } from '../pricing/index.ts';
-import type { MarketRow, TradePrices } from './market-row.ts';
+import { type PoolColumns, openingPricesOf, poolsOf } from '../markets/market-row-pools.ts';
+import type { MarketReadRow, TradePrices } from './market-row.ts';
 import { type QuoteDepth, quoteDepth } from './quote-depth.ts';
-
-/** The pool columns of a market row (a list query selects only what the list shows). */
-export type PoolColumns = Pick<
-  MarketRow,
-  'market_type' | 'pool_yes' | 'pool_no' | 'pool_draw' | 'seed_yes' | 'seed_no' | 'seed_draw' | 'last_trade_at'
->;
-
-/** The real pools and seeds of a market row, checked. */
-export function poolsOf(row: PoolColumns): MarketPools {
-  const outcomes = marketOutcomes(row.market_type);
-  const seed = { yes: row.seed_yes, no: row.seed_no, draw: row.seed_draw };
-  const real = { yes: row.pool_yes, no: row.pool_no, draw: row.pool_draw };
-  return marketPools(
-    mapOutcomes(outcomes, (o) => seed[o]),
-    mapOutcomes(outcomes, (o) => real[o]),
-  );
-}
-
-/** The prices before any trade: seeds alone. */
-export function openingPricesOf(row: PoolColumns): Prices {
-  const outcomes = marketOutcomes(row.market_type);
-  const seed = { yes: row.seed_yes, no: row.seed_no, draw: row.seed_draw };
-  return poolPrices(marketPools(mapOutcomes(outcomes, (o) => seed[o])));
-}
 
 /** What every market read derives from the pools, computed once per row. */
 export interface MarketFigures {
@@ -59,7 +33,7 @@ export function figuresOf(row: PoolColumns): MarketFigures {
 }
 
 /** A stored trade's prices-after as a point of the price series. */
-export function pricePoint(trade: TradePrices, row: Pick<MarketRow, 'market_type'>): PricePoint {
+export function pricePoint(trade: TradePrices, row: Pick<MarketReadRow, 'market_type'>): PricePoint {
   const prices: Prices =
     row.market_type === 'threeway' ? { yes: trade.yes, no: trade.no, draw: trade.draw ?? 0 } : { yes: trade.yes, no: trade.no };
   return { at: trade.at.getTime(), prices };
@@ -69,7 +43,7 @@ export function pricePoint(trade: TradePrices, row: Pick<MarketRow, 'market_type
  * The price series of a market as far as some reads need it: the given trades (each the last one
  * at or before some moment of interest) and the current prices at the last trade, sorted by time.
  */
-export function sparseSeries(row: PoolColumns, figures: MarketFigures, trades: readonly (TradePrices | null)[]): PricePoint[] {
+export function sparseSeries(row: Pick<MarketReadRow, 'market_type' | 'last_trade_at'>, figures: MarketFigures, trades: readonly (TradePrices | null)[]): PricePoint[] {
   const points = new Map<number, PricePoint>();
   for (const t of trades) if (t) points.set(t.at.getTime(), pricePoint(t, row));
   if (row.last_trade_at) points.set(row.last_trade_at.getTime(), { at: row.last_trade_at.getTime(), prices: figures.prices });
@@ -82,7 +56,7 @@ const DEFAULT_LABELS: Record<string, Record<Outcome, string>> = {
 };
 
 /** The label shown for each outcome: the market's own, else Yes/No/Draw (Up/Down on updown). */
-export function outcomeLabel(row: MarketRow, outcome: Outcome): string {
+export function outcomeLabel(row: MarketReadRow, outcome: Outcome): string {
   const own = row.outcome_labels?.[outcome];
   if (typeof own === 'string' && own !== '') return own;
   return (DEFAULT_LABELS[row.market_type] ?? DEFAULT_LABELS.other!)[outcome];
@@ -96,7 +70,7 @@ export function priceFields(f: MarketFigures): { yes_price: number; no_price: nu
 }
 
 /** When the market's prices last moved: its last trade, else its creation. */
-export function lastUpdated(row: Pick<MarketRow, 'last_trade_at' | 'created_at'>): string {
+export function lastUpdated(row: Pick<MarketReadRow, 'last_trade_at' | 'created_at'>): string {
   return (row.last_trade_at ?? row.created_at).toISOString();
 }
 
@@ -123,7 +97,7 @@ export interface MarketItem {
 
 /** The columns a Market list item shows. */
 export type ListColumns = PoolColumns &
-  Pick<MarketRow, 'id' | 'title' | 'slug' | 'description' | 'category' | 'status' | 'image_url' | 'end_date' | 'volume' | 'created_at'>;
+  Pick<MarketReadRow, 'last_trade_at' | 'id' | 'title' | 'slug' | 'description' | 'category' | 'status' | 'image_url' | 'end_date' | 'volume' | 'created_at'>;
 
 /** The Market list item of the market API (draw_price added on threeway markets). */
 export function marketItem(row: ListColumns, f: MarketFigures, volume24h: bigint, priceChange1d: number): MarketItem {

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { MarketStatus, MarketType } from '../market.tables.ts';
+import type { MarketStatus } from '../market.tables.ts';
+import type { MarketType } from '../pricing/index.ts';
 import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
 import { LIST_COLUMNS, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type ListColumns, type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { formatUsdc, poolPrices } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketRow } from './market-row.ts';
-import { poolsOf } from './market-view.ts';
+import { MARKET_COLUMNS, type MarketReadRow } from './market-row.ts';
+import { poolsOf } from '../markets/market-row-pools.ts';
 import { containsPattern, eventMatchesTerms, marketMatchesTerms, searchTerms } from './search-terms.ts';
 
 /**
@@ -14,7 +14,7 @@ export async function search(db: Db, q: string, limit: number) {
   const terms = searchTerms(q);
   const whole = containsPattern(q.trim());
   const [markets, events] = await Promise.all([
-    sql<MarketRow>`select ${MARKET_COLUMNS} from markets m where ${marketMatchesTerms(terms)}
+    sql<MarketReadRow>`select ${MARKET_COLUMNS} from markets m where ${marketMatchesTerms(terms)}
       order by (lower(m.title) like lower(${whole})) desc, m.volume desc, m.id desc limit ${limit}`.execute(db),
     sql<{ id: number; title: string; slug: string; markets_count: number }>`
       select e.id, e.title, e.slug, (select count(*)::int from markets m where m.event_id = e.id) as markets_count

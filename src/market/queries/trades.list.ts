@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { Outcome } from '../market.tables.ts';
+import type { Outcome } from '../pricing/index.ts';
 import { formatUsdc } from '../pricing/index.ts';
 
 export interface TradeRecord {

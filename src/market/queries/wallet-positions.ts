@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { Outcome } from '../market.tables.ts';
+import type { Outcome } from '../pricing/index.ts';
 import {
   type PositionMark,
   type SettledMarketResult,
@@ -9,8 +9,8 @@ import {
   poolPrices,
   summarizeTrader,
 } from '../pricing/index.ts';
-import { MARKET_COLUMNS, type MarketRow } from './market-row.ts';
-import { poolsOf } from './market-view.ts';
+import { MARKET_COLUMNS, type MarketReadRow } from './market-row.ts';
+import { poolsOf } from '../markets/market-row-pools.ts';
 
 /** A wallet's position with its market. */
 export interface PositionRow {
@@ -19,15 +19,15 @@ export interface PositionRow {
   readonly cost_basis: bigint;
   readonly payout: bigint | null;
   readonly position_created_at: Date;
-  readonly market: MarketRow;
+  readonly market: MarketReadRow;
 }
 
 /** Markets whose positions are still open: not yet resolved or cancelled. */
 export const OPEN_STATUSES = ['active', 'pending'] as const;
-const isOpen = (m: MarketRow): boolean => (OPEN_STATUSES as readonly string[]).includes(m.status);
+const isOpen = (m: MarketReadRow): boolean => (OPEN_STATUSES as readonly string[]).includes(m.status);
 
 export async function walletPositions(db: Db, wallet: string): Promise<PositionRow[]> {
-  const r = await sql<MarketRow & { outcome: Outcome; position_shares: bigint; cost_basis: bigint; payout: bigint | null; position_created_at: Date }>`
+  const r = await sql<MarketReadRow & { outcome: Outcome; position_shares: bigint; cost_basis: bigint; payout: bigint | null; position_created_at: Date }>`
     select ${MARKET_COLUMNS}, p.outcome, p.shares as position_shares, p.cost_basis, p.payout, p.created_at as position_created_at
     from positions p join markets m on m.id = p.market_id
     where p.wallet = ${wallet}

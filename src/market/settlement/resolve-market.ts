@@ -3,7 +3,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inTransaction } from '../market-transaction.ts';
-import { isSettled, lockMarket, outcomesOf, settledMessage } from '../markets/markets.repository.ts';
+import { outcomesOf } from '../markets/market-row-pools.ts';
+import { isSettled, lockMarket, settledMessage } from '../markets/markets.repository.ts';
 import { settleLockedMarket, type SettlementSummary } from './settle.ts';
 
 /**

@@ -3,8 +3,8 @@ import type { Database } from '../../storage/schema.ts';
 import { escrowAccount, FEES_ACCOUNT, walletAccount } from '../ledger/ledger.accounts.ts';
 import { LedgerError } from '../ledger/check-movement.ts';
 import { postMovement } from '../ledger/post-movement.ts';
-import type { MarketRow } from '../markets/markets.repository.ts';
-import { poolsOf } from '../markets/markets.repository.ts';
+import type { MarketRow } from '../market.tables.ts';
+import { poolsOf } from '../markets/market-row-pools.ts';
 import { type MarketSettlement, type Outcome, refundMarket, settleMarket } from '../pricing/index.ts';
 
 /** What settling a market did, in units. */

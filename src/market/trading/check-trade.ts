@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../../shared/errors.ts';
-import { poolsOf, type TradingMarket } from '../markets/markets.repository.ts';
+import { poolsOf } from '../markets/market-row-pools.ts';
+import type { TradingMarket } from '../markets/markets.repository.ts';
 import { isOutcome, quoteTrade, type TradeQuote } from '../pricing/index.ts';
 
 /**

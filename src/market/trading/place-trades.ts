@@ -8,6 +8,7 @@ import { authError } from '../auth/auth.errors.ts';
 import type { IdempotentRequest, StoredAnswer } from '../auth/idempotency.ts';
 import { escrowAccount, walletAccount } from '../ledger/ledger.accounts.ts';
 import { LedgerError } from '../ledger/check-movement.ts';
+import { poolColumn, sharesColumn } from '../markets/market-row-pools.ts';
 import { TRADING_COLUMNS, type TradingMarket } from '../markets/markets.repository.ts';
 import { formatUsdc, type Outcome } from '../pricing/index.ts';
 import { isWalletAddress, normalizeWalletAddress } from '../wallets/wallet-address.ts';
@@ -266,8 +267,6 @@ async function existingMarkets(trx: Transaction<Database>, ids: readonly number[
 type BatchMarket = TradingMarket & { readonly volume: bigint };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const POOL = { yes: 'pool_yes', no: 'pool_no', draw: 'pool_draw' } as const;
-const SHARES = { yes: 'shares_yes', no: 'shares_no', draw: 'shares_draw' } as const;
 
 /** Checks and quotes one trade against the running state and applies it there. */
 function plan(
@@ -283,8 +282,8 @@ function plan(
   if (!w || available < quote.stake) throw badRequest('Insufficient balance');
   const side = quote.outcome;
   w.balance -= quote.stake;
-  market[POOL[side]] += quote.stake;
-  market[SHARES[side]] += quote.shares;
+  market[poolColumn(side)] += quote.stake;
+  market[sharesColumn(side)] += quote.shares;
   market.volume += quote.stake;
   const threeway = market.market_type === 'threeway';
   const p = quote.pricesAfter;
