@@ -45,33 +45,39 @@ export interface TradePrices {
 }
 
 /** `m.<column>` for every MarketReadRow column, for a `select` list over `markets m`. */
-export const MARKET_COLUMNS: RawBuilder<unknown> = sql.raw(READ_COLUMNS.map((c) => `m.${c}`).join(', '));
+export const MARKET_COLUMNS: RawBuilder<unknown> = selectList(READ_COLUMNS);
 
-/** `m.<column>` for the columns a Market list item needs (fewer values to fetch and parse). */
-export const LIST_COLUMNS: RawBuilder<unknown> = sql.raw(
-  [
-    'id',
-    'title',
-    'slug',
-    'description',
-    'category',
-    'market_type',
-    'status',
-    'image_url',
-    'end_date',
-    'pool_yes',
-    'pool_no',
-    'pool_draw',
-    'seed_yes',
-    'seed_no',
-    'seed_draw',
-    'volume',
-    'last_trade_at',
-    'created_at',
-  ]
-    .map((c) => `m.${c}`)
-    .join(', '),
-);
+function selectList(columns: readonly string[]): RawBuilder<unknown> {
+  return sql.raw(columns.map((c) => `m.${c}`).join(', '));
+}
+
+/** The columns a Market list item needs (fewer values to fetch and parse). */
+const LIST_COLUMN_NAMES = [
+  'id',
+  'title',
+  'slug',
+  'description',
+  'category',
+  'market_type',
+  'status',
+  'image_url',
+  'end_date',
+  'pool_yes',
+  'pool_no',
+  'pool_draw',
+  'seed_yes',
+  'seed_no',
+  'seed_draw',
+  'volume',
+  'last_trade_at',
+  'created_at',
+] as const satisfies readonly (typeof READ_COLUMNS)[number][];
+
+/** A market as a Market list item reads it. */
+export type ListColumns = Pick<MarketReadRow, (typeof LIST_COLUMN_NAMES)[number]>;
+
+/** `m.<column>` for the ListColumns, for a `select` list over `markets m`. */
+export const LIST_COLUMNS: RawBuilder<unknown> = selectList(LIST_COLUMN_NAMES);
 
 /** Sum of the trade amounts of market `m` in (now - 24h, now], units (index-only scan). */
 export function volume24hOf(now: Date): RawBuilder<bigint> {

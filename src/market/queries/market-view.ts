@@ -8,7 +8,7 @@ import {
   poolTotals,
 } from '../pricing/index.ts';
 import { type PoolColumns, openingPricesOf, poolsOf } from '../markets/market-row-pools.ts';
-import type { MarketReadRow, TradePrices } from './market-row.ts';
+import type { ListColumns, MarketReadRow, TradePrices } from './market-row.ts';
 import { type QuoteDepth, quoteDepth } from './quote-depth.ts';
 
 /** What every market read derives from the pools, computed once per row. */
@@ -94,10 +94,6 @@ export interface MarketItem {
   image_url: string;
   created_at: string;
 }
-
-/** The columns a Market list item shows. */
-export type ListColumns = PoolColumns &
-  Pick<MarketReadRow, 'last_trade_at' | 'id' | 'title' | 'slug' | 'description' | 'category' | 'status' | 'image_url' | 'end_date' | 'volume' | 'created_at'>;
 
 /** The Market list item of the market API (draw_price added on threeway markets). */
 export function marketItem(row: ListColumns, f: MarketFigures, volume24h: bigint, priceChange1d: number): MarketItem {

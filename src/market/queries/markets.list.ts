@@ -3,8 +3,8 @@ import type { Db } from '../../storage/database.ts';
 import type { MarketStatus } from '../market.tables.ts';
 import type { MarketType } from '../pricing/index.ts';
 import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
-import { LIST_COLUMNS, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
-import { type ListColumns, type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
+import { LIST_COLUMNS, type ListColumns, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
+import { type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
 import { marketMatchesTerms, searchTerms } from './search-terms.ts';
 
 export const MARKET_SORTS = ['newest', 'volume', 'ending_soon', 'trending'] as const;
