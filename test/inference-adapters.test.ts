@@ -19,7 +19,7 @@ import { formatRerankResponse } from '../src/inference/formats/rerank/format-rer
 import { parseRerankRequest } from '../src/inference/formats/rerank/parse-rerank-request.ts';
 import { decodeReasoningContent } from '../src/inference/formats/reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
-import { decodeFloat32Base64 } from '../src/inference/providers/openai-compatible/float32-base64.ts';
+import { decodeFloat32Base64 } from '../src/inference/canonical/float32-base64.ts';
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { createUpstreams, type Upstreams } from '../src/inference/upstream/create-upstreams.ts';
 import type { UpstreamTarget } from '../src/inference/upstream/upstream-target.ts';

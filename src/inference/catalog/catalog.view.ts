@@ -1,6 +1,6 @@
 import { creditsNumber } from '../../accounts/credits.amount.ts';
 import type { Catalog, ModelConfig } from '../../config/catalog.ts';
-import { ENDPOINT_PATHS } from '../http/resolve-model.ts';
+import { ENDPOINT_PATHS } from './endpoint-paths.ts';
 import { isModelAvailable } from './model-availability.ts';
 
 /**

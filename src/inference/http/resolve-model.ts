@@ -1,17 +1,7 @@
 import type { Catalog, Endpoint, ModelConfig } from '../../config/catalog.ts';
 import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
+import { ENDPOINT_PATHS } from '../catalog/endpoint-paths.ts';
 import { isModelAvailable } from '../catalog/model-availability.ts';
-
-/** The client-facing path of each endpoint, for messages that name it. */
-export const ENDPOINT_PATHS: Readonly<Record<Endpoint, string>> = {
-  'chat.completions': '/v1/chat/completions',
-  completions: '/v1/completions',
-  responses: '/v1/responses',
-  messages: '/v1/messages',
-  embeddings: '/v1/embeddings',
-  rerank: '/v1/rerank',
-  'images.generations': '/v1/images/generations',
-};
 
 /**
  * The model check of every inference request, after the request shape: 404 `model not found: <id>`,

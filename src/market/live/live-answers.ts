@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../shared/clock.ts';
 import type { MarketFeed } from './market-feed.ts';
 
@@ -18,20 +17,24 @@ export interface AnswerDeps {
   readonly reuse?: boolean;
 }
 
-interface Entry {
+/** A serialized answer and its ETag (a digest of its bytes). */
+export interface LiveAnswer {
+  readonly body: string;
+  readonly etag: string;
+}
+
+interface Entry extends LiveAnswer {
   readonly versionKey: string;
   readonly computedAt: number;
   readonly validUntil: number;
-  readonly body: string;
-  readonly etag: string;
 }
 
 /**
  * Serialized read answers, reused only while exact: keyed by URL and by the versions of what they
  * depend on (bumped by this instance's own commits before their answers go out, and by the other
  * writers' notifications), and only until the clock moves a window of theirs past a trade. Every
- * answer carries an ETag (a digest of its bytes) and answers `If-None-Match` with 304. Bounded:
- * the least recently stored answers go first.
+ * answer carries an ETag (a digest of its bytes; the routes answer `If-None-Match` with 304, see
+ * routes/send-live-answer.ts). Bounded: the least recently stored answers go first.
  */
 export class LiveAnswers {
   readonly #entries = new Map<string, Entry>();
@@ -42,27 +45,27 @@ export class LiveAnswers {
     private readonly maxEntries = 2000,
   ) {}
 
-  async send(req: FastifyRequest, reply: FastifyReply, deps: AnswerDeps, compute: () => Promise<object>): Promise<FastifyReply> {
+  /**
+   * The answer for `key` (a read's URL): the stored one while it is still exact, else `compute`d
+   * and `serialize`d now (and stored while a later read may reuse it).
+   */
+  async get(key: string, deps: AnswerDeps, compute: () => Promise<object>, serialize: (answer: object) => string): Promise<LiveAnswer> {
     const now = this.clock.now();
     const versionKey = this.#versionKey(deps);
-    const key = req.url;
-    let entry = this.#entries.get(key);
-    if (!entry || entry.versionKey !== versionKey || now < entry.computedAt || now >= entry.validUntil) {
-      // The versions are read before computing: a change while computing leaves an entry that
-      // no longer matches, so the next read computes again.
-      const answer = await compute();
-      const body = String(reply.serialize(answer));
-      const validUntil = deps.reuse === false ? now : this.feed.nextBoundary(deps.over === 'all' ? 'all' : marketIdsOf(answer), deps.windowsMs, now);
-      entry = { versionKey, computedAt: now, validUntil, body, etag: etagOf(body) };
-      this.#entries.delete(key);
-      if (validUntil > now) {
-        this.#entries.set(key, entry);
-        if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-      }
+    const entry = this.#entries.get(key);
+    if (entry && entry.versionKey === versionKey && now >= entry.computedAt && now < entry.validUntil) return entry;
+    // The versions are read before computing: a change while computing leaves an entry that
+    // no longer matches, so the next read computes again.
+    const answer = await compute();
+    const body = serialize(answer);
+    const validUntil = deps.reuse === false ? now : this.feed.nextBoundary(deps.over === 'all' ? 'all' : marketIdsOf(answer), deps.windowsMs, now);
+    const fresh = { versionKey, computedAt: now, validUntil, body, etag: etagOf(body) };
+    this.#entries.delete(key);
+    if (validUntil > now) {
+      this.#entries.set(key, fresh);
+      if (this.#entries.size > this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
     }
-    void reply.header('etag', entry.etag);
-    if (matches(req.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(entry.body);
+    return fresh;
   }
 
   #versionKey(deps: AnswerDeps): string {
@@ -73,14 +76,6 @@ export class LiveAnswers {
 
 function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
-}
-
-/** If-None-Match: `*` or a list of (possibly weak) tags. */
-function matches(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.trim() === '*') return true;
-  return value.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
 /** The ids of the markets an answer shows (`id` or `market_id` of its records). */

@@ -6,6 +6,7 @@ import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { HISTORY_INTERVALS, getMarketHistory } from '../queries/market-history.ts';
 import { getMarketPrice, getMarketPrices } from '../queries/market-prices.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
+import { sendLiveAnswer } from './send-live-answer.ts';
 import { BatchPrices, PriceHistory, PriceRecord } from './read-responses.ts';
 import { IdParam, MAX_ID, envelope, readResponses, stringEnum } from './read-schemas.ts';
 
@@ -44,7 +45,7 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
     async (req, reply) => {
       const ids = parseIds(req.query.ids);
       const w = CHANGE_WINDOWS;
-      return opts.live.send(req, reply, { on: ids, windowsMs: [w['1h'], w['1d'], w['1w']], over: 'answer' }, async () => ({
+      return sendLiveAnswer(opts.live, req, reply, { on: ids, windowsMs: [w['1h'], w['1d'], w['1w']], over: 'answer' }, async () => ({
         success: true,
         data: await getMarketPrices(opts.db, ids, nowOf(opts)),
       }));
@@ -63,7 +64,7 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
     },
     async (req, reply) => {
       const w = CHANGE_WINDOWS;
-      return opts.live.send(req, reply, { on: [req.params.id], windowsMs: [w['1h'], w['1d'], w['1w'], w['1m']], over: 'answer' }, async () => {
+      return sendLiveAnswer(opts.live, req, reply, { on: [req.params.id], windowsMs: [w['1h'], w['1d'], w['1w'], w['1m']], over: 'answer' }, async () => {
         const price = await getMarketPrice(opts.db, req.params.id, nowOf(opts));
         if (!price) throw notFound('Market not found');
         return { success: true, data: price };

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../shared/errors.ts';
 import type { AnswerDeps } from '../live/live-answers.ts';
+import { sendLiveAnswer } from './send-live-answer.ts';
 import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
 import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
@@ -50,7 +51,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
       // Compared as stored, so `Politics` finds the markets the operator filed under it.
       const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
-      return opts.live.send(req, reply, deps, async () => {
+      return sendLiveAnswer(opts.live, req, reply, deps, async () => {
         const { status, market_type, q, page, limit } = req.query;
         // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
         const filter = { status, category, market_type, q };
@@ -70,7 +71,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       },
     },
     async (req, reply) =>
-      opts.live.send(req, reply, { ...items, over: 'all' }, async () => {
+      sendLiveAnswer(opts.live, req, reply, { ...items, over: 'all' }, async () => {
         const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', page: 1, limit: TRENDING_COUNT }, nowOf(opts));
         return { success: true, data: items };
       }),
@@ -85,7 +86,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         response: readResponses(envelope(nullable(MarketDetail))),
       },
     },
-    async (req, reply) => opts.live.send(req, reply, items, async () => ({ success: true, data: await getFeaturedMarket(opts.db, nowOf(opts)) })),
+    async (req, reply) => sendLiveAnswer(opts.live, req, reply, items, async () => ({ success: true, data: await getFeaturedMarket(opts.db, nowOf(opts)) })),
   );
 
   r.get(
@@ -94,7 +95,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       schema: { tags, summary: 'Every category with its market counts', response: readResponses(envelope(Type.Array(Category))) },
     },
     async (req, reply) =>
-      opts.live.send(req, reply, { on: 'all', windowsMs: [], over: 'answer' }, async () => ({ success: true, data: await marketCategories(opts.db) })),
+      sendLiveAnswer(opts.live, req, reply, { on: 'all', windowsMs: [], over: 'answer' }, async () => ({ success: true, data: await marketCategories(opts.db) })),
   );
 
   r.get(
@@ -109,7 +110,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
     },
     // The detail shows its event, whose totals move with the event's other markets: any change.
     async (req, reply) =>
-      opts.live.send(req, reply, items, async () => {
+      sendLiveAnswer(opts.live, req, reply, items, async () => {
         const market = await getMarketDetail(opts.db, req.params.id, nowOf(opts));
         if (!market) throw notFound('Market not found');
         return { success: true, data: market };

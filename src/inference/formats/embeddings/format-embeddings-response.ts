@@ -1,5 +1,5 @@
 import type { CanonicalEmbeddingResponse } from '../../canonical/embeddings.ts';
-import { encodeFloat32Base64 } from '../../providers/openai-compatible/float32-base64.ts';
+import { encodeFloat32Base64 } from '../../canonical/float32-base64.ts';
 import type { EmbeddingEncoding } from './parse-embeddings-request.ts';
 
 /** The OpenAI embeddings list; base64 vectors are little-endian float32, as OpenAI sends them. */

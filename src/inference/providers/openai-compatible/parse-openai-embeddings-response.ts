@@ -1,6 +1,6 @@
 import type { Usage } from '../../canonical/usage.ts';
 import { ProviderFailure } from '../provider-failure.ts';
-import { decodeFloat32Base64 } from './float32-base64.ts';
+import { decodeFloat32Base64 } from '../../canonical/float32-base64.ts';
 
 interface OpenAIEmbeddings {
   data?: { index?: number; embedding?: number[] | string }[];
