@@ -16,7 +16,7 @@ describe('market API against market-api.md (ninth audit, over HTTP)', () => {
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { market: marketIn } = marketOverSocket(() => base);
+  const { call, admin, ok, endIn, market: marketIn } = marketOverSocket(() => base);
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit9', fields);
 
   it('answers HEAD /api/stream with the stream headers and no body, instead of never answering', async () => {
@@ -42,5 +42,21 @@ describe('market API against market-api.md (ninth audit, over HTTP)', () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     assert.match(first, /^retry: 2000\n/);
     await reader.cancel();
+  });
+
+  it('refuses to activate a pending market whose end_date has passed (it could never trade), and activates it once moved', async () => {
+    const m = await market({ status: 'pending' });
+    await ok(admin('PATCH', `/admin/markets/${m.id}`, { end_date: '2020-01-01T00:00:00Z' }));
+    assert.deepEqual(await admin('POST', `/admin/markets/${m.id}/activate`), {
+      status: 400,
+      body: { error: 'Market has ended (end_date 2020-01-01T00:00:00.000Z): move end_date into the future before activating it' },
+    });
+    assert.equal((await ok(call('GET', `/api/markets/${m.id}`))).data.status, 'pending');
+    await ok(admin('PATCH', `/admin/markets/${m.id}`, { end_date: endIn(2) }));
+    assert.equal((await ok(admin('POST', `/admin/markets/${m.id}/activate`))).status, 'active');
+    // Resolve and cancel still take an ended pending market (the operator closes it).
+    const ended = await market({ status: 'pending' });
+    await ok(admin('PATCH', `/admin/markets/${ended.id}`, { end_date: '2020-01-01T00:00:00Z' }));
+    assert.equal((await ok(admin('POST', `/admin/markets/${ended.id}/cancel`))).status, 'cancelled');
   });
 });
