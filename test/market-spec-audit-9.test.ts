@@ -16,7 +16,7 @@ describe('market API against market-api.md (ninth audit, over HTTP)', () => {
   after(() => t.close());
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { call, admin, ok, endIn, market: marketIn } = marketOverSocket(() => base);
+  const { call, admin, ok, send, endIn, market: marketIn } = marketOverSocket(() => base);
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit9', fields);
 
   it('answers HEAD /api/stream with the stream headers and no body, instead of never answering', async () => {
@@ -58,5 +58,25 @@ describe('market API against market-api.md (ninth audit, over HTTP)', () => {
     const ended = await market({ status: 'pending' });
     await ok(admin('PATCH', `/admin/markets/${ended.id}`, { end_date: '2020-01-01T00:00:00Z' }));
     assert.equal((await ok(admin('POST', `/admin/markets/${ended.id}/cancel`))).status, 'cancelled');
+  });
+
+  it('never lets racing POST /api/keys pass the cap of 20 live keys per wallet together', async () => {
+    const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
+    const account = privateKeyToAccount(generatePrivateKey());
+    // The operator's keys count toward the cap (the operator itself is not limited).
+    for (let i = 0; i < 16; i++) await ok(admin('POST', `/admin/wallets/${account.address}/api-keys`), 201);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send({ account }, { method: 'POST', url: '/api/keys' })));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [201, 201, 201, 201, 400, 400, 400, 400], JSON.stringify(answers.map((a) => a.body)));
+    for (const a of answers.filter((x) => x.status === 400)) {
+      assert.deepEqual(a.body, { success: false, error: 'Too many API keys (at most 20 live keys per wallet)' });
+    }
+    const live = await t.deps.db
+      .selectFrom('market_api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('wallet', '=', account.address.toLowerCase())
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(live.n), 20);
   });
 });
