@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { inTransaction } from '../market-transaction.ts';
 import { openSecret, sealSecret } from './secret-box.ts';
 
 /** An API key as authentication needs it: the secret opened, the revocation visible. */
@@ -85,6 +87,22 @@ export async function touchApiKey(db: Db, id: bigint, now: Date): Promise<void> 
 }
 
 /** How many keys of a wallet are live (not revoked). */
+/** First half of the two-key advisory lock of one wallet's key set (a key space of its own). */
+const KEY_SET_LOCK_CLASS = 0x6b657973; // 'keys'
+
+/**
+ * Issues a key unless `wallet` already holds `max` live keys (null then). The count and the insert
+ * are one transaction under a lock of the wallet's key set, so requests racing at the cap cannot
+ * all pass it (docs/api-decisions.md, "Market API: ninth audit").
+ */
+export async function issueApiKeyUnderCap(db: Db, secretsKey: Buffer, wallet: string, max: number, now: Date): Promise<IssuedApiKey | null> {
+  return inTransaction(db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(${KEY_SET_LOCK_CLASS}::int4, hashtext(${wallet.toLowerCase()}))`.execute(trx);
+    if ((await countLiveApiKeys(trx, wallet)) >= max) return null;
+    return issueApiKey(trx, secretsKey, wallet, now);
+  });
+}
+
 export async function countLiveApiKeys(db: Db, wallet: string): Promise<number> {
   const row = await db
     .selectFrom('market_api_keys')

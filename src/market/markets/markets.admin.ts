@@ -154,13 +154,20 @@ export async function editMarket(db: Kysely<Database>, clock: Clock, id: number,
   });
 }
 
-/** Opens a pending market to trading. 400 `Market already active` or already settled. */
+/**
+ * Opens a pending market to trading. 400 `Market already active` or already settled, and 400 when
+ * its end_date has passed: it would be listed as active and refuse every trade (`Market has
+ * ended`), so the operator moves end_date first (docs/api-decisions.md, "Market API: ninth audit").
+ */
 export async function activateMarket(db: Kysely<Database>, clock: Clock, id: number): Promise<MarketRow> {
   return inTransaction(db, async (trx) => {
     const market = await lockMarket(trx, id);
     if (!market) throw notFound('Market not found');
     if (isSettled(market.status)) throw badRequest(settledMessage(market.status));
     if (market.status === 'active') throw badRequest('Market already active');
+    if (clock.now() >= market.end_date.getTime()) {
+      throw badRequest(`Market has ended (end_date ${market.end_date.toISOString()}): move end_date into the future before activating it`);
+    }
     return trx
       .updateTable('markets')
       .set({ status: 'active', updated_at: new Date(clock.now()) })

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { HttpError, notFound } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { ApiKeyLookup } from '../auth/api-key.lookup.ts';
-import { countLiveApiKeys, issueApiKey } from '../auth/api-key.repository.ts';
+import { issueApiKeyUnderCap } from '../auth/api-key.repository.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
 import { AUTH_DESCRIPTION, signedErrors, strict, tags, WalletAddress } from './signed-schemas.ts';
 import { marketSignedValidatorCompiler } from './schema-errors.ts';
@@ -57,10 +57,8 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
       async (req, reply) => {
         const who = req.marketAuth!;
         if (who.method !== 'wallet') throw new HttpError(403, 'Wallet signature required');
-        if ((await countLiveApiKeys(db, who.wallet)) >= MAX_LIVE_KEYS_PER_WALLET) {
-          throw new HttpError(400, `Too many API keys (at most ${MAX_LIVE_KEYS_PER_WALLET} live keys per wallet)`);
-        }
-        const issued = await issueApiKey(db, secretsKey, who.wallet, new Date(clock.now()));
+        const issued = await issueApiKeyUnderCap(db, secretsKey, who.wallet, MAX_LIVE_KEYS_PER_WALLET, new Date(clock.now()));
+        if (!issued) throw new HttpError(400, `Too many API keys (at most ${MAX_LIVE_KEYS_PER_WALLET} live keys per wallet)`);
         return reply.code(201).send({ success: true, data: issued });
       },
     );

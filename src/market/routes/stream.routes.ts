@@ -38,6 +38,13 @@ async function refuseUnknownMarkets(db: Db, markets: ReadonlySet<number>): Promi
   if (found.length !== markets.size) throw notFound('Market not found');
 }
 
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
 export function streamRoutes(stream: MarketStream, db: Db) {
   return async (app: FastifyInstance): Promise<void> => {
     const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -61,16 +68,14 @@ export function streamRoutes(stream: MarketStream, db: Db) {
         const markets = parseStreamMarkets(req.query.markets);
         const lastEventId = lastEventIdOf(req.headers['last-event-id'], req.query.last_event_id);
         if (markets) await refuseUnknownMarkets(db, markets);
+        // Node drops the body writes of a HEAD answer, and with them the headers they would have
+        // flushed: a HEAD that opened a stream would wait for ever. It gets the stream's headers
+        // and ends, holding no stream (docs/api-decisions.md, "Market API: ninth audit").
+        if (req.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
         const ip = clientIp(req);
         if (!stream.admits(ip)) throw new HttpError(429, 'Too many open streams');
         reply.hijack();
-        reply.raw.writeHead(200, {
-          ...(reply.getHeaders() as Record<string, string>),
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
+        reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...STREAM_HEADERS });
         // A stream has no end of its own: only the reader's inactivity limit of the socket is off.
         req.raw.socket.setTimeout(0);
         stream.open(reply.raw, ip, markets, lastEventId);
