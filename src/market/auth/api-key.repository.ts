@@ -86,7 +86,6 @@ export async function touchApiKey(db: Db, id: bigint, now: Date): Promise<void> 
   await db.updateTable('market_api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
 }
 
-/** How many keys of a wallet are live (not revoked). */
 /** First half of the two-key advisory lock of one wallet's key set (a key space of its own). */
 const KEY_SET_LOCK_CLASS = 0x6b657973; // 'keys'
 
@@ -103,6 +102,7 @@ export async function issueApiKeyUnderCap(db: Db, secretsKey: Buffer, wallet: st
   });
 }
 
+/** How many keys of a wallet are live (not revoked). */
 export async function countLiveApiKeys(db: Db, wallet: string): Promise<number> {
   const row = await db
     .selectFrom('market_api_keys')
