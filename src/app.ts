@@ -22,7 +22,7 @@ import { installMetrics } from './http/metrics.ts';
 import { optionalDefaultedQueries } from './http/openapi.ts';
 import { appValidators } from './http/validators.ts';
 import { completeOpenApi, SECURITY_SCHEMES } from './http/openapi/complete-openapi.ts';
-import { catalogRoutes } from './inference/catalog/catalog.routes.ts';
+import { catalogRoutes } from './inference/routes/catalog.routes.ts';
 import { createInferenceContext } from './inference/inference-context.ts';
 import { inferencePlugin } from './inference/inference-plugin.ts';
 import { chatCompletionsRoutes } from './inference/routes/chat-completions.routes.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../shared/errors.ts';
 import { anthropicRequestId } from '../http/anthropic-request-id.ts';
 import type { InferenceContext } from '../inference-context.ts';
-import { describeModels, listChatModels } from './catalog.view.ts';
+import { describeModels, listChatModels } from '../catalog/catalog.view.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
