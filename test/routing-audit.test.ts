@@ -629,6 +629,7 @@ ${model('svc-slow', '0.45', '{ provider: slow, model: up-slow }, { provider: slo
     await Promise.all([dead, slow, ...limited].map((s) => s.close()));
   });
 
+  const rateLimited: Script = (_req, res) => sendJson(res, 429, { error: { message: 'too many requests', type: 'requests' } });
   const ask = (model: string) => openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
 
   it('LiteLLM: a model with a single deployment is cooled down too: once its breaker opens, requests pay no failed calls', async () => {
@@ -651,5 +652,13 @@ ${model('svc-slow', '0.45', '{ provider: slow, model: up-slow }, { provider: slo
     const r = await ask('svc-auto');
     assert.equal(r.model, 'svc-fast', 'the next cheapest candidate serves while svc-cheap is down');
     assert.equal(dead.requests.length, seen);
+  });
+
+  it('Bifrost: fallbacks are not capped by retries on the same deployment: every deployment of the chain gets a call', async () => {
+    for (const l of limited) l.scripts.push(rateLimited, rateLimited);
+    const seen = g.openai.requests.length;
+    const r = await ask('svc-many');
+    assert.equal(r.choices[0]!.message.content, 'Hello from the fake upstream.');
+    assert.equal(g.openai.requests.length, seen + 1, 'the fourth deployment was reached');
   });
 });
