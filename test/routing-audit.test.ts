@@ -549,6 +549,47 @@ describe('routing and resilience audit', () => {
     }
   });
 
+  describe('cancellation and hung streams', () => {
+    it('a client that leaves before the first byte stops the upstream call and the fallbacks, and pays nothing', async () => {
+      const a2 = await createTestAccount(g.t, { credits: 1000 });
+      const seen = [edgeO.requests.length, g.openai.requests.length];
+      edgeO.scripts.push(() => undefined);
+      const ac = new AbortController();
+      const p = fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a2.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-edge', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+        signal: ac.signal,
+      }).catch(() => null);
+      while (edgeO.requests.length === seen[0]) await new Promise((r) => setTimeout(r, 10));
+      ac.abort();
+      await p;
+      assert.equal(await edgeO.requests.at(-1)!.closed, 'aborted', 'the upstream call is closed');
+      const [row] = await waitForUsage(g.t, a2.id, 1);
+      assert.deepEqual([row!.status, BigInt(row!.cost_micro)], [499, 0n]);
+      assert.equal(g.openai.requests.length, seen[1], 'no fallback for a client that left');
+    });
+
+    it('an Anthropic stream that keeps pinging but sends no content mid-answer does not hang the client', async () => {
+      edgeA.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(messageStart + ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) + ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon' } }));
+        const t = setInterval(() => res.write(ev({ type: 'ping' })), 50);
+        res.on('close', () => clearInterval(t));
+      });
+      const started = Date.now();
+      const outcome = await Promise.race([
+        send('messages', 'svc-edgec', 'Tell me a story.', true).then(
+          () => 'answered',
+          (e: unknown) => `failed: ${String(e)}`,
+        ),
+        new Promise<string>((r) => setTimeout(() => r('hung'), 5000)),
+      ]);
+      assert.notEqual(outcome, 'hung', `after ${Date.now() - started} ms`);
+      assert.match(outcome, /^failed: .*timed out/, 'ended with the error event, not as a clean answer');
+    });
+  });
+
   describe('svc-auto', () => {
     it('picks a model, names it in headers and the body, bills at its prices, in every protocol', async () => {
       const acct = await createTestAccount(g.t, { credits: 1000 });
