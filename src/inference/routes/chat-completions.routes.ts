@@ -37,7 +37,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
       const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
       checkContext(model, parsed.request, 'messages');
-      const route = routeModel(ctx.catalog, model, parsed.request);
+      const route = routeModel(ctx.catalog, model, parsed.request, ctx.upstreams.health.takesCalls);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage, sealer));
     },
   );

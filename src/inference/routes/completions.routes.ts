@@ -33,7 +33,7 @@ export async function completionsRoutes(app: FastifyInstance, ctx: InferenceCont
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'completions');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
       checkContext(model, parsed.request, 'prompt');
-      const route = routeModel(ctx.catalog, model, parsed.request);
+      const route = routeModel(ctx.catalog, model, parsed.request, ctx.upstreams.health.takesCalls);
       return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, completionFormat(parsed.includeUsage));
     },
   );

@@ -59,7 +59,7 @@ export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext
       checkContext(model, parsed.request, 'messages');
       // max_tokens is optional here; the default keeps the answer within what the hold reserves.
       const canonical = { ...parsed.request, maxTokens: messagesMaxTokens(parsed.request, model.maxOutput) };
-      const route = routeModel(ctx.catalog, model, canonical);
+      const route = routeModel(ctx.catalog, model, canonical, ctx.upstreams.health.takesCalls);
       return serveChatTurn(ctx, request, reply, { route, request: canonical }, new MessagesFormat(sealer));
     },
   );

@@ -223,7 +223,7 @@ export async function serveResponse(
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), parsed.functionTools, { type: 'auto' });
   checkContext(model, probe, 'input');
   // MCP tools make the request agentic even before their listing is known.
-  const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe);
+  const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe, ctx.upstreams.health.takesCalls);
   const terms = {
     route,
     endpoint: 'responses' as const,

@@ -1,4 +1,4 @@
-import type { Catalog, ModelConfig } from '../../config/catalog.ts';
+import type { Catalog, Deployment, ModelConfig } from '../../config/catalog.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { isModelAvailable } from '../catalog/model-availability.ts';
@@ -76,11 +76,13 @@ function pipelineExecutors(catalog: Catalog, requested: ModelConfig, pipeline: R
  * - svc-auto: selectAutoModel picks one model from the lane and the request's needs; it is billed
  *   at that model's prices and its id is the answer's `model`.
  *
- * 503 `model <id> is not available` when nothing can serve it now.
+ * 503 `model <id> is not available` when nothing can serve it now. `takesCalls` (the upstreams'
+ * breakers) lets svc-auto pass over a model whose deployments all refuse calls now; a pipeline needs
+ * no such check, as the upstream layer skips an executor whose breakers are open at no cost.
  */
-export function routeModel(catalog: Catalog, requested: ModelConfig, request: CanonicalChatRequest | null): ModelRoute {
+export function routeModel(catalog: Catalog, requested: ModelConfig, request: CanonicalChatRequest | null, takesCalls?: (d: Deployment) => boolean): ModelRoute {
   if (requested.type !== 'chat' || request === null || !choosesByLane(catalog, requested)) return routeForLane(catalog, requested, null, null);
-  return routeForLane(catalog, requested, classifyLane(request), requestNeeds(request));
+  return routeForLane(catalog, requested, classifyLane(request), requestNeeds(request), takesCalls);
 }
 
 /**
@@ -92,7 +94,7 @@ function choosesByLane(catalog: Catalog, requested: ModelConfig): boolean {
 }
 
 /** routeModel once the lane is known (null for endpoints without a chat request). */
-export function routeForLane(catalog: Catalog, requested: ModelConfig, lane: Lane | null, needs: RequestNeeds | null): ModelRoute {
+export function routeForLane(catalog: Catalog, requested: ModelConfig, lane: Lane | null, needs: RequestNeeds | null, takesCalls?: (d: Deployment) => boolean): ModelRoute {
   if (requested.pipeline) {
     const executors = pipelineExecutors(catalog, requested, requested.pipeline, lane ?? GENERAL_LANE, needs);
     if (executors.length === 0) throw new HttpError(503, `model ${requested.id} is not available`);
@@ -100,7 +102,7 @@ export function routeForLane(catalog: Catalog, requested: ModelConfig, lane: Lan
   }
   if (requested.type === 'chat' && requested.deployments.length === 0 && catalog.auto && needs !== null) {
     const l = lane ?? GENERAL_LANE;
-    const chosen = selectAutoModel(catalog, catalog.auto, l, needs);
+    const chosen = selectAutoModel(catalog, catalog.auto, l, needs, takesCalls);
     return { requested, billed: chosen, lane: l, executors: [{ brand: chosen, lane: l, upstreamModel: chosen }] };
   }
   return { requested, billed: requested, lane: null, executors: [{ brand: requested, lane: null, upstreamModel: requested }] };

@@ -64,6 +64,15 @@ describe('selectAutoModel', () => {
     assert.equal(selectAutoModel(noB, noB.auto!, 'math', needs()).id, 'svc-mini', 'svc-pro is not configured');
   });
 
+  it('passes over a candidate whose every deployment refuses calls (its breaker open), 503 when all do', () => {
+    const notMini = (d: { key: string }) => d.key !== 'a/m';
+    assert.equal(selectAutoModel(c, c.auto!, 'general', needs(), notMini).id, 'svc-fast');
+    assert.throws(
+      () => selectAutoModel(c, c.auto!, 'general', needs(), () => false),
+      (e: unknown) => e instanceof HttpError && e.status === 503 && e.message === 'model svc-auto is not available',
+    );
+  });
+
   it('answers 400 naming the need nothing meets, 503 when what could serve is down', () => {
     assert.throws(
       () => pick('vision', { images: true, inputTokens: 900_000 }),

@@ -1,7 +1,6 @@
-import type { AutoRouter, AutoRule, Catalog, ModelConfig } from '../../config/catalog.ts';
+import type { AutoRouter, AutoRule, Catalog, Deployment, ModelConfig } from '../../config/catalog.ts';
 import { HttpError, badRequest } from '../../shared/errors.ts';
 import { DEFAULT_OUTPUT_RESERVATION_TOKENS } from '../billing/estimate.ts';
-import { isModelAvailable } from '../catalog/model-availability.ts';
 import type { Lane } from './classify-lane.ts';
 import { fitsLimits, hasCapabilities, type RequestNeeds } from './request-needs.ts';
 
@@ -50,12 +49,17 @@ function describeNeeds(needs: RequestNeeds): string {
  * goes unserved). Of those, the one where the request is expected to cost least (input estimate
  * and output cap at its prices); catalog order breaks ties. 400 when no candidate could ever serve
  * it, 503 when the ones that could are not available.
+ *
+ * `takesCalls` says whether a deployment's breaker lets calls through now. A candidate whose every
+ * deployment is refused is passed over: svc-auto never falls back to another model (its hold is
+ * sized at the chosen one's prices), so choosing it would answer 503 to every request for as long
+ * as the cheapest model is down (docs/api-decisions.md, "Routing and resilience audit").
  */
-export function selectAutoModel(catalog: Catalog, router: AutoRouter, lane: Lane, needs: RequestNeeds): ModelConfig {
+export function selectAutoModel(catalog: Catalog, router: AutoRouter, lane: Lane, needs: RequestNeeds, takesCalls: (d: Deployment) => boolean = () => true): ModelConfig {
   const all = router.candidates.map((id) => catalog.models.get(id)!);
   const capable = all.filter((m) => hasCapabilities(m, needs) && fitsLimits(m, needs));
   if (capable.length === 0) throw badRequest(`model svc-auto: no model it chooses from takes this request (${describeNeeds(needs)})`);
-  const serving = capable.filter((m) => isModelAvailable(catalog, m));
+  const serving = capable.filter((m) => m.deployments.some((d) => d.provider.configured && takesCalls(d)));
   if (serving.length === 0) throw new HttpError(503, 'model svc-auto is not available');
   const rule = router.rules.find((r) => matches(r, lane, needs));
   const preferred = rule ? serving.filter((m) => rule.use.includes(m.id)) : [];

@@ -169,7 +169,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
-        const events = new ProviderEventBatches(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true });
+        const events = new ProviderEventBatches(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs });
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),

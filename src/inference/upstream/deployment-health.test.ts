@@ -60,8 +60,12 @@ describe('deployment health (circuit breaker)', () => {
     for (let i = 0; i < 3; i++) call(d1, 'server_error');
     advance(499);
     assert.equal(health.admits(d1), false);
+    assert.equal(health.takesCalls(d1), false, 'open');
     advance(1);
+    assert.equal(health.takesCalls(d1), true, 'half-open: a probe may go');
+    assert.equal(health.takesCalls(d1), true, 'asking does not take the probe');
     assert.equal(health.admits(d1), true, 'the probe');
+    assert.equal(health.takesCalls(d1), false, 'the probe is out');
     assert.equal(health.admits(d1), false, 'only one probe at a time');
     health.begin(d1)('server_error');
     assert.equal(state(d1).state, 'open');

@@ -68,6 +68,12 @@ export interface DeploymentHealth {
    * then one call (the probe) and no other until it ended. The caller must begin() right away.
    */
   admits(d: Deployment): boolean;
+  /**
+   * Whether admits() would let a call through now, without taking the probe: what a choice made
+   * before any call (svc-auto's model) reads, so it does not pick a model whose calls would all be
+   * refused.
+   */
+  takesCalls(d: Deployment): boolean;
   inFlight(d: Deployment): number;
   /** A call starts; the returned function ends it with its outcome. */
   begin(d: Deployment): (outcome: CallOutcome) => void;
@@ -180,6 +186,11 @@ export function createDeploymentHealth(opts: DeploymentHealthOptions): Deploymen
       if (st.state === 'open' || st.probing) return false;
       st.probing = true;
       return true;
+    },
+    takesCalls(d) {
+      const st = stateOf(d);
+      refresh(st, opts.now());
+      return st.state === 'closed' || (st.state === 'half_open' && !st.probing);
     },
     inFlight: (d) => stateOf(d).inFlight,
     begin(d) {

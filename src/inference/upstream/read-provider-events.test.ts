@@ -89,6 +89,29 @@ describe('ProviderEventBatches', () => {
     assert.equal(b.ended, 'destroyed');
   });
 
+  it('fails a stream whose reads bring only keep-alives for the idle time, and never times a stream of content', async () => {
+    const b = body();
+    const source = new ProviderEventBatches(b, parser(), undefined, { idleMs: 60 });
+    b.give(chunk('a'));
+    assert.equal((await source.next())?.length, 1);
+    const pings = setInterval(() => b.give(': keep-alive\n\n'), 10);
+    try {
+      await assert.rejects(source.next(), (e: unknown) => e instanceof ProviderFailure && e.status === 504 && e.extra.network === 'timeout');
+    } finally {
+      clearInterval(pings);
+    }
+    assert.equal(b.ended, 'destroyed');
+
+    const steady = body();
+    const s2 = new ProviderEventBatches(steady, parser(), undefined, { idleMs: 60 });
+    for (let i = 0; i < 5; i++) {
+      steady.give(': keep-alive\n\n');
+      await new Promise((r) => setTimeout(r, 20));
+      steady.give(chunk(String(i)));
+      assert.equal((await s2.next())?.length, 1, 'keep-alives between content do not add up');
+    }
+  });
+
   it("maps a read's network failure as the transport does, and gives the caller's abort reason back", async () => {
     const failing = { read: () => Promise.reject(Object.assign(new Error('reset'), { code: 'ECONNRESET' })), release() {}, destroy() {} };
     await assert.rejects(drain(new ProviderEventBatches(failing, parser(), undefined)), (e: unknown) => e instanceof ProviderFailure && e.status === 502);

@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { TextEventTemplate, TextRun } from '../canonical/text-run.ts';
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
 import type { ProviderStreamEvent, ProviderStreamParser } from '../providers/provider-stream.ts';
 import { SseReader, type SseVisitor } from './read-sse-events.ts';
 import type { EventBatchSource } from './start-chat-stream.ts';
@@ -12,6 +13,12 @@ export interface ReadProviderEventsOptions {
    * their text, when the parser knows their template (see text-run.ts); else each is parsed.
    */
   readonly textRuns?: boolean;
+  /**
+   * How long reads may bring bytes that hold no event (pings, SSE comments) before the stream
+   * fails as timed out: keep-alives alone would otherwise hold a stalled stream open for as long
+   * as the upstream sends them, past the transport's idle timeout, which any byte resets.
+   */
+  readonly idleMs?: number;
 }
 
 /** The parser's side of the SSE reader, for one stream: what a read completes goes into `out`. */
@@ -56,6 +63,9 @@ export class ProviderEventBatches implements EventBatchSource {
   private reading = true;
   private failed = false;
   private failure: unknown = undefined;
+  private readonly idleMs: number;
+  // When the reads of this next() began bringing nothing but keep-alives (0: they have not).
+  private emptySince = 0;
 
   constructor(
     private readonly reader: BodyReader,
@@ -64,6 +74,7 @@ export class ProviderEventBatches implements EventBatchSource {
     options: ReadProviderEventsOptions = {},
   ) {
     this.visitor = new ParsingVisitor(parser, options.textRuns === true);
+    this.idleMs = options.idleMs ?? Infinity;
   }
 
   async next(): Promise<ProviderStreamEvent[] | null> {
@@ -100,7 +111,19 @@ export class ProviderEventBatches implements EventBatchSource {
         this.failed = true;
         this.failure = e;
       }
-      if (out.length > 0) return out;
+      if (out.length > 0) {
+        this.emptySince = 0;
+        return out;
+      }
+      // Only reads without an event look at the clock: a stream of content never does.
+      if (this.reading && this.idleMs !== Infinity) {
+        const now = Date.now();
+        if (this.emptySince === 0) this.emptySince = now;
+        else if (now - this.emptySince >= this.idleMs) {
+          this.close();
+          throw new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
+        }
+      }
     }
     return null;
   }

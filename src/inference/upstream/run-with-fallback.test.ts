@@ -55,7 +55,7 @@ describe('runWithFallback', () => {
       }),
       (e: unknown) => e instanceof UpstreamError && e.status === 502,
     );
-    assert.deepEqual(tried, ['svc-x:m1', 'svc-x:m1', 'svc-x:m3', 'svc-x:m3'], 'max_attempts 4 ends it before svc-y');
+    assert.deepEqual(tried, ['svc-x:m1', 'svc-x:m1', 'svc-x:m3', 'svc-y:y1'], 'max_attempts 4: m3 is not retried, as that would take the call svc-y gets');
   });
 
   it('stops at a request error and rethrows foreign errors', async () => {

@@ -59,13 +59,23 @@ function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
   });
 }
 
+/** How many deployments after `order[i]` of `models[m]` the chain would still call (configured, breaker letting calls through). */
+function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number): number {
+  let n = 0;
+  for (let j = i + 1; j < order.length; j++) if (health.takesCalls(order[j]!)) n++;
+  for (let k = m + 1; k < models.length; k++) for (const d of models[k]!.deployments) if (d.provider.configured && health.takesCalls(d)) n++;
+  return n;
+}
+
 /**
  * One upstream call made resiliently over a chain of models (a pipeline lane's executors, or one
  * model): each model's deployments in balanced order, breakers skipped; a retryable failure is
  * retried on the same deployment after an exponential backoff with full jitter (a 429's
  * retry-after instead, when it is within the cap; a longer one moves on at once), up to
  * `max_retries`, then the next deployment, then the next model. The whole chain shares one budget:
- * `max_attempts` calls and `max_total_ms`. A request error (400, 413) or the caller's abort ends
+ * `max_attempts` calls and `max_total_ms`; a retry is made only while the budget still leaves one
+ * call for every deployment further down the chain, so retries never keep a fallback from being
+ * tried (the trap of gateways whose rotation was capped by the retry count). A request error (400, 413) or the caller's abort ends
  * it at once. When everything failed the last failure is thrown; when nothing could be tried
  * (breakers open, nothing configured) 503 `model <id> is not available`.
  *
@@ -84,8 +94,11 @@ export async function runWithFallback<T>(
   let last: UpstreamError | null = null;
   const outOfBudget = () => attempts >= settings.maxAttempts || deps.now() - started >= settings.maxTotalMs;
 
-  chain: for (const model of models) {
-    for (const deployment of orderDeployments(model.deployments, health, deps.random)) {
+  chain: for (let m = 0; m < models.length; m++) {
+    const order = orderDeployments(models[m]!.deployments, health, deps.random);
+    for (let i = 0; i < order.length; i++) {
+      const model = models[m]!;
+      const deployment = order[i]!;
       for (let retry = 0; retry <= settings.maxRetries; retry++) {
         if (outOfBudget()) break chain;
         if (!health.admits(deployment)) break;
@@ -105,6 +118,8 @@ export async function runWithFallback<T>(
           last = e;
         }
         if (retry === settings.maxRetries) break;
+        // A retry here must not take the call a deployment further down the chain would get.
+        if (settings.maxAttempts - attempts <= untriedAfter(health, models, m, order, i)) break;
         const retryAfter = last.detail.retryAfterMs;
         if (retryAfter !== undefined && retryAfter > settings.retryAfterCapMs) break;
         const wait = retryAfter ?? backoffMs(retry, settings, deps.random);
