@@ -6,8 +6,9 @@ import { type MarketPools, type Outcome, type Prices, mapOutcomes, marketOutcome
  * `shares_*` columns become the pricing module's pools (docs/pool-arithmetic.md).
  */
 
-/** The columns that hold a market's pools. */
-export type PoolColumns = Pick<MarketRow, 'market_type' | 'seed_yes' | 'seed_no' | 'seed_draw' | 'pool_yes' | 'pool_no' | 'pool_draw'>;
+/** The columns that hold a market's pools (the type says which outcomes it has). */
+export const POOL_COLUMNS = ['market_type', 'seed_yes', 'seed_no', 'seed_draw', 'pool_yes', 'pool_no', 'pool_draw'] as const;
+export type PoolColumns = Pick<MarketRow, (typeof POOL_COLUMNS)[number]>;
 
 /** The outcomes a market can trade and resolve to (yes, no, and draw on threeway). */
 export const outcomesOf = (m: Pick<MarketRow, 'market_type'>): readonly Outcome[] => marketOutcomes(m.market_type);

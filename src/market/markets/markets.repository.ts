@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import type { MarketRow, MarketStatus } from '../market.tables.ts';
+import { POOL_COLUMNS } from './market-row-pools.ts';
 import type { WalletRow } from '../wallets/wallets.repository.ts';
 
 /** The columns a trade or an estimate reads: state, end, type, seeds, pools and shares. */
@@ -8,13 +9,7 @@ export const TRADING_COLUMNS = [
   'id',
   'status',
   'end_date',
-  'market_type',
-  'seed_yes',
-  'seed_no',
-  'seed_draw',
-  'pool_yes',
-  'pool_no',
-  'pool_draw',
+  ...POOL_COLUMNS,
   'shares_yes',
   'shares_no',
   'shares_draw',

@@ -1,26 +1,21 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { MarketRow } from '../market.tables.ts';
+import { POOL_COLUMNS } from '../markets/market-row-pools.ts';
 
 /** The market columns every read shows (pools, seeds and totals included). */
 const READ_COLUMNS = [
+  ...POOL_COLUMNS,
   'id',
   'event_id',
   'slug',
   'title',
   'description',
   'category',
-  'market_type',
   'status',
   'image_url',
   'end_date',
   'featured_at',
   'outcome_labels',
-  'pool_yes',
-  'pool_no',
-  'pool_draw',
-  'seed_yes',
-  'seed_no',
-  'seed_draw',
   'shares_yes',
   'shares_no',
   'shares_draw',
@@ -53,21 +48,15 @@ function selectList(columns: readonly string[]): RawBuilder<unknown> {
 
 /** The columns a Market list item needs (fewer values to fetch and parse). */
 const LIST_COLUMN_NAMES = [
+  ...POOL_COLUMNS,
   'id',
   'title',
   'slug',
   'description',
   'category',
-  'market_type',
   'status',
   'image_url',
   'end_date',
-  'pool_yes',
-  'pool_no',
-  'pool_draw',
-  'seed_yes',
-  'seed_no',
-  'seed_draw',
   'volume',
   'last_trade_at',
   'created_at',
