@@ -82,7 +82,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
   const { toolCalls, text, finish, usage } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
   const created = 1763000000;
-  if (body.stream !== true) {
+  if (body.stream !== true || scenario.ignoreStream) {
     return sendJson(
       res,
       200,

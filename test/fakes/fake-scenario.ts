@@ -27,6 +27,11 @@ export interface FakeChatScenario {
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
   readonly reasoningTokens?: number;
+  /**
+   * Answer a streamed request with the whole JSON answer (`application/json`), as an upstream that
+   * ignores `stream: true` does.
+   */
+  readonly ignoreStream?: boolean;
   /** Leave usage out of the answer (a stream that ends without its usage). */
   readonly omitUsage?: boolean;
   /** Answer with this HTTP error in the provider's shape (and these headers, e.g. retry-after). */
