@@ -46,6 +46,25 @@ describe('inference API, ninth audit', () => {
       await assert.rejects(anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, messages: hi }), (e: unknown) => (e as { status?: number }).status === 502);
     });
 
+    it('OpenAI\'s own way of saying it, a 429 of type insufficient_quota, is the same 502: no rate limit to wait out, nothing for the SDK to retry', async () => {
+      g.openai.chat.enqueue({
+        error: { status: 429, type: 'insufficient_quota', message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.' },
+      });
+      const { charge } = await charged(g, acct, () =>
+        assert.rejects(openai.chat.completions.create({ model: 'svc-fast', messages: hi }), (e: unknown) => {
+          assert.ok(e instanceof OpenAI.APIError);
+          assert.equal(e.status, 502);
+          assert.equal(e.error, 'the upstream refused the service\'s account (billing); try again later');
+          assert.equal(e.headers.get('retry-after'), null);
+          return true;
+        }),
+      );
+      assert.equal(charge, 0n);
+      // A plain rate limit stays a 429 with its retry-after.
+      g.openai.chat.enqueue({ error: { status: 429, type: 'requests', message: 'Rate limit reached for requests' } });
+      await assert.rejects(openai.chat.completions.create({ model: 'svc-fast', messages: hi }), (e: unknown) => e instanceof OpenAI.RateLimitError && e.headers.get('retry-after') === '1');
+    });
+
     it('falls back to the model\'s next deployment, as any upstream failure that is not the request\'s fault', async () => {
       // svc-pro: Anthropic first, then the OpenAI-compatible fallback.
       g.anthropic.chat.enqueue({ error: { status: 402, type: 'billing_error', message: 'Your credit balance is too low to access the Anthropic API.' } });

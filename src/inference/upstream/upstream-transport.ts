@@ -1,7 +1,7 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
 import { toAbortSignal, type CancelSignal } from '../../shared/cancel-signal.ts';
-import { ProviderFailure } from '../providers/provider-failure.ts';
+import { ProviderFailure, type ErrorBodyReader } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
   /**
@@ -58,12 +58,12 @@ export interface UpstreamTransport {
    * is not JSON). A non-2xx becomes a ProviderFailure with the message `readError` reads from its
    * body; network failures are ProviderFailures too (networkFailure), the caller's abort its reason.
    */
-  postJson(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<unknown>;
+  postJson(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader): Promise<unknown>;
   /**
    * POSTs JSON for a streamed answer: resolves with its body once a 2xx's headers arrived (which
    * may be a whole JSON answer, see StreamBody.json); failures as postJson's.
    */
-  postStream(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<StreamBody>;
+  postStream(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader): Promise<StreamBody>;
   /** GETs bytes (generated images an upstream answered with a URL). */
   download(url: string, timeoutMs: number, signal?: CancelSignal): Promise<Buffer>;
   close(): Promise<void>;
@@ -389,9 +389,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     return pool;
   };
 
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: true): Promise<{ reader: StreamBody }>;
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: false): Promise<{ text: string }>;
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: boolean): Promise<{ text?: string; reader?: StreamBody }> {
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: true): Promise<{ reader: StreamBody }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: false): Promise<{ text: string }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: boolean): Promise<{ text?: string; reader?: StreamBody }> {
     throwIfAborted(request.signal);
     const { origin, basePath } = baseOf(provider.baseUrl);
     let answer: Answer;
@@ -417,7 +417,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     if (answer.reader) return { reader: answer.reader };
     if (answer.status < 200 || answer.status >= 300) {
       const retryAfterMs = parseRetryAfter(answer.headers, Date.now());
-      throw new ProviderFailure(answer.status, readError(answer.text), retryAfterMs === undefined ? {} : { retryAfterMs });
+      const read = readError(answer.text);
+      const [status, message] = typeof read === 'string' ? [answer.status, read] : [read.status, read.message];
+      throw new ProviderFailure(status, message, retryAfterMs === undefined ? {} : { retryAfterMs });
     }
     return { text: answer.text };
   }

@@ -1,0 +1,35 @@
+import { after, before, it } from 'node:test';
+import { appendFileSync } from 'node:fs';
+import { startWithSdks, postJson, type SdkSetup } from './helpers/gateway.ts';
+let s: SdkSetup;
+before(async () => void (s = await startWithSdks()));
+after(() => s.g.close());
+const show = async (label: string, r: Response) => {
+  const t = await r.text();
+  appendFileSync('/tmp/probe/out.txt', `>> ${label}: ${r.status} ${t.slice(0, 300).replace(/\n/g, '\\n')}\n`);
+};
+it('probe', async () => {
+  const { g, acct } = s;
+  const p = (path: string, body: unknown, h: Record<string, string> = {}) => postJson(g, acct.key, path, body, h);
+  const chat = (messages: unknown, extra: object = {}) => p('/v1/chat/completions', { model: 'svc-vision', messages, ...extra });
+  await show('role model', await chat([{ role: 'model', content: 'hi' }]));
+  await show('role function', await chat([{ role: 'user', content: 'hi' }, { role: 'function', name: 'f', content: 'x' }]));
+  await show('content object', await chat([{ role: 'user', content: { type: 'text', text: 'hi' } }]));
+  await show('anthropic image in chat', await chat([{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'what' }] }]));
+  await show('anthropic tool in chat', await chat([{ role: 'user', content: 'hi' }], { tools: [{ name: 'f', input_schema: { type: 'object' } }] }));
+  await show('flat tool in chat', await chat([{ role: 'user', content: 'hi' }], { tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }] }));
+  await show('input_text part in chat', await chat([{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }]));
+  await show('tool msg no id', await chat([{ role: 'user', content: 'hi' }, { role: 'tool', content: 'x' }]));
+  await show('tool msg unknown id', await chat([{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'call_zzz', content: 'x' }]));
+  await show('chat messages string', await chat('hi'));
+  await show('responses input messages chat-style', await p('/v1/responses', { model: 'svc-vision', input: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+  await show('responses fn output unknown', await p('/v1/responses', { model: 'svc-vision', input: [{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'call_zzz', output: 'x' }] }));
+  await show('messages tool_result unknown', await p('/v1/messages', { model: 'svc-vision', max_tokens: 20, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_zzz', content: 'x' }] }] }));
+  await show('messages tool_result unknown fast', await p('/v1/messages', { model: 'svc-fast', max_tokens: 20, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_zzz', content: 'x' }] }] }));
+  await show('messages openai tools', await p('/v1/messages', { model: 'svc-vision', max_tokens: 20, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], messages: [{ role: 'user', content: 'hi' }] }));
+  await show('messages system role', await p('/v1/messages', { model: 'svc-vision', max_tokens: 20, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] }));
+  await show('embeddings no model', await p('/v1/embeddings', { input: 'hi' }));
+  await show('rerank no model', await p('/v1/rerank', { query: 'q', documents: ['a'] }));
+  await show('completions messages', await p('/v1/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] }));
+  await show('chat prompt', await p('/v1/chat/completions', { model: 'svc-fast', prompt: 'hi' }));
+});
