@@ -160,6 +160,18 @@ describe('a streamed request answered by the upstream with one JSON body', () =>
     assert.equal(charge, expectedCost(PRICES['svc-fast'], { input: row.input_tokens, output: row.output_tokens }));
   });
 
+  it('an event stream sent as application/json (a server with the wrong content type) is still read as a stream, on both upstream kinds', async () => {
+    for (const kind of KINDS) {
+      kind.fake(g).chat.enqueue({ streamContentType: 'application/json', text: 'Mislabelled but streamed.', usage });
+      let text = '';
+      const { charge } = await charged(g, acct, async () => {
+        for await (const c of await openai.chat.completions.create({ model: kind.model, messages: [{ role: 'user', content: 'hi' }], stream: true })) text += c.choices[0]?.delta.content ?? '';
+      });
+      assert.equal(text, 'Mislabelled but streamed.', kind.model);
+      assert.equal(charge, expectedCost(PRICES[kind.model], usage));
+    }
+  });
+
   it('an empty JSON answer streams as an empty completed answer', async () => {
     g.openai.chat.enqueue({ ignoreStream: true, text: '' });
     let text = '';
