@@ -73,4 +73,21 @@ describe('inference API, ninth audit', () => {
       assert.equal(r.choices[0]!.message.content, 'served by the fallback');
     });
   });
+
+  describe('a usage object without the token counts (an OpenAI-compatible server\'s `usage: {}`)', () => {
+    for (const stream of [false, true]) {
+      it(`is no usage: the answer is billed from the tokenizer's estimate, not as zero tokens (${stream ? 'streamed' : 'not streamed'})`, async () => {
+        g.openai.chat.enqueue({ text: 'An answer whose usage says nothing.', rawUsage: { total_tokens: 'n/a' } });
+        const { charge, row } = await charged(g, acct, async () => {
+          if (!stream) return openai.chat.completions.create({ model: 'svc-fast', messages: hi });
+          for await (const _c of await openai.chat.completions.create({ model: 'svc-fast', messages: hi, stream: true })) {
+            // read to the end
+          }
+        });
+        assert.equal(row.usage_source, 'estimated');
+        assert.ok(row.input_tokens > 0 && row.output_tokens > 0, JSON.stringify(row));
+        assert.ok(charge > 0n);
+      });
+    }
+  });
 });

@@ -34,6 +34,8 @@ export interface FakeChatScenario {
   readonly ignoreStream?: boolean;
   /** The content type of a streamed answer (`text/event-stream; charset=utf-8` unless set). */
   readonly streamContentType?: string;
+  /** OpenAI-compatible only: send this as `usage` instead of the counts (a server's malformed usage). */
+  readonly rawUsage?: unknown;
   /** Leave usage out of the answer (a stream that ends without its usage). */
   readonly omitUsage?: boolean;
   /** Answer with this HTTP error in the provider's shape (and these headers, e.g. retry-after). */
