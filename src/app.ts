@@ -133,7 +133,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   // The reconciler of sent withdrawals runs while the app does.
   app.addHook('onReady', async () => withdrawals.start());
   app.addHook('onClose', async () => withdrawals.stop());
-  const dashboard = createDashboardService({ db, clock, mailer: deps.mailer, accounts, publicUrl: config.dashboard.publicUrl });
+  const dashboard = createDashboardService({ db, clock, mailer: deps.mailer, accounts, logger: deps.logger, publicUrl: config.dashboard.publicUrl });
   // Cookies are the dashboard's (and the operator's session on /admin): their parsing and
   // set-cookie hooks stay off the inference and market routes, which run them per request.
   await app.register(async (scope) => {

@@ -4,51 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import Stripe from 'stripe';
 import { DEFAULT_USAGE } from './fakes/fake-scenario.ts';
 import { expectedCost, PRICES, startGateway, type Gateway } from './helpers/gateway.ts';
+import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS; // a folder: write the docs' screenshots there
 const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
-
-/** A real SMTP server on loopback that keeps every message it receives. */
-async function startMailbox(): Promise<{ url: string; messages: string[]; close(): Promise<void>; next(to: string, subject: string): Promise<string> }> {
-  const messages: string[] = [];
-  const taken = new Set<number>();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, done) {
-      let text = '';
-      stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
-      stream.on('end', () => {
-        messages.push(text);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    messages,
-    close: () => new Promise((r) => server.close(() => r())),
-    async next(to, subject) {
-      for (let i = 0; i < 500; i++) {
-        const index = messages.findIndex((m, j) => !taken.has(j) && m.includes(to) && m.includes(subject));
-        if (index >= 0) {
-          taken.add(index);
-          return messages[index]!;
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`no email to ${to}`);
-    },
-  };
-}
 
 /** Stripe's API as far as Checkout creation goes, on loopback. */
 async function startFakeStripe(): Promise<{ url: string; created: unknown[]; close(): Promise<void> }> {
@@ -74,8 +37,7 @@ async function startFakeStripe(): Promise<{ url: string; created: unknown[]; clo
 }
 
 function linkIn(message: string, base: string): string {
-  // Mail bodies may be quoted-printable: undo soft line breaks and =XX escapes.
-  const text = message.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const text = mailText(message);
   const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(text);
   assert.ok(m, `a link in: ${message}`);
   const u = new URL(m[0]);
@@ -86,7 +48,7 @@ const skip = existsSync(CHROMIUM) ? false : `Debian's chromium is not installed 
 
 describe('account dashboard in Chromium', { skip }, () => {
   let gw: Gateway;
-  let mail: Awaited<ReturnType<typeof startMailbox>>;
+  let mail: Mailbox;
   let stripeApi: Awaited<ReturnType<typeof startFakeStripe>>;
   let browser: Browser;
   const stripe = new Stripe('sk_test_unused');
@@ -220,6 +182,24 @@ describe('account dashboard in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Revoke key laptop' }).click();
     await page.getByText('revoked', { exact: true }).waitFor();
     await assert.rejects(gw.client(key).chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'again' }] }), (e: { status?: number }) => e.status === 401);
+    await ctx.close();
+  });
+
+  it('a sign-up while the mail server is down makes the account, says the email was not sent, and Resend sends it once mail is back', async () => {
+    const { ctx, page } = await newPage();
+    mail.down = true;
+    try {
+      await signUp(page, 'frank@example.com', 'frank password 789');
+      await page.getByText('We could not send the verification email to frank@example.com').waitFor();
+      await page.getByRole('button', { name: 'Resend the link' }).click();
+      await page.getByText('the email could not be sent - try again in a few minutes').waitFor();
+    } finally {
+      mail.down = false;
+    }
+    await page.getByRole('button', { name: 'Resend the link' }).click();
+    await page.getByText('A new verification link was sent.').waitFor();
+    await page.goto(linkIn(await mail.next('frank@example.com', 'Verify your svc email'), gw.t.url));
+    await page.getByText('your email is verified').waitFor();
     await ctx.close();
   });
 

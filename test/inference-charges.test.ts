@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import OpenAI from 'openai';
 import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat/parse-chat-completion-request.ts';
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { countTextTokens, estimateChatInputTokens } from '../src/inference/tokens/count-tokens.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
 import { pieces } from './fakes/fake-server.ts';
-import { accountCredits, expectedCost, IMAGE_PRICE, PRICES, startGateway, usageRows, waitForUsage, type Gateway, type UsageRow } from './helpers/gateway.ts';
+import { assertBooks, charged as chargedFor } from './helpers/books.ts';
+import { accountCredits, expectedCost, IMAGE_PRICE, PRICES, startGateway, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { waitFor } from './helpers/wait.ts';
-
-/** The books of an account: its balance is the sum of its ledger, and nothing stays held. */
-async function assertBooks(g: Gateway, accountId: number): Promise<void> {
-  const db = g.t.deps.db;
-  // The instance's credit lease on the account goes back once idle (CREDIT_LEASE_IDLE_MS).
-  await waitFor(async () => (await db.selectFrom('accounts').select('reserved').where('id', '=', accountId).executeTakeFirstOrThrow()).reserved === 0n, {
-    message: `no credits stay reserved: the credit lease of account ${accountId} did not go back`,
-  });
-  const a = await db.selectFrom('accounts').select(['credits', 'reserved']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const l = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  const holds = await db.selectFrom('credit_reservations').select(sql<bigint>`count(*)::bigint`.as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  assert.equal(l.sum, a.credits, 'the ledger sums to the balance');
-  assert.equal(a.reserved, 0n, 'no credits stay reserved');
-  assert.equal(holds.n, 0n, 'no hold stays open');
-}
 
 const KINDS = [
   { name: 'OpenAI-style', model: 'svc-fast', provider: 'main-openai', upstreamModel: 'gpt-4.1-mini', fake: (g: Gateway) => g.openai },
@@ -39,19 +24,7 @@ describe('billing from the upstream usage, exact to the micro-credit', () => {
   });
   after(() => g.close());
 
-  /** Runs `fn`, then checks the account was charged `cost` and wrote exactly one more usage record. */
-  async function charged(acct: TestAccount, fn: () => Promise<unknown>): Promise<{ charge: bigint; row: UsageRow }> {
-    const before = await accountCredits(g.t, acct.id);
-    const rowsBefore = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    const rows = await waitForUsage(g.t, acct.id, rowsBefore + 1);
-    assert.equal(rows.length, rowsBefore + 1, 'one usage record per request');
-    const after = await accountCredits(g.t, acct.id);
-    await assertBooks(g, acct.id);
-    const row = rows[0]!;
-    assert.equal(before.credits - after.credits, BigInt(row.cost_micro), 'the charge is the recorded cost');
-    return { charge: before.credits - after.credits, row };
-  }
+  const charged = (acct: TestAccount, fn: () => Promise<unknown>) => chargedFor(g, acct, fn);
 
   for (const kind of KINDS) {
     describe(`chat over the ${kind.name} upstream (${kind.model})`, () => {

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Account } from '../accounts/account.repository.ts';
 import type { AccountsService } from '../accounts/accounts.service.ts';
-import { badRequest, conflict, notFound, unauthorized } from '../shared/errors.ts';
+import { badRequest, conflict, HttpError, notFound, unauthorized } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { Db } from '../storage/database.ts';
-import type { Mailer } from './mailer.ts';
+import type { Mail, Mailer } from './mailer.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './password.ts';
 import { hashToken, newSecretToken } from './secret-token.ts';
 
@@ -21,18 +22,26 @@ export interface DashboardSession {
 }
 
 export interface DashboardService {
-  /** Creates an unverified account with a password and emails its verification link. */
-  signUp(email: string, password: string): Promise<{ account: Account; session: string }>;
+  /**
+   * Creates an unverified account with a password and emails its verification link. The account
+   * is made even when the mail cannot be sent (`verificationSent` false): it exists, and Resend
+   * (sendVerification) sends the link once mail works again.
+   */
+  signUp(email: string, password: string): Promise<{ account: Account; session: string; verificationSent: boolean }>;
   /** A session for the right email and password; 401 `wrong email or password` otherwise. */
   signIn(email: string, password: string): Promise<{ account: Account; session: string }>;
   /** A console session for the holder of the admin token. */
   openOperatorSession(): Promise<string>;
   session(cookie: string): Promise<DashboardSession | null>;
   signOut(cookie: string): Promise<void>;
+  /** Emails a new verification link; MailNotSent (503) when the mail server does not take it. */
   sendVerification(accountId: number): Promise<void>;
   /** Follows an emailed link: single use, expiring. */
   verifyEmail(token: string): Promise<Account>;
-  /** Emails a reset link when the address has an account; answers the same either way. */
+  /**
+   * Emails a reset link when the address has an account; answers the same either way, except that
+   * a link the mail server does not take is MailNotSent (503).
+   */
   requestPasswordReset(email: string): Promise<void>;
   /** Sets a new password from an emailed link and ends every session of the account. */
   resetPassword(token: string, password: string): Promise<void>;
@@ -43,11 +52,23 @@ export interface DashboardServiceOptions {
   readonly clock: Clock;
   readonly mailer: Mailer;
   readonly accounts: AccountsService;
+  readonly logger: Logger;
   /** Where links in emails point, e.g. `https://svc.example.com`. */
   readonly publicUrl: string;
 }
 
 const WRONG_LOGIN = 'wrong email or password';
+
+/**
+ * The mail server did not take a message (down, refusing, unreachable): a 503 the user can retry,
+ * not the 500 of an unexpected failure. The mail server's own error stays on `cause`, for the log.
+ */
+export class MailNotSent extends HttpError {
+  constructor(cause: unknown) {
+    super(503, 'the email could not be sent - try again in a few minutes', { 'retry-after': '60' });
+    this.cause = cause;
+  }
+}
 
 function checkPassword(password: string): void {
   const problem = passwordProblem(password);
@@ -94,10 +115,18 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     return row.account_id;
   }
 
+  async function deliver(mail: Mail): Promise<void> {
+    try {
+      await mailer.send(mail);
+    } catch (e) {
+      throw new MailNotSent(e);
+    }
+  }
+
   async function sendVerification(account: Account): Promise<void> {
     const token = await newEmailToken(account.id, 'verify', VERIFY_HOURS * 3_600_000);
     const link = `${opts.publicUrl}/account/verify?token=${token}`;
-    await mailer.send({
+    await deliver({
       to: account.email,
       subject: 'Verify your svc email',
       text: `Welcome to svc.\n\nOpen this link to verify your email (valid ${VERIFY_HOURS} hours, once):\n${link}\n`,
@@ -110,8 +139,16 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
       checkPassword(password);
       const account = await accounts.createAccount({ email, emailVerified: false });
       await db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
-      await sendVerification(account);
-      return { account, session: await newSession(account.id, account.is_operator) };
+      let verificationSent = true;
+      try {
+        await sendVerification(account);
+      } catch (e) {
+        if (!(e instanceof MailNotSent)) throw e;
+        // The account is made and its user signed in: a mail outage must not turn that into an error.
+        opts.logger.warn({ err: e.cause, accountId: account.id }, 'the verification email of a new account could not be sent');
+        verificationSent = false;
+      }
+      return { account, session: await newSession(account.id, account.is_operator), verificationSent };
     },
 
     async signIn(email, password) {
@@ -156,7 +193,7 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
       if (!account) return;
       const token = await newEmailToken(account.id, 'reset', RESET_MINUTES * 60_000);
       const link = `${opts.publicUrl}/account/reset?token=${token}`;
-      await mailer.send({
+      await deliver({
         to: account.email,
         subject: 'Reset your svc password',
         text: `Someone asked to reset the password of this svc account.\n\nOpen this link within ${RESET_MINUTES} minutes to choose a new one (it works once):\n${link}\n\nIf it was not you, ignore this email.\n`,

@@ -177,7 +177,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     service_tier: 'standard',
   };
   const id = 'msg_fakeanthropic0123456789ab';
-  if (body.stream !== true) {
+  if (body.stream !== true || scenario.ignoreStream) {
     return sendJson(
       res,
       200,

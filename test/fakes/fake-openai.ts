@@ -61,7 +61,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
   const finish = toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
   const u = scenario.usage ?? DEFAULT_USAGE;
-  const usage = {
+  const usage = 'rawUsage' in scenario ? scenario.rawUsage : {
     prompt_tokens: u.input,
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
@@ -82,7 +82,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
   const { toolCalls, text, finish, usage } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
   const created = 1763000000;
-  if (body.stream !== true) {
+  if (body.stream !== true || scenario.ignoreStream) {
     return sendJson(
       res,
       200,

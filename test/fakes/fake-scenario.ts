@@ -27,6 +27,15 @@ export interface FakeChatScenario {
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
   readonly reasoningTokens?: number;
+  /**
+   * Answer a streamed request with the whole JSON answer (`application/json`), as an upstream that
+   * ignores `stream: true` does.
+   */
+  readonly ignoreStream?: boolean;
+  /** The content type of a streamed answer (`text/event-stream; charset=utf-8` unless set). */
+  readonly streamContentType?: string;
+  /** OpenAI-compatible only: send this as `usage` instead of the counts (a server's malformed usage). */
+  readonly rawUsage?: unknown;
   /** Leave usage out of the answer (a stream that ends without its usage). */
   readonly omitUsage?: boolean;
   /** Answer with this HTTP error in the provider's shape (and these headers, e.g. retry-after). */
@@ -60,7 +69,7 @@ export class ScenarioQueue {
 
 /** Writes SSE events one by one, honouring the scenario's failure modes. */
 export async function writeEvents(res: ServerResponse, events: readonly string[], scenario: FakeChatScenario, errorEvent: () => string, headers: Record<string, string>): Promise<void> {
-  res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.writeHead(200, { ...headers, 'content-type': scenario.streamContentType ?? 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   for (let i = 0; i < events.length; i++) {
     if (scenario.streamErrorAfter?.events === i) {
       res.end(errorEvent());

@@ -6,6 +6,9 @@ import { renderConsole } from './console.js';
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false };
+// The sign-up made the account but its verification email could not be sent (the mail server was
+// down): the verification banner says so until a Resend goes through.
+let verificationNotSent = false;
 
 export async function api(method, path, body) {
   const res = await fetch(path, {
@@ -119,7 +122,8 @@ function viewSignIn() {
     fields: [email, password],
     label: tab === 'sign-up' ? 'Create account' : 'Sign in',
     submit: (body) => api('POST', `/dashboard/api/${tab}`, body),
-    onDone: async () => {
+    onDone: async (result) => {
+      verificationNotSent = tab === 'sign-up' && result.verification_email_sent === false;
       await refresh();
       go('/account');
     },
@@ -176,10 +180,15 @@ function viewReset(token) {
 
 function verifyBanner() {
   if (state.account.email_verified) return null;
+  const text = h('span', {}, verificationNotSent
+    ? `We could not send the verification email to ${state.account.email}: your account is ready, but your keys are answered 403 until the email is verified. Press Resend the link to try again.`
+    : pleaseVerify());
   const button = h('button', { type: 'button', class: 'secondary', onclick: async () => {
     button.disabled = true;
     try {
       await api('POST', '/dashboard/api/verify-email/resend');
+      verificationNotSent = false;
+      text.textContent = pleaseVerify();
       toast('A new verification link was sent.');
     } catch (e) {
       toast(e.message);
@@ -187,7 +196,11 @@ function verifyBanner() {
       button.disabled = false;
     }
   } }, 'Resend the link');
-  return h('div', { class: 'banner', role: 'alert' }, h('span', {}, `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`), button);
+  return h('div', { class: 'banner', role: 'alert' }, text, button);
+}
+
+function pleaseVerify() {
+  return `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
 }
 
 function viewOverview() {

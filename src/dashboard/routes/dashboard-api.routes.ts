@@ -54,6 +54,7 @@ const AccountSummary = Type.Object({
 });
 
 const MAX_RANGE_DAYS = 366;
+const MAIL_NOT_SENT_ON_SIGN_UP = 'your account was created, but the verification email could not be sent; use "Resend the link" on your account page to try again';
 const DAY_MS = 86_400_000;
 
 function rangeOf(query: { from?: string; to?: string }, now: number): UsageRange {
@@ -161,12 +162,26 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.post(
     '/sign-up',
-    { schema: { tags, summary: 'Create an account; a verification link is emailed', body: Type.Object({ email: Email, password: Password }, strict), response: { 201: AccountSummary, ...errors, 409: ErrorBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create an account; a verification link is emailed',
+        description:
+          'The account is created and signed in even when the verification email cannot be sent: `verification_email_sent` is then false, `message` says so, and `POST /dashboard/api/verify-email/resend` sends the link once mail works again.',
+        body: Type.Object({ email: Email, password: Password }, strict),
+        response: {
+          201: Type.Object({ ...AccountSummary.properties, verification_email_sent: Type.Boolean(), message: Type.Optional(Type.String()) }),
+          ...errors,
+          409: ErrorBody,
+        },
+      },
+    },
     async (request, reply) => {
       await limit(request, reply, `signup:ip:${request.ip}`);
-      const { account, session } = await service.signUp(request.body.email, request.body.password);
+      const { account, session, verificationSent } = await service.signUp(request.body.email, request.body.password);
       setSessionCookie(request, reply, session);
-      return reply.code(201).send(await summary(account.id));
+      const answer = { ...(await summary(account.id)), verification_email_sent: verificationSent };
+      return reply.code(201).send(verificationSent ? answer : { ...answer, message: MAIL_NOT_SENT_ON_SIGN_UP });
     },
   );
 
@@ -210,7 +225,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.post(
     '/verify-email/resend',
-    { schema: { tags, summary: 'Email a new verification link', response: { 200: Ok, ...errors, 409: ErrorBody } } },
+    { schema: { tags, summary: 'Email a new verification link', response: { 200: Ok, ...errors, 409: ErrorBody, 503: ErrorBody } } },
     async (request, reply) => {
       const s = requireAccount(request);
       await limit(request, reply, `resend:acct:${s.accountId}`);
@@ -221,7 +236,14 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.post(
     '/password-reset',
-    { schema: { tags, summary: 'Email a password reset link (answers the same whether the email has an account)', body: Type.Object({ email: Email }, strict), response: { 200: Ok, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Email a password reset link (answers the same whether the email has an account, unless the mail server does not take it: 503)',
+        body: Type.Object({ email: Email }, strict),
+        response: { 200: Ok, ...errors, 503: ErrorBody },
+      },
+    },
     async (request, reply) => {
       await limit(request, reply, `reset:ip:${request.ip}`, `reset:email:${request.body.email.trim().toLowerCase()}`);
       await service.requestPasswordReset(request.body.email);

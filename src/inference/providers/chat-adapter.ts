@@ -1,5 +1,6 @@
 import type { ModelConfig, ProviderConfig } from '../../config/catalog.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { ErrorBodyReader } from './provider-failure.ts';
 import type { ProviderChatResult, ProviderStreamParser } from './provider-stream.ts';
 
 export interface PreparedChatCall {
@@ -21,8 +22,8 @@ export interface ChatAdapter {
   ): PreparedChatCall;
   parseResponse(json: unknown, jsonToolName: string | null, newToolCallId: () => string): ProviderChatResult;
   createStreamParser(jsonToolName: string | null, newToolCallId: () => string): ProviderStreamParser;
-  /** The message of a non-2xx response body. */
-  parseError(bodyText: string): string;
+  /** The message of a non-2xx response body (and the status it stands for, when not its own). */
+  parseError: ErrorBodyReader;
 }
 
 /** `Authorization: Bearer` as OpenAI-compatible, Cohere and Jina APIs take it. */

@@ -17,3 +17,13 @@ export class ProviderFailure extends Error {
     this.name = 'ProviderFailure';
   }
 }
+
+/**
+ * What an upstream's error body says: its message, and, when the body gives the error a meaning
+ * its HTTP status does not (OpenAI's `insufficient_quota` comes as a 429 but is the service's
+ * account out of credits, a 402), the status it stands for.
+ */
+export type ErrorBodyReading = string | { readonly message: string; readonly status: number };
+
+/** Reads an upstream's non-2xx body. */
+export type ErrorBodyReader = (bodyText: string) => ErrorBodyReading;

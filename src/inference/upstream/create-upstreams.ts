@@ -20,11 +20,13 @@ import { parseRerankResponse } from '../providers/rerank/parse-rerank-response.t
 import { createRedactor } from '../redact/create-redactor.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
 import { countTextTokens, estimateChatInputTokens, estimateOutputTokens, withReasoningTokens } from '../tokens/count-tokens.ts';
+import { eventsOfResult } from '../providers/result-events.ts';
+import { JsonAnswerEvents } from './json-answer-events.ts';
 import { ProviderEventBatches } from './read-provider-events.ts';
 import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
-import { createUpstreamTransport } from './upstream-transport.ts';
+import { createUpstreamTransport, type BodyReader } from './upstream-transport.ts';
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
 import { runWithFallback } from './run-with-fallback.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
@@ -169,7 +171,11 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
-        const events = new ProviderEventBatches(body, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs });
+        const asEventStream = (reader: BodyReader) =>
+          new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs });
+        const events = body.json
+          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId)), asEventStream, callSignal)
+          : asEventStream(body);
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),

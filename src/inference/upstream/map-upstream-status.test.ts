@@ -20,8 +20,8 @@ describe('mapUpstreamStatus', () => {
     assert.deepEqual(mapUpstreamStatus(408), { status: 504, retryable: true });
   });
 
-  it('hides upstream credential and model-name problems behind a gateway error', () => {
-    for (const s of [401, 403, 404]) {
+  it('hides upstream credential, billing and model-name problems behind a gateway error', () => {
+    for (const s of [401, 402, 403, 404]) {
       const m = mapUpstreamStatus(s);
       assert.equal(m.status, 502);
       assert.equal(m.retryable, true);

@@ -182,6 +182,27 @@ describe('upstream transport: postStream', () => {
     assert.equal(accept, 'text/event-stream');
   });
 
+  it('says whether the 2xx answer is one JSON body (an upstream that ignored stream: true) by its content type', async () => {
+    const cases: [string | null, boolean][] = [
+      ['text/event-stream', false],
+      ['text/event-stream; charset=utf-8', false],
+      [null, false],
+      ['application/x-ndjson', false],
+      ['application/json', true],
+      ['Application/JSON; charset=utf-8', true],
+      ['application/problem+json', true],
+    ];
+    for (const [type, json] of cases) {
+      up.handler = (_req, _b, res) => {
+        res.writeHead(200, type === null ? {} : { 'content-type': type });
+        res.end('{"a":1}');
+      };
+      const r = await open();
+      assert.equal(r.json, json, String(type));
+      assert.equal(await readAll(r), '{"a":1}');
+    }
+  });
+
   it('lets a released answer drain, so its connection serves the next calls', async () => {
     up.sockets.clear();
     let socketsClosed = 0;

@@ -1,7 +1,7 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
 import { toAbortSignal, type CancelSignal } from '../../shared/cancel-signal.ts';
-import { ProviderFailure } from '../providers/provider-failure.ts';
+import { ProviderFailure, type ErrorBodyReader } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
   /**
@@ -32,6 +32,15 @@ export interface BodyReader {
   destroy(): void;
 }
 
+/** The body of a 2xx answer to a streamed call. */
+export interface StreamBody extends BodyReader {
+  /**
+   * The answer is one JSON body (its content type says JSON), not an event stream: an upstream
+   * that ignored `stream: true` and answered whole.
+   */
+  readonly json: boolean;
+}
+
 /**
  * The limits of one call. Non-streamed: the whole answer within `timeout_ms` (it arrives with the
  * headers). Streamed: headers within the first-byte timeout (the first content is watched by the
@@ -49,9 +58,12 @@ export interface UpstreamTransport {
    * is not JSON). A non-2xx becomes a ProviderFailure with the message `readError` reads from its
    * body; network failures are ProviderFailures too (networkFailure), the caller's abort its reason.
    */
-  postJson(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<unknown>;
-  /** POSTs JSON for a streamed answer: resolves with its body once a 2xx's headers arrived; failures as postJson's. */
-  postStream(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string): Promise<BodyReader>;
+  postJson(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader): Promise<unknown>;
+  /**
+   * POSTs JSON for a streamed answer: resolves with its body once a 2xx's headers arrived (which
+   * may be a whole JSON answer, see StreamBody.json); failures as postJson's.
+   */
+  postStream(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader): Promise<StreamBody>;
   /** GETs bytes (generated images an upstream answered with a URL). */
   download(url: string, timeoutMs: number, signal?: CancelSignal): Promise<Buffer>;
   close(): Promise<void>;
@@ -106,6 +118,29 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
   return Buffer.concat(chunks).subarray(0, cap);
 }
 
+/** A 2xx answer's text as JSON; a ProviderFailure 502 when it is not JSON. */
+export function parseJsonAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProviderFailure(502, 'the upstream answer is not JSON');
+  }
+}
+
+const JSON_MEDIA_TYPE = /^\s*[\w.-]+\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Whether a raw header list (names and values alternating) says the body is JSON. Names are
+ * compared by length first: a string per header name was not worth it on every stream.
+ */
+function saysJson(raw: readonly Buffer[]): boolean {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') return JSON_MEDIA_TYPE.test(raw[i + 1]!.toString('latin1'));
+  }
+  return false;
+}
+
 /** The retry-after headers of an answer's raw header list (names and values alternating). */
 function retryHeaders(raw: readonly Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -124,7 +159,7 @@ const STREAM_HIGH_WATER = 64 * 1024;
 /** An answer read whole (non-streamed, or any non-2xx), or a 2xx stream's body. */
 type Answer =
   | { readonly status: number; readonly text: string; readonly headers: Record<string, string>; readonly reader?: undefined }
-  | { readonly status: number; readonly reader: BodyReader };
+  | { readonly status: number; readonly reader: StreamBody };
 
 /**
  * One upstream call through undici's dispatch handler, without the Readable, the async resource
@@ -137,7 +172,7 @@ type Answer =
  * its reason. One object is the promise's settler, undici's handler and the reader: a closure
  * per step cost a request some kilobytes of garbage (docs/bench-gateway.md, "Session 8").
  */
-class UpstreamCall implements Dispatcher.DispatchHandler, BodyReader {
+class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   private status = 0;
   private rawHeaders: Buffer[] = [];
   private chunks: Buffer[] = [];
@@ -154,6 +189,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler, BodyReader {
   // Set while a released body drains: stops its cut-off timer once it ended.
   private cutOff: NodeJS.Timeout | null = null;
   private readonly onAbort: (() => void) | null;
+  json = false;
 
   constructor(
     private readonly signal: CancelSignal | undefined,
@@ -254,6 +290,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler, BodyReader {
     this.resumeReading = resume;
     if (this.stream && statusCode >= 200 && statusCode < 300) {
       this.phase = 'stream';
+      this.json = saysJson(headers);
       this.resolve({ status: statusCode, reader: this });
     } else {
       this.phase = 'whole';
@@ -352,9 +389,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     return pool;
   };
 
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: true): Promise<{ reader: BodyReader }>;
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: false): Promise<{ text: string }>;
-  async function call(provider: ProviderConfig, request: UpstreamPost, readError: (bodyText: string) => string, stream: boolean): Promise<{ text?: string; reader?: BodyReader }> {
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: true): Promise<{ reader: StreamBody }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: false): Promise<{ text: string }>;
+  async function call(provider: ProviderConfig, request: UpstreamPost, readError: ErrorBodyReader, stream: boolean): Promise<{ text?: string; reader?: StreamBody }> {
     throwIfAborted(request.signal);
     const { origin, basePath } = baseOf(provider.baseUrl);
     let answer: Answer;
@@ -380,7 +417,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     if (answer.reader) return { reader: answer.reader };
     if (answer.status < 200 || answer.status >= 300) {
       const retryAfterMs = parseRetryAfter(answer.headers, Date.now());
-      throw new ProviderFailure(answer.status, readError(answer.text), retryAfterMs === undefined ? {} : { retryAfterMs });
+      const read = readError(answer.text);
+      const [status, message] = typeof read === 'string' ? [answer.status, read] : [read.status, read.message];
+      throw new ProviderFailure(status, message, retryAfterMs === undefined ? {} : { retryAfterMs });
     }
     return { text: answer.text };
   }
@@ -388,11 +427,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
   return {
     postJson: async (provider, request, readError) => {
       const answer = await call(provider, request, readError, false);
-      try {
-        return JSON.parse(answer.text) as unknown;
-      } catch {
-        throw new ProviderFailure(502, 'the upstream answer is not JSON');
-      }
+      return parseJsonAnswer(answer.text);
     },
 
     postStream: async (provider, request, readError) => (await call(provider, request, readError, true)).reader,

@@ -10,6 +10,10 @@ describe('Anthropic usage', () => {
     );
     assert.deepEqual(convertAnthropicUsage({ input_tokens: 5, output_tokens: 1 }), { inputTokens: 5, cachedInputTokens: 0, outputTokens: 1 });
     assert.equal(convertAnthropicUsage(undefined), null);
+    // Without both counts there is nothing to bill from: the caller estimates (as for OpenAI's).
+    assert.equal(convertAnthropicUsage({}), null);
+    assert.equal(convertAnthropicUsage({ input_tokens: 5 }), null);
+    assert.equal(convertAnthropicUsage({ output_tokens: '1', input_tokens: 5 }), null);
   });
 
   it('reports partial stream usage: input at the start, output (and input if given) at the end', () => {

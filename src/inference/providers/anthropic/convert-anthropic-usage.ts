@@ -25,9 +25,11 @@ export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'input
   };
 }
 
+/** A whole answer's usage; without both counts it is no report (estimated), as convertOpenAIUsage's. */
 export function convertAnthropicUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
   const u = usage as AnthropicUsage;
+  if (typeof u.input_tokens !== 'number' || typeof u.output_tokens !== 'number') return null;
   return Object.assign(convertAnthropicInput(u), { outputTokens: count(u.output_tokens) });
 }
 

@@ -14,6 +14,11 @@ describe('convertOpenAIUsage', () => {
   it('reads servers without details, and nothing as null', () => {
     assert.deepEqual(convertOpenAIUsage({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null }), { inputTokens: 5, cachedInputTokens: 0, outputTokens: 1 });
     assert.equal(convertOpenAIUsage(null), null);
+    // Without both counts there is nothing to bill from: the caller estimates.
+    assert.equal(convertOpenAIUsage({}), null);
+    assert.equal(convertOpenAIUsage({ total_tokens: 52 }), null);
+    assert.equal(convertOpenAIUsage({ prompt_tokens: 40 }), null);
+    assert.equal(convertOpenAIUsage({ prompt_tokens: '40', completion_tokens: '12' }), null);
     assert.equal(convertOpenAIUsage(undefined), null);
   });
 

@@ -2,9 +2,15 @@ import type { Usage } from '../../canonical/usage.ts';
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
-/** OpenAI `usage` -> canonical; null when absent. `prompt_tokens` already includes cached tokens. */
+/**
+ * OpenAI `usage` -> canonical; null when absent. `prompt_tokens` already includes cached tokens.
+ * A usage object without both counts is no report either: read as zeros it would bill the answer
+ * nothing, where the tokenizer's estimate bills what was sent and produced.
+ */
 export function convertOpenAIUsage(usage: unknown): Usage | null {
   if (typeof usage !== 'object' || usage === null) return null;
+  const reported = usage as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  if (typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number') return null;
   const u = usage as {
     prompt_tokens?: unknown;
     completion_tokens?: unknown;

@@ -1,12 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureText } from '../../../../test/fixtures/load-fixture.ts';
+import type { ErrorBodyReading } from '../provider-failure.ts';
 import { parseOpenAIError, readOpenAIErrorObject } from './parse-openai-error.ts';
+
+/** A reading that is a message alone (the HTTP status stands). */
+function text(reading: ErrorBodyReading): string {
+  assert.equal(typeof reading, 'string', JSON.stringify(reading));
+  return reading as string;
+}
 
 describe('OpenAI error bodies', () => {
   it('reads the message of an error body', () => {
-    assert.match(parseOpenAIError(fixtureText('openai-error-400.json')), /^Invalid 'messages\[1\]\.content': string too long/);
-    assert.match(parseOpenAIError(fixtureText('openai-error-429.json')), /^Rate limit reached/);
+    assert.match(text(parseOpenAIError(fixtureText('openai-error-400.json'))), /^Invalid 'messages\[1\]\.content': string too long/);
+    assert.match(text(parseOpenAIError(fixtureText('openai-error-429.json'))), /^Rate limit reached/);
+  });
+
+  it('reads insufficient_quota (a 429 from OpenAI) as the 402 it means, in a body and in a stream', () => {
+    const body = { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } };
+    assert.deepEqual(parseOpenAIError(JSON.stringify(body)), { message: body.error.message, status: 402 });
+    assert.deepEqual(readOpenAIErrorObject(body.error), { message: body.error.message, status: 402 });
   });
 
   it('reads FastAPI-style bodies and plain text', () => {

@@ -1,3 +1,5 @@
+import type { ErrorBodyReading } from '../provider-failure.ts';
+
 export interface OpenAIErrorInfo {
   readonly message: string;
   /** The status an error type stands for, when the error came without an HTTP status (in a stream). */
@@ -11,7 +13,8 @@ const STATUS_OF_TYPE: Record<string, number> = {
   not_found_error: 404,
   rate_limit_error: 429,
   rate_limit_exceeded: 429,
-  insufficient_quota: 429,
+  // The service's account out of credits, not a rate limit (OpenAI sends it with a 429).
+  insufficient_quota: 402,
   server_error: 500,
   api_error: 500,
   overloaded_error: 503,
@@ -29,12 +32,15 @@ export function readOpenAIErrorObject(error: unknown): OpenAIErrorInfo | null {
   return { message, status: STATUS_OF_TYPE[type] ?? (code && code >= 400 && code < 600 ? code : null) };
 }
 
-/** The message of an error response body (`{"error": {...}}`, or plain text from a proxy). */
-export function parseOpenAIError(bodyText: string): string {
+/**
+ * The message of an error response body (`{"error": {...}}`, or plain text from a proxy), with the
+ * status of an `insufficient_quota` error, which OpenAI answers as a 429.
+ */
+export function parseOpenAIError(bodyText: string): ErrorBodyReading {
   try {
     const json = JSON.parse(bodyText) as { error?: unknown; message?: unknown; detail?: unknown };
     const info = readOpenAIErrorObject(json.error);
-    if (info) return info.message;
+    if (info) return info.status === 402 ? { message: info.message, status: 402 } : info.message;
     // FastAPI-style servers (vLLM and friends) answer `{"detail": ...}` or `{"message": ...}`.
     if (typeof json.message === 'string') return json.message;
     if (typeof json.detail === 'string') return json.detail;

@@ -1,0 +1,31 @@
+import type { ProviderChatResult, ProviderStreamEvent } from './provider-stream.ts';
+
+/**
+ * A whole answer as the stream events its upstream would have sent, in the order a stream gives
+ * them (reasoning, text, tool calls, finish, usage), so that an answer read whole can be served
+ * to a client that asked for a stream. Each piece is one delta: nothing was generated in between.
+ */
+export function eventsOfResult(result: ProviderChatResult): ProviderStreamEvent[] {
+  const out: ProviderStreamEvent[] = [];
+  if (result.reasoningBlocks) {
+    for (const block of result.reasoningBlocks) {
+      if (block.type === 'redacted_thinking') {
+        out.push({ type: 'reasoning-delta', text: '', redacted: block.data });
+        continue;
+      }
+      if (block.thinking !== '') out.push({ type: 'reasoning-delta', text: block.thinking });
+      // The signature closes the thinking block, as Anthropic's signature_delta does.
+      if (block.signature) out.push({ type: 'reasoning-delta', text: '', signature: block.signature });
+    }
+  } else if (result.reasoning !== '') {
+    out.push({ type: 'reasoning-delta', text: result.reasoning });
+  }
+  if (result.text !== '') out.push({ type: 'text-delta', text: result.text });
+  result.toolCalls.forEach((call, index) => {
+    out.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
+    out.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments });
+  });
+  out.push({ type: 'finish', reason: result.finishReason, ...(result.stopSequence !== undefined ? { stopSequence: result.stopSequence } : {}) });
+  if (result.usage) out.push({ type: 'reported-usage', usage: result.usage });
+  return out;
+}
