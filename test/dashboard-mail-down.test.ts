@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dashboardSession } from './helpers/dashboard-session.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 
@@ -21,31 +22,7 @@ describe('dashboard sign-up and mail while SMTP is down', () => {
     await mail.close();
   });
 
-  /** A browser's session: its cookies and CSRF token; answers are given back whatever their status. */
-  async function browser() {
-    const cookies = new Map<string, string>();
-    let csrf = '';
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${g.t.url}/dashboard/api${path}`, {
-        method,
-        headers: {
-          cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      for (const c of r.headers.getSetCookie()) {
-        const [pair = ''] = c.split(';');
-        const at = pair.indexOf('=');
-        cookies.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      return { status: r.status, headers: r.headers, json: (await r.json()) as Record<string, unknown> };
-    };
-    const refresh = async () => void (csrf = (await call('GET', '/session')).json.csrf_token as string);
-    await refresh();
-    return { call, refresh };
-  }
+  const browser = () => dashboardSession(g.t.url);
 
   it('sign-up answers 201 with the account, signed in, saying the email could not be sent and that Resend works', async () => {
     mail.down = true;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
+import { dashboardSession } from './helpers/dashboard-session.ts';
 import { accountCredits, postJson, startGateway, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 
@@ -94,32 +95,15 @@ describe('account dashboard, eighth audit', () => {
   before(async () => void (g = await startGateway({ env: { CREDIT_LEASE_IDLE_MS: '60000', RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } })));
   after(() => g.close());
 
-  /** A browser's session: the cookies it was given and the CSRF token of its session. */
+  /** A browser's session whose calls must succeed: each gives the answer's JSON. */
   async function browser() {
-    const cookies = new Map<string, string>();
-    let csrf = '';
+    const session = await dashboardSession(g.t.url);
     const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${g.t.url}/dashboard/api${path}`, {
-        method,
-        headers: {
-          cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      for (const c of r.headers.getSetCookie()) {
-        const [pair = ''] = c.split(';');
-        const at = pair.indexOf('=');
-        cookies.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      const json = (await r.json()) as Record<string, unknown>;
-      assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
-      return json;
+      const r = await session.call(method, path, body);
+      assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${JSON.stringify(r.json)}`);
+      return r.json;
     };
-    const refresh = async () => void (csrf = (await call('GET', '/session')).csrf_token as string);
-    await refresh();
-    return { call, refresh };
+    return { call, refresh: session.refresh };
   }
 
   it('after a call the balance is available again: credits the account\'s idle lease holds are not shown as spoken for', async () => {

@@ -1,0 +1,32 @@
+/** A browser's session with the dashboard API: the cookies it was given and its CSRF token. */
+export interface DashboardSession {
+  /** Calls `/dashboard/api<path>`; the answer is given back whatever its status. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
+  /** Reads the session's CSRF token again (after sign-up or sign-in changed the session). */
+  refresh(): Promise<void>;
+}
+
+export async function dashboardSession(baseUrl: string): Promise<DashboardSession> {
+  const cookies = new Map<string, string>();
+  let csrf = '';
+  const call: DashboardSession['call'] = async (method, path, body) => {
+    const r = await fetch(`${baseUrl}/dashboard/api${path}`, {
+      method,
+      headers: {
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    for (const c of r.headers.getSetCookie()) {
+      const [pair = ''] = c.split(';');
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return { status: r.status, headers: r.headers, json: (await r.json()) as Record<string, unknown> };
+  };
+  const refresh = async () => void (csrf = (await call('GET', '/session')).json.csrf_token as string);
+  await refresh();
+  return { call, refresh };
+}
