@@ -4,7 +4,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { charged } from './helpers/books.ts';
 import { startWithSdks, type Gateway } from './helpers/gateway.ts';
-import type { TestAccount } from './helpers/inference.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { startTestApp } from './helpers/app.ts';
 
 /**
  * Findings of a ninth audit of the inference API, tried as a new user would with the official
@@ -74,6 +75,29 @@ describe('inference API, ninth audit', () => {
     });
   });
 
+  describe('errors no retry clears carry x-should-retry: false, which both SDKs honour (docs/api-decisions.md, "Errors no retry clears")', () => {
+    it('the upstream refusing the service\'s account: an SDK left at its default retries sends the request once', async () => {
+      // One refusal queued: a retry of the SDK's would find the upstream answering, and succeed.
+      g.openai.chat.enqueue({ error: { status: 402, message: 'Insufficient credits.' } });
+      const retrying = new OpenAI({ apiKey: acct.key, baseURL: `${g.t.url}/v1` });
+      await assert.rejects(retrying.chat.completions.create({ model: 'svc-fast', messages: hi }), (e: unknown) => {
+        assert.ok(e instanceof OpenAI.APIError);
+        assert.equal(e.status, 502);
+        assert.equal(e.headers.get('x-should-retry'), 'false');
+        return true;
+      });
+      g.anthropic.chat.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
+      g.openai.chat.enqueue({ error: { status: 403, message: 'Project does not have access to model' } });
+      const r = await fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-pro', messages: hi }),
+      });
+      assert.equal(r.status, 502, await r.clone().text());
+      assert.equal(r.headers.get('x-should-retry'), 'false');
+    });
+  });
+
   describe('a usage object without the token counts (an OpenAI-compatible server\'s `usage: {}`)', () => {
     for (const stream of [false, true]) {
       it(`is no usage: the answer is billed from the tokenizer's estimate, not as zero tokens (${stream ? 'streamed' : 'not streamed'})`, async () => {
@@ -88,6 +112,26 @@ describe('inference API, ninth audit', () => {
         assert.ok(row.input_tokens > 0 && row.output_tokens > 0, JSON.stringify(row));
         assert.ok(charge > 0n);
       });
+    }
+  });
+});
+
+describe('a model without a configured upstream', () => {
+  it('answers 503 model not available with x-should-retry: false (only an operator clears it)', async () => {
+    const t = await startTestApp({ env: { OPENAI_API_KEY: 'sk-unused' } });
+    try {
+      const a = await createTestAccount(t, { credits: 10 });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/images/generations',
+        headers: { authorization: `Bearer ${a.key}` },
+        payload: { model: 'svc-image', prompt: 'x' },
+      });
+      assert.equal(r.statusCode, 503);
+      assert.deepEqual(r.json(), { error: 'model svc-image is not available' });
+      assert.equal(r.headers['x-should-retry'], 'false');
+    } finally {
+      await t.close();
     }
   });
 });

@@ -14,6 +14,12 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * For a 5xx that no retry within seconds clears (the service's own configuration or its account
+ * at an upstream): the OpenAI and Anthropic SDKs retry every 5xx unless the answer says this.
+ */
+export const NO_CLIENT_RETRY: Readonly<Record<string, string>> = Object.freeze({ 'x-should-retry': 'false' });
+
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 export const unauthorized = (message: string): HttpError => new HttpError(401, message);
 export const forbidden = (message: string): HttpError => new HttpError(403, message);

@@ -1,5 +1,5 @@
 import type { Catalog, Endpoint, ModelConfig } from '../../config/catalog.ts';
-import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
+import { HttpError, NO_CLIENT_RETRY, badRequest, notFound } from '../../shared/errors.ts';
 import { ENDPOINT_PATHS } from '../catalog/endpoint-paths.ts';
 import { isModelAvailable } from '../catalog/model-availability.ts';
 
@@ -12,6 +12,6 @@ export function resolveModel(catalog: Catalog, id: string, endpoint: Endpoint): 
   const model = catalog.models.get(id);
   if (!model) throw notFound(`model not found: ${id}`);
   if (!model.endpoints.has(endpoint)) throw badRequest(`model ${id} does not support ${ENDPOINT_PATHS[endpoint]}`);
-  if (!isModelAvailable(catalog, model)) throw new HttpError(503, `model ${id} is not available`);
+  if (!isModelAvailable(catalog, model)) throw new HttpError(503, `model ${id} is not available`, NO_CLIENT_RETRY);
   return model;
 }

@@ -31,4 +31,15 @@ describe('toUpstreamError', () => {
     assert.deepEqual([odd.status, odd.retryable, odd.message], [502, true, 'the upstream answer could not be read']);
     assert.equal(toUpstreamError(odd, redact, 'm'), odd);
   });
+
+  it('tells the SDKs not to retry a refusal of the service itself (x-should-retry: false), and only that', () => {
+    for (const status of [401, 402, 403, 404]) {
+      const e = toUpstreamError(new ProviderFailure(status, 'refused'), redact, 'm');
+      assert.deepEqual([e.status, e.headers], [502, { 'x-should-retry': 'false' }], String(status));
+    }
+    for (const status of [500, 502, 503, 529, 504, 408, 400, 413]) {
+      assert.equal(toUpstreamError(new ProviderFailure(status, 'x'), redact, 'm').headers['x-should-retry'], undefined, String(status));
+    }
+    assert.deepEqual(toUpstreamError(new ProviderFailure(429, 'slow down'), redact, 'm').headers, { 'retry-after': '1' });
+  });
 });

@@ -25,5 +25,6 @@ export function toUpstreamError(error: unknown, redact: Redactor, brandModel: st
     upstreamStatus: failure.status,
     upstreamMessage: error instanceof ProviderFailure ? failure.message : String(error),
     ...failure.extra,
+    ...(mapped.refusedService ? { refusedService: true } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/errors.ts';
+import { HttpError, NO_CLIENT_RETRY } from '../../shared/errors.ts';
 
 export interface UpstreamErrorDetail {
   readonly upstreamStatus: number | null;
@@ -7,6 +7,8 @@ export interface UpstreamErrorDetail {
   readonly network?: 'connection' | 'timeout';
   /** The upstream's retry-after, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** The upstream refused the service itself (see MappedStatus.refusedService): the answer says not to retry. */
+  readonly refusedService?: boolean;
 }
 
 /**
@@ -22,7 +24,7 @@ export class UpstreamError extends HttpError {
     readonly retryable: boolean,
     readonly detail: UpstreamErrorDetail = { upstreamStatus: null, upstreamMessage: message },
   ) {
-    super(status, message, status === 429 ? { 'retry-after': retryAfterSeconds(detail.retryAfterMs) } : {});
+    super(status, message, status === 429 ? { 'retry-after': retryAfterSeconds(detail.retryAfterMs) } : detail.refusedService ? NO_CLIENT_RETRY : {});
     this.name = 'UpstreamError';
   }
 
