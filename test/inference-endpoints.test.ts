@@ -230,6 +230,8 @@ describe('images without an images provider', () => {
       assert.equal(r.statusCode, 503);
       assert.deepEqual(r.json(), { error: 'model svc-image is not available' });
       assert.equal(r.headers['x-ratelimit-limit-requests'], '10');
+      // Only an operator clears it: the SDKs are told not to retry (docs/api-decisions.md, "Errors no retry clears").
+      assert.equal(r.headers['x-should-retry'], 'false');
     } finally {
       await t.close();
     }
