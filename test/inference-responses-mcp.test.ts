@@ -9,6 +9,7 @@ import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
 import { accountCredits, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { SERVICE_HEADERS } from './helpers/service-headers.ts';
 
 type Usage3 = { input: number; cached: number; output: number };
 type Item = OpenAI.Responses.ResponseOutputItem;
@@ -274,11 +275,10 @@ describe('/v1/responses with MCP server tools', () => {
       /req_/, /msg_/, /toolu_/, /org-/, /sk-/, /main-(openai|anthropic)/,
     ];
     const SERVICE_IDS = /\b(?:resp_|msg_|rs_|fc_|call_|mcp_|mcpl_|mcpr_)[A-Za-z0-9]{24}\b/g;
-    const allowedHeaders = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'cache-control', 'x-accel-buffering', 'x-request-id', 'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'retry-after', 'x-svc-model', 'x-svc-lane']);
     assert.ok(answers.length >= 25);
     for (const a of answers) {
       for (const [name, value] of a.headers) {
-        assert.ok(allowedHeaders.has(name), `${a.what}: header ${name}`);
+        assert.ok(SERVICE_HEADERS.has(name), `${a.what}: header ${name}`);
         for (const f of forbidden) assert.ok(!f.test(value), `${a.what}: header ${name}: ${value} matches ${f}`);
       }
       const text = a.text.replaceAll(math.url, '<mcp>').replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>').replace(SERVICE_IDS, '<id>');
