@@ -69,11 +69,14 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
       return { 'x-wallet-message': message, 'x-wallet-signature': await w.account.signMessage({ message }) };
     };
     // web3.py / eth_account with hexbytes 1.x: `signature.hex()` has no 0x.
-    const signed = await walletSigned(nowSeconds() - 2);
+    // One clock reading for both messages: read twice across a second's turn, now - 2 and now - 3
+    // could be the same message, whose (deterministic) signature then verifies.
+    const now = nowSeconds();
+    const signed = await walletSigned(now - 2);
     const bare = await call('POST', '/api/pool/trade', JSON.parse(body), { ...signed, 'x-wallet-signature': signed['x-wallet-signature'].slice(2) });
     assert.deepEqual(bare, { status: 401, body: { success: false, error: 'Invalid signature: x-wallet-signature must start with 0x' } });
     // Garbage, and a signature of the right shape that does not verify, stay the plain Invalid signature.
-    const other = await walletSigned(nowSeconds() - 3);
+    const other = await walletSigned(now - 3);
     for (const odd of ['0x1234', 'abc', other['x-wallet-signature'], other['x-wallet-signature'].slice(2, 130)]) {
       const r = await call('POST', '/api/pool/trade', JSON.parse(body), { ...signed, 'x-wallet-signature': odd });
       assert.deepEqual(r, { status: 401, body: { success: false, error: 'Invalid signature' } }, odd);
