@@ -7,6 +7,7 @@ import { ChainError, type ChainAdapter, type ChainErrorCode } from '../src/marke
 import { createChainAdapter } from '../src/market/custody/create-chain-adapter.ts';
 import { createEvmChain } from '../src/market/custody/evm-chain.ts';
 import { MINTED, startTestChain, type TestChain } from './helpers/chain.ts';
+import { closedPort } from './helpers/closed-port.ts';
 
 const USDC = 1_000_000n;
 
@@ -69,13 +70,8 @@ async function startLossyProxy(target: string): Promise<{ url: string; close(): 
   };
 }
 
-/** A port nothing listens on: bind, note it, release it. */
 async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await closedPort()}`;
 }
 
 describe('on-chain custody (EVM, local ganache chain)', () => {

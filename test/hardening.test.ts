@@ -5,13 +5,13 @@
  * OpenAPI document. (The fuzz suite, fuzz-openapi.test.ts, sweeps every route besides.)
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { UPSTREAM_MODELS, startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount } from './helpers/inference.ts';
 import { manualClock } from './helpers/market.ts';
 import { marketHttp } from './helpers/market-http.ts';
+import { closedPort } from './helpers/closed-port.ts';
 
 const LEAK = /127\.0\.0\.1|localhost|:\d{2,5}\b|ECONNREFUSED|\/work\/|\bat \S+ \(/;
 
@@ -219,11 +219,3 @@ describe('/openapi.json', () => {
   });
 });
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

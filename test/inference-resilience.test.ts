@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,18 +12,10 @@ import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeOpenAI } from './fakes/fake-
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { accountCredits, expectedCost, waitForUsage } from './helpers/gateway.ts';
 import { createTestAccount, manualClock, type TestAccount } from './helpers/inference.ts';
+import { closedPort } from './helpers/closed-port.ts';
 
 const PRICE = { input: 450_000n, cached: 112_500n, output: 900_000n };
 const COOLDOWN_MS = 60_000;
-
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /**
  * Three OpenAI-style fakes (a, b, c) and a refused port. svc-fast: a then b (fallback order);

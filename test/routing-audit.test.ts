@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -10,6 +9,7 @@ import { sendJson, startFakeServer, type FakeServer, type RecordedRequest } from
 import { PRICES, accountCredits, expectedCost, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { expectRouted, sdkAnswer, streamModel, type RoutedAnswer } from './helpers/routing.ts';
+import { closedPort } from './helpers/closed-port.ts';
 
 /**
  * An audit of routing and resilience as users of OpenRouter, Portkey or LiteLLM try them, through
@@ -19,15 +19,6 @@ import { expectRouted, sdkAnswer, streamModel, type RoutedAnswer } from './helpe
 
 // A 1x1 PNG.
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 type Script = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
 
