@@ -181,6 +181,24 @@ describe('market admin API', () => {
     assert.equal(books.totals.wallets + books.totals.escrow + books.totals.fees, books.totals.net_external);
   });
 
+  // On PostgreSQL each feature call used to clear only the featured rows its own statement saw, so
+  // picks racing each other could all commit featured (docs/api-decisions.md, "Featuring races").
+  it('leaves exactly one market and one event featured when operators feature several at once', async () => {
+    const markets = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => market({ title: `Racing pick ${i}` })));
+    const events = await Promise.all([1, 2, 3, 4, 5, 6].map(async (i) => (await call('POST', '/events', { title: `Racing event ${i}`, category: 'sports' })).json()));
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all([
+        ...markets.map((m) => call('POST', `/markets/${m.id}/feature`)),
+        ...events.map((e) => call('POST', `/events/${e.id}/feature`)),
+      ]);
+      for (const r of answers) assert.equal(r.statusCode, 200, r.body);
+      const featuredMarkets = await t.deps.db.selectFrom('markets').select('id').where('featured_at', 'is not', null).execute();
+      const featuredEvents = await t.deps.db.selectFrom('events').select('id').where('featured_at', 'is not', null).execute();
+      assert.equal(featuredMarkets.length, 1, `round ${round}: featured markets ${JSON.stringify(featuredMarkets)}`);
+      assert.equal(featuredEvents.length, 1, `round ${round}: featured events ${JSON.stringify(featuredEvents)}`);
+    }
+  });
+
   it('shows its own writes to the very next read (lists, the market, events)', async () => {
     for (let round = 0; round < 5; round++) {
       const m = await market({ title: `Read your writes ${round}`, status: 'active' });

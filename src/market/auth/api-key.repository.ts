@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { ADVISORY_LOCK_CLASS, lockNameForTransaction } from '../../storage/advisory-locks.ts';
 import type { Db } from '../../storage/database.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { openSecret, sealSecret } from './secret-box.ts';
@@ -86,9 +86,6 @@ export async function touchApiKey(db: Db, id: bigint, now: Date): Promise<void> 
   await db.updateTable('market_api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
 }
 
-/** First half of the two-key advisory lock of one wallet's key set (a key space of its own). */
-const KEY_SET_LOCK_CLASS = 0x6b657973; // 'keys'
-
 /**
  * Issues a key unless `wallet` already holds `max` live keys (null then). The count and the insert
  * are one transaction under a lock of the wallet's key set, so requests racing at the cap cannot
@@ -96,7 +93,7 @@ const KEY_SET_LOCK_CLASS = 0x6b657973; // 'keys'
  */
 export async function issueApiKeyUnderCap(db: Db, secretsKey: Buffer, wallet: string, max: number, now: Date): Promise<IssuedApiKey | null> {
   return inTransaction(db, async (trx) => {
-    await sql`select pg_advisory_xact_lock(${KEY_SET_LOCK_CLASS}::int4, hashtext(${wallet.toLowerCase()}))`.execute(trx);
+    await lockNameForTransaction(trx, ADVISORY_LOCK_CLASS.walletKeySet, wallet.toLowerCase());
     if ((await countLiveApiKeys(trx, wallet)) >= max) return null;
     return issueApiKey(trx, secretsKey, wallet, now);
   });

@@ -7,6 +7,7 @@ import { inTransaction } from '../market-transaction.ts';
 import { parseCategory, parseDescription, parseFutureEnd, parseImageUrl, parseTitle } from '../markets/market-fields.ts';
 import { eventSlugBase } from '../slugs/event-slug.ts';
 import { insertWithFreeSlug } from '../slugs/unique-slug.ts';
+import { ADVISORY_LOCK, lockForTransaction } from '../../storage/advisory-locks.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -47,6 +48,7 @@ export async function featureEvent(db: Kysely<Database>, clock: Clock, id: numbe
     const event = await trx.selectFrom('events').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!event) throw notFound('Event not found');
     if (event.status === 'resolved') throw badRequest('Event already resolved');
+    await lockForTransaction(trx, ADVISORY_LOCK.featuredEvent);
     await trx.updateTable('events').set({ featured_at: null }).where('featured_at', 'is not', null).where('id', '<>', id).execute();
     return trx.updateTable('events').set({ featured_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });

@@ -18,6 +18,7 @@ import {
 } from './market-fields.ts';
 import type { MarketRow } from '../market.tables.ts';
 import { isSettled, lockMarket, settledMessage } from './markets.repository.ts';
+import { ADVISORY_LOCK, lockForTransaction } from '../../storage/advisory-locks.ts';
 
 /** A new market's pools, shares and escrow: nothing staked yet. */
 const EMPTY_BOOKS = {
@@ -184,6 +185,7 @@ export async function featureMarket(db: Kysely<Database>, clock: Clock, id: numb
     const market = await lockMarket(trx, id);
     if (!market) throw notFound('Market not found');
     if (isSettled(market.status)) throw badRequest(settledMessage(market.status));
+    await lockForTransaction(trx, ADVISORY_LOCK.featuredMarket);
     await trx.updateTable('markets').set({ featured_at: null }).where('featured_at', 'is not', null).where('id', '<>', id).execute();
     return trx.updateTable('markets').set({ featured_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });

@@ -1,7 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import { conflict } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { ADVISORY_LOCK, lockForTransaction } from '../../storage/advisory-locks.ts';
 import type { DatabaseHandle } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
 import { ChainError, type ChainAdapter, type SentWithdrawal } from '../custody/chain-adapter.ts';
@@ -35,8 +36,6 @@ export interface SendOutcome {
 
 /** Label of an operator-completed withdrawal when neither the row nor CHAIN names a chain. */
 export const DEFAULT_CHAIN_LABEL = 'evm';
-/** Session-wide PostgreSQL advisory lock key serializing hot-wallet sends across instances. */
-const SENDER_LOCK_KEY = 0x5356_4357_4452n;
 /** A row sending without a known transaction for this long is reported to the operator. */
 const STUCK_AFTER_MS = 10 * 60_000;
 const BATCH = 50;
@@ -63,7 +62,7 @@ export function createWithdrawalService(deps: WithdrawalServiceDeps) {
     let sent: SentWithdrawal | undefined;
     try {
       await db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${SENDER_LOCK_KEY})`.execute(trx);
+        await lockForTransaction(trx, ADVISORY_LOCK.withdrawalSender);
         sent = await chain.sendWithdrawal(to, amount);
       });
     } catch (e) {
