@@ -182,7 +182,7 @@ describe('market admin API', () => {
   });
 
   // On PostgreSQL each feature call used to clear only the featured rows its own statement saw, so
-  // picks racing each other could all commit featured (docs/api-decisions.md, "Featuring races").
+  // picks racing each other could all commit featured (docs/api-decisions.md, "Market API: ninth audit").
   it('leaves exactly one market and one event featured when operators feature several at once', async () => {
     const markets = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => market({ title: `Racing pick ${i}` })));
     const events = await Promise.all([1, 2, 3, 4, 5, 6].map(async (i) => (await call('POST', '/events', { title: `Racing event ${i}`, category: 'sports' })).json()));
