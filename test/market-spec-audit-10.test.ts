@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { randomBytes } from 'node:crypto';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { assertBooksBalanced, manualClock } from './helpers/market.ts';
+import { signedRequest, tradeBody, type ApiKeyCredentials } from './helpers/market-client.ts';
 import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
 
 /**
@@ -28,16 +30,17 @@ describe('market API against market-api.md (tenth audit, over HTTP)', () => {
     type Outcome = 'yes' | 'no' | 'draw';
     interface Model {
       id: number;
+      title: string;
       outcomes: Outcome[];
       seed: Record<string, bigint>;
       pool: Record<string, bigint>;
       shares: Record<string, bigint>;
     }
     const open = async (fields: Record<string, unknown>): Promise<Model> => {
-      const m = (await market(fields)) as unknown as { id: number; seeds: Record<string, number> };
+      const m = (await market(fields)) as unknown as { id: number; title: string; seeds: Record<string, number> };
       const outcomes = Object.keys(m.seeds).sort((a, b) => ['yes', 'no', 'draw'].indexOf(a) - ['yes', 'no', 'draw'].indexOf(b)) as Outcome[];
       const zero = () => Object.fromEntries(outcomes.map((o) => [o, 0n]));
-      return { id: m.id, outcomes, seed: Object.fromEntries(outcomes.map((o) => [o, units(m.seeds[o]!)])), pool: zero(), shares: zero() };
+      return { id: m.id, title: m.title, outcomes, seed: Object.fromEntries(outcomes.map((o) => [o, units(m.seeds[o]!)])), pool: zero(), shares: zero() };
     };
     const a = await open({ seed_liquidity: 10, opening_prices: { yes: 0.37, no: 0.63 } });
     const b = await open({ market_type: 'threeway' });
@@ -165,15 +168,15 @@ describe('market API against market-api.md (tenth audit, over HTTP)', () => {
       // Portfolio: only c's positions are open, marked at c's prices (market-math.md, "Marks").
       const mine = [...positions.values()].filter((x) => x.who === who);
       const openMine = mine.filter((x) => x.m === c);
-      const portfolio = (await ok(call('GET', `/api/portfolio/${p.wallet}`))).data as Record<string, unknown>[];
+      const portfolio = (await ok(call('GET', `/api/portfolio/${p.wallet}`))).data as { side: string }[];
       const marks = openMine.map((x) => {
         const cp = price(c, x.o);
         const value = BigInt(Math.round(Number(x.shares) * cp));
-        return { market_id: c.id, side: x.o.toUpperCase(), shares: usdc(x.shares), cost_basis: usdc(x.cost), current_price: cp, current_value: usdc(value), pnl: usdc(value - x.cost), pnl_percent: (Number(value - x.cost) / Number(x.cost)) * 100, avg_price: Number(x.cost) / Number(x.shares), status: 'active', pnl_units: value - x.cost };
+        return { market_id: c.id, market_title: c.title, side: x.o.toUpperCase(), shares: usdc(x.shares), cost_basis: usdc(x.cost), current_price: cp, current_value: usdc(value), pnl: usdc(value - x.cost), pnl_percent: (Number(value - x.cost) / Number(x.cost)) * 100, avg_price: Number(x.cost) / Number(x.shares), status: 'active', pnl_units: value - x.cost };
       });
       assert.deepEqual(
-        portfolio.map((x) => ({ ...x, market_title: undefined })).sort((l, r) => String(l.side).localeCompare(String(r.side))),
-        marks.map(({ pnl_units: _, ...x }) => ({ ...x, market_title: undefined })).sort((l, r) => l.side.localeCompare(r.side)),
+        [...portfolio].sort((l, r) => l.side.localeCompare(r.side)),
+        marks.map(({ pnl_units: _, ...x }) => x).sort((l, r) => l.side.localeCompare(r.side)),
       );
       // Realized: payouts and refunds minus stakes on a and b; unrealized: the marks of c.
       const realized = mine.filter((x) => x.m !== c).reduce((s, x) => s - x.cost, 0n) + (settleA.pay.get(who) ?? 0n) + mine.filter((x) => x.m === b).reduce((s, x) => s + x.cost, 0n);
@@ -199,4 +202,45 @@ describe('market API against market-api.md (tenth audit, over HTTP)', () => {
       assert.deepEqual([row?.rank, row?.total_pnl], [profile.rank, profile.total_pnl]);
     }
   });
+
+  it('refuses a revoked API key on every instance as soon as the revocation commits, not once a cached lookup expires', async () => {
+    // Two instances of one database, sharing the sealing key. The second's clock stands still, so
+    // its cached lookup never expires: only the revocation's notice can make it refuse the key.
+    const secrets = { SECRETS_KEY: randomBytes(32).toString('base64'), RATE_LIMIT_MARKET_PER_MINUTE: '1000000' };
+    const first = await startTestApp({ env: secrets });
+    const clock = manualClock(Date.now());
+    const second = await startTestApp({ env: secrets, database: first.database, clock });
+    try {
+      const seconds = Math.floor(clock.now() / 1000);
+      const wallet = '0x' + randomBytes(20).toString('hex');
+      const issued = await first.app.inject({ method: 'POST', url: `/admin/wallets/${wallet}/api-keys`, headers: first.admin });
+      assert.equal(issued.statusCode, 201, issued.body);
+      const creds = issued.json() as ApiKeyCredentials;
+      // A signed trade on a market that does not exist: past the credentials, 404; refused, 401.
+      let n = 0;
+      const tryKey = async (app: TestApp) => {
+        const r = await signedRequest({ apiKey: creds }, { method: 'POST', url: '/api/pool/trade', body: tradeBody(wallet, 2_000_000_000 - n++, 'yes', 1), timestamp: seconds });
+        const res = await app.app.inject({ method: r.method, url: r.url, headers: r.headers, payload: r.payload });
+        return { status: res.statusCode, body: res.json() as { error: string } };
+      };
+      // The second instance has the key in its cache.
+      assert.deepEqual(await tryKey(second), { status: 404, body: { success: false, error: 'Market not found' } });
+      // The wallet revokes it through the first instance.
+      const revoke = await signedRequest({ apiKey: creds }, { method: 'DELETE', url: `/api/keys/${creds.api_key}`, timestamp: seconds });
+      const revoked = await first.app.inject({ method: revoke.method, url: revoke.url, headers: revoke.headers });
+      assert.equal(revoked.statusCode, 200, revoked.body);
+      assert.deepEqual(await tryKey(first), { status: 401, body: { success: false, error: 'Invalid API key' } });
+      // The notice reaches the second instance in milliseconds; the loop only waits for it.
+      let answer = await tryKey(second);
+      for (let i = 0; i < 200 && answer.status !== 401; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        answer = await tryKey(second);
+      }
+      assert.deepEqual(answer, { status: 401, body: { success: false, error: 'Invalid API key' } });
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
 });
+
