@@ -242,5 +242,24 @@ describe('market API against market-api.md (tenth audit, over HTTP)', () => {
       await first.close();
     }
   });
+
+  it('counts 200 a minute per client behind TRUST_PROXY, whatever the client writes into X-Forwarded-For', async () => {
+    // A load balancer appends the address it saw to the X-Forwarded-For the client sent: the
+    // client controls every entry but the last, so only the last names it.
+    const behind = await startTestApp({ env: { TRUST_PROXY: 'true', RATE_LIMIT_MARKET_PER_MINUTE: '2' } });
+    try {
+      let forged = 0;
+      const via = (client: string) =>
+        behind.app.inject({ url: '/api/time', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': `203.0.113.${++forged}, ${client}` } });
+      assert.equal((await via('198.51.100.7')).statusCode, 200);
+      assert.equal((await via('198.51.100.7')).statusCode, 200);
+      const third = await via('198.51.100.7');
+      assert.equal(third.statusCode, 429, 'a forged first entry does not buy a new budget');
+      assert.deepEqual(third.json(), { success: false, error: 'Rate limit exceeded' });
+      assert.equal((await via('198.51.100.8')).statusCode, 200, 'another client has its own budget');
+    } finally {
+      await behind.close();
+    }
+  });
 });
 
