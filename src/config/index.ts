@@ -61,8 +61,9 @@ export interface Config {
   };
   /**
    * How many proxies of the operator's own stand in front (0: none, X-Forwarded-For ignored).
-   * The client address is the entry the nearest of them appended, counted from the right: a
-   * client writes what it likes into the entries before it (docs/configuration.md).
+   * The client address is the entry the outermost of them (the one clients connect to) appended,
+   * counted from the right: a client writes what it likes into the entries before it
+   * (docs/configuration.md).
    */
   readonly trustProxyHops: number;
   readonly logLevel: string;
