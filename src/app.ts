@@ -60,7 +60,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    trustProxy: config.trustProxy,
+    // Trust the operator's proxies by hop count, never every hop: `true` takes the leftmost
+    // X-Forwarded-For entry, which the client writes, so each forged entry was a new address with
+    // a fresh rate limit. (Fastify reads a plain number as trusting nothing, hence the function.)
+    trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     bodyLimit: config.bodyLimitBytes,
     // Receiving a request has a bound; a long streamed answer is bounded by socket inactivity.
     requestTimeout: 60_000,

@@ -8,7 +8,7 @@ import { createUpstreams, type Upstreams } from './inference/upstream/create-ups
 import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
 import { serveDemoToo } from './inference/upstream/demo-upstreams.ts';
 import { createMailer, type Mailer } from './dashboard/mailer.ts';
-import { createApiKeyLookup, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
+import { createApiKeyLookup, followKeyRevocations, type ApiKeyLookup } from './market/auth/api-key.lookup.ts';
 import type { ChainAdapter } from './market/custody/chain-adapter.ts';
 import { startMarketFeed, type MarketFeed } from './market/live/market-feed.ts';
 import { MarketStream } from './market/live/market-stream.ts';
@@ -129,6 +129,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = await createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs, flushEveryMs: config.apiKeyLastUsedFlushMs, listen: database.listen });
   const marketFeed = await startMarketFeed(database.db, database.listen);
+  const marketKeys = createApiKeyLookup({ db: database.db, secretsKey, clock });
+  const stopFollowingMarketKeys = await followKeyRevocations(marketKeys, database.listen);
   const marketStream = new MarketStream(marketFeed, config.marketStream);
   const billing = createBilling(database.db, clock, {
     logger,
@@ -165,7 +167,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     clock,
     adminToken: admin.value,
     secretsKey,
-    marketKeys: createApiKeyLookup({ db: database.db, secretsKey, clock }),
+    marketKeys,
     chain: overrides.chain ?? (await createChainAdapter(config.chain)),
     marketFeed,
     marketStream,
@@ -185,6 +187,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       await Promise.all([inferenceLimiter.close(), imagesLimiter.close()]);
       marketStream.close();
       await marketFeed.stop();
+      await stopFollowingMarketKeys();
       mailer.close();
       await apiKeys.close();
       await upstreams.close();

@@ -54,6 +54,11 @@ describe('configuration', () => {
     assert.equal(buildCatalog(base(), { KEY: 'k' }).providers.get('up')!.configured, true);
   });
 
+  it('reads TRUST_PROXY as the number of proxies in front: false 0, true 1, or 1 to 10', () => {
+    const hops = (v: string | undefined) => loadConfig(v === undefined ? {} : { TRUST_PROXY: v }).trustProxyHops;
+    assert.deepEqual([undefined, '', 'false', 'off', 'true', 'yes', '1', '2', '10'].map(hops), [0, 0, 0, 0, 1, 1, 1, 2, 10]);
+  });
+
   it('names the key of a bad value', () => {
     const badPrice = base();
     (badPrice.models[0]!.pricing as Record<string, unknown>).input = '1.2.3';
@@ -74,6 +79,8 @@ describe('configuration', () => {
     assert.equal(keyOf(() => loadConfig({ PORT: 'eighty' })), 'PORT');
     assert.equal(keyOf(() => loadConfig({ DATABASE_URL: 'mysql://x' })), 'DATABASE_URL');
     assert.equal(keyOf(() => loadConfig({ TRUST_PROXY: 'maybe' })), 'TRUST_PROXY');
+    assert.equal(keyOf(() => loadConfig({ TRUST_PROXY: '11' })), 'TRUST_PROXY');
+    assert.equal(keyOf(() => loadConfig({ TRUST_PROXY: '-1' })), 'TRUST_PROXY');
     assert.equal(keyOf(() => loadConfig({ RATE_LIMIT_MARKET_PER_MINUTE: '0' })), 'RATE_LIMIT_MARKET_PER_MINUTE');
   });
 

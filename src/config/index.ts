@@ -59,7 +59,13 @@ export interface Config {
      */
     readonly holdWaitMs: number;
   };
-  readonly trustProxy: boolean;
+  /**
+   * How many proxies of the operator's own stand in front (0: none, X-Forwarded-For ignored).
+   * The client address is the entry the outermost of them (the one clients connect to) appended,
+   * counted from the right: a client writes what it likes into the entries before it
+   * (docs/configuration.md).
+   */
+  readonly trustProxyHops: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
@@ -123,6 +129,17 @@ function bool(env: Env, key: string): boolean {
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no' || raw === 'off') return false;
   if (raw === '1' || raw === 'true' || raw === 'yes' || raw === 'on') return true;
   throw new ConfigError(key, `expected true or false, got ${JSON.stringify(env[key])}`);
+}
+
+/** `false` (0), `true` (one proxy: a load balancer), or how many proxies, 1 to 10 (a CDN before it, ...). */
+function proxyHops(env: Env, key: string): number {
+  const raw = (env[key] ?? '').trim();
+  if (/^(10|[1-9])$/.test(raw)) return Number(raw);
+  try {
+    return bool(env, key) ? 1 : 0;
+  } catch {
+    throw new ConfigError(key, `expected true, false or a number of proxies from 1 to 10, got ${JSON.stringify(env[key])}`);
+  }
 }
 
 function url(env: Env, key: string, schemes: string[]): string | null {
@@ -193,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseStaleMs: int(env, 'CREDIT_LEASE_STALE_MS', 60_000, 5000, 3_600_000),
       holdWaitMs: int(env, 'CREDIT_HOLD_WAIT_MS', 30_000, 0, 600_000),
     }),
-    trustProxy: bool(env, 'TRUST_PROXY'),
+    trustProxyHops: proxyHops(env, 'TRUST_PROXY'),
     logLevel,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 600_000, 1000, 3_600_000),

@@ -1,12 +1,13 @@
 import type { Clock } from '../../shared/clock.ts';
-import type { Db } from '../../storage/database.ts';
+import type { Db, Listen } from '../../storage/database.ts';
 import { findApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from './api-key.repository.ts';
 
 /**
  * API keys by public id, cached in this process for a few seconds so a burst of signed requests
  * does not read and decrypt the same row each time. A revocation made here takes effect at once;
- * one made on another instance within `ttlMs`. Unknown keys are not cached, so a key issued on
- * another instance works here immediately.
+ * one made elsewhere as soon as its notice arrives (followKeyRevocations), and within `ttlMs`
+ * should the notice be lost. Unknown keys are not cached, so a key issued on another instance
+ * works here immediately.
  */
 export interface ApiKeyLookup {
   /** The live or revoked key, or null when it was never issued. */
@@ -16,6 +17,21 @@ export interface ApiKeyLookup {
   /** Records use, at most once a minute per key (a write per request would be waste). */
   markUsed(record: ApiKeyRecord): Promise<void>;
   forget(key: string): void;
+  /** Drops every cached key (the notices of revocations may have been missed). */
+  forgetAll(): void;
+}
+
+/** Payload: the public key id of a market API key revoked or deleted (migration 2026_11_28_10_market_key_notify). */
+export const MARKET_KEY_CHANGE_CHANNEL = 'svc_market_key_change';
+
+/**
+ * Makes `lookup` forget a key the moment any instance or tool revokes it, so a revoked key is
+ * refused everywhere once the revocation commits, not once each instance's cached lookup
+ * expires. Returns the function that stops listening.
+ */
+export function followKeyRevocations(lookup: ApiKeyLookup, listen: Listen): Promise<() => Promise<void>> {
+  // A lost listening connection may have missed notices: every cached key is read again.
+  return listen([MARKET_KEY_CHANGE_CHANNEL], (_channel, key) => lookup.forget(key), () => lookup.forgetAll());
 }
 
 export interface ApiKeyLookupOptions {
@@ -39,6 +55,8 @@ export function createApiKeyLookup(opts: ApiKeyLookupOptions): ApiKeyLookup {
   const maxEntries = opts.maxEntries ?? 10_000;
   const entries = new Map<string, Entry>();
   const touched = new Map<string, number>();
+  /** Counts forgets, so a lookup that read its row before one does not cache what it read. */
+  let generation = 0;
 
   return {
     async lookup(key) {
@@ -46,8 +64,11 @@ export function createApiKeyLookup(opts: ApiKeyLookupOptions): ApiKeyLookup {
       const hit = entries.get(key);
       if (hit && hit.expiresAt > now) return hit.record;
       entries.delete(key);
+      const startedAt = generation;
       const record = await findApiKey(opts.db, opts.secretsKey, key);
       if (!record) return null;
+      // A revocation noticed while the row was being read may be newer than what was read.
+      if (startedAt !== generation) return record;
       if (entries.size >= maxEntries) {
         // Map keeps insertion order: the first entry is the oldest.
         const oldest = entries.keys().next();
@@ -58,6 +79,7 @@ export function createApiKeyLookup(opts: ApiKeyLookupOptions): ApiKeyLookup {
     },
     async revoke(key, wallet) {
       const done = await revokeApiKey(opts.db, key, wallet, new Date(opts.clock.now()));
+      generation++;
       entries.delete(key);
       return done;
     },
@@ -70,7 +92,12 @@ export function createApiKeyLookup(opts: ApiKeyLookupOptions): ApiKeyLookup {
       await touchApiKey(opts.db, record.id, new Date(now));
     },
     forget(key) {
+      generation++;
       entries.delete(key);
+    },
+    forgetAll() {
+      generation++;
+      entries.clear();
     },
   };
 }

@@ -71,7 +71,7 @@ export function keyRoutes(deps: KeyRoutesDeps): FastifyPluginAsync {
         schema: {
           tags,
           summary: 'Revoke an API key of the authenticated wallet',
-          description: `Refused at once on this instance, within seconds on the others. ${AUTH_DESCRIPTION}`,
+          description: `Refused on every instance once the revocation commits. ${AUTH_DESCRIPTION}`,
           params: KeyParams,
           response: {
             200: envelope(Type.Object({ api_key: Type.String(), revoked: Type.Boolean() })),

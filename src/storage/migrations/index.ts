@@ -15,6 +15,7 @@ import { apiKeyNotifyMigration } from './2026_11_26_97_api_key_notify.ts';
 import { appendOnlyUsageMigration } from './2026_11_26_98_append_only_usage.ts';
 import { ledgerTradeIndexMigration } from './2026_11_27_10_ledger_trade_index.ts';
 import { settledNotFeaturedMigration } from './2026_11_27_20_settled_not_featured.ts';
+import { marketKeyNotifyMigration } from './2026_11_28_10_market_key_notify.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_98_append_only_usage': appendOnlyUsageMigration,
   '2026_11_27_10_ledger_trade_index': ledgerTradeIndexMigration,
   '2026_11_27_20_settled_not_featured': settledNotFeaturedMigration,
+  '2026_11_28_10_market_key_notify': marketKeyNotifyMigration,
 };
