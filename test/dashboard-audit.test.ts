@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
+import { startGateway, type Gateway } from './helpers/gateway.ts';
+import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { manualClock } from './helpers/market.ts';
+
+/**
+ * The account dashboard's API as a new user tries it: odd emails, sessions and their cookies,
+ * links that expire, and figures that must be the usage records' and the ledger's exactly
+ * (docs/dashboard.md; docs/api-decisions.md, "Dashboard and accounts audit").
+ */
+
+const PASSWORD = 'a long passphrase';
+const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
+
+let ip = 0;
+/** A browser at an address of its own (TRUST_PROXY), so the per-address sign-up limit is not what a test meets. */
+const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `198.51.100.${++ip}` } });
+
+async function signedUp(g: Gateway, email: string): Promise<DashboardSession & { id: number }> {
+  const b = await browserAt(g);
+  const r = await b.call('POST', '/sign-up', { email, password: PASSWORD });
+  assert.equal(r.status, 201, JSON.stringify(r.json));
+  await b.refresh();
+  return Object.assign(b, { id: r.json.id as number });
+}
+
+/** The `name=value` of a Set-Cookie header and its attributes, lower-cased. */
+function cookie(headers: Headers, name: string): { value: string; attributes: string[] } {
+  const line = headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  assert.ok(line, `a ${name} cookie in ${JSON.stringify(headers.getSetCookie())}`);
+  const [pair = '', ...attributes] = line.split(';').map((s) => s.trim());
+  return { value: pair.slice(name.length + 1), attributes: attributes.map((a) => a.toLowerCase()) };
+}
+
+describe('dashboard accounts: emails, sessions and links', () => {
+  const clock = manualClock(Date.now());
+  let g: Gateway;
+  let mail: Mailbox;
+
+  before(async () => {
+    mail = await startMailbox();
+    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' }, clock });
+  });
+  after(async () => {
+    await g?.close();
+    await mail?.close();
+  });
+
+  it('an email with capitals outside ASCII signs in and gets its reset link with exactly the address it signed up with', async () => {
+    // JavaScript lower-cases a final capital sigma to ς, PostgreSQL's lower() to σ: the address
+    // must be compared by one function on both sides, the one of the unique index.
+    const email = 'ΟΔΥΣΣΕΥΣ@example.com';
+    await signedUp(g, email);
+    const signIn = await (await browserAt(g)).call('POST', '/sign-in', { email, password: PASSWORD });
+    assert.equal(signIn.status, 200, JSON.stringify(signIn.json));
+    assert.equal(signIn.json.email, email);
+    const reset = await (await browserAt(g)).call('POST', '/password-reset', { email });
+    assert.deepEqual([reset.status, reset.json], [200, { ok: true }]);
+    await mail.next(email, 'Reset your svc password');
+    const duplicate = await (await browserAt(g)).call('POST', '/sign-up', { email: 'οδυσσευσ@example.com', password: PASSWORD });
+    assert.deepEqual([duplicate.status, duplicate.json], [409, { error: 'an account with this email already exists' }]);
+  });
+
+  it('takes long, unicode and padded emails as documented, one account per address whatever its case, even racing', async () => {
+    const b = await browserAt(g);
+    const long = `${'a'.repeat(242)}@example.com`;
+    assert.equal(long.length, 254);
+    const tooLong = await b.call('POST', '/sign-up', { email: `a${long}`, password: PASSWORD });
+    assert.deepEqual([tooLong.status, tooLong.json], [400, { error: 'invalid email: must NOT have more than 254 characters' }]);
+    assert.equal((await signedUp(g, long)).id > 0, true);
+    const unicode = await signedUp(g, '  Jürgen.Groß@Exämple.com ');
+    const me = await unicode.call('GET', '/session');
+    assert.equal((me.json.account as { email: string }).email, 'Jürgen.Groß@Exämple.com', 'stored as typed, trimmed');
+    const other = await (await browserAt(g)).call('POST', '/sign-in', { email: 'JÜRGEN.GROß@EXÄMPLE.COM', password: PASSWORD });
+    assert.equal(other.status, 200, JSON.stringify(other.json));
+
+    const racers = await Promise.all(Array.from({ length: 6 }, () => browserAt(g)));
+    const answers = await Promise.all(racers.map((r, i) => r.call('POST', '/sign-up', { email: i % 2 ? 'RACE@example.com' : 'race@example.com', password: PASSWORD })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409]);
+    for (const a of answers.filter((x) => x.status === 409)) assert.deepEqual(a.json, { error: 'an account with this email already exists' });
+
+    for (const [body, error] of [
+      [{ email: 'no-at-sign', password: PASSWORD }, 'invalid email: expected an address like name@example.com'],
+      [{ email: 'x@example.com', password: 'short' }, 'password: must be at least 10 characters'],
+      [{ email: 'x@example.com' }, 'missing required field: password'],
+      [{ email: 'x\u0000@example.com', password: PASSWORD }, 'invalid email: must not contain NUL characters'],
+    ] as const) {
+      const r = await (await browserAt(g)).call('POST', '/sign-up', body);
+      assert.deepEqual([r.status, r.json], [400, { error: error }], JSON.stringify(body));
+    }
+  });
+
+  it('sets the session cookie HttpOnly and SameSite=Lax (Secure over HTTPS), and the CSRF cookie SameSite=Strict', async () => {
+    const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' };
+    const first = await fetch(`${g.t.url}/dashboard/api/session`, { headers: https });
+    const csrf = cookie(first.headers, 'svc_csrf');
+    assert.deepEqual(csrf.attributes.filter((a) => !a.startsWith('path')).sort(), ['samesite=strict', 'secure']);
+    const signUp = await fetch(`${g.t.url}/dashboard/api/sign-up`, {
+      method: 'POST',
+      headers: { ...https, 'content-type': 'application/json', 'x-csrf-token': csrf.value, cookie: `svc_csrf=${csrf.value}` },
+      body: JSON.stringify({ email: 'cookies@example.com', password: PASSWORD }),
+    });
+    assert.equal(signUp.status, 201);
+    const session = cookie(signUp.headers, 'svc_session');
+    assert.ok(session.attributes.includes('httponly'));
+    assert.ok(session.attributes.includes('samesite=lax'));
+    assert.ok(session.attributes.includes('secure'));
+    assert.ok(session.attributes.includes(`max-age=${30 * 86_400}`));
+    const plain = await (await browserAt(g)).call('POST', '/sign-up', { email: 'plain-http@example.com', password: PASSWORD });
+    assert.equal(cookie(plain.headers, 'svc_session').attributes.includes('secure'), false, 'no Secure over plain HTTP (a local npm start)');
+  });
+
+  it('a signed-out session cookie, sent again, is refused; a password reset ends every session of the account', async () => {
+    const a = await signedUp(g, 'replay@example.com');
+    const signIn = await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD });
+    const stolen = cookie(signIn.headers, 'svc_session').value;
+    const asStolen = () => fetch(`${g.t.url}/dashboard/api/keys`, { headers: { cookie: `svc_session=${stolen}` } });
+    assert.equal((await asStolen()).status, 200);
+    const out = await a.call('POST', '/sign-out');
+    assert.deepEqual([out.status, out.json], [200, { ok: true }]);
+    assert.deepEqual((await a.call('GET', '/keys')).json, { error: 'sign in first' });
+    assert.equal((await asStolen()).status, 200, 'signing out one browser leaves the other signed in');
+
+    const forgot = await (await browserAt(g)).call('POST', '/password-reset', { email: 'REPLAY@example.com' });
+    assert.equal(forgot.status, 200);
+    const token = tokenIn(await mail.next('replay@example.com', 'Reset your svc password'));
+    const done = await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: 'a new passphrase' });
+    assert.deepEqual([done.status, done.json], [200, { ok: true }]);
+    const refused = await asStolen();
+    assert.deepEqual([refused.status, await refused.json()], [401, { error: 'sign in first' }]);
+    const again = await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: 'a third passphrase' });
+    assert.deepEqual([again.status, again.json], [400, { error: 'this link is invalid, expired or already used' }]);
+    assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD })).status, 401);
+    assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
+  });
+
+  it('a verification link expires after 48 hours, a reset link after 60 minutes, a session after 30 days', async () => {
+    const a = await signedUp(g, 'expiry@example.com');
+    const verify = tokenIn(await mail.next('expiry@example.com', 'Verify your svc email'));
+    assert.equal((await (await browserAt(g)).call('POST', '/password-reset', { email: 'expiry@example.com' })).status, 200);
+    const reset = tokenIn(await mail.next('expiry@example.com', 'Reset your svc password'));
+    const expired = { error: 'this link is invalid, expired or already used' };
+
+    clock.advance(60 * 60_000 + 1000);
+    assert.deepEqual((await a.call('POST', '/password-reset/confirm', { token: reset, password: 'a new passphrase' })).json, expired);
+    clock.advance(47 * 3_600_000);
+    assert.deepEqual((await a.call('POST', '/verify-email', { token: verify })).json, expired);
+    assert.equal((await a.call('GET', '/keys')).status, 200, 'the session lasts 30 days');
+    clock.advance(28 * 86_400_000);
+    assert.deepEqual([(await a.call('GET', '/keys')).status, (await a.call('GET', '/keys')).json], [401, { error: 'sign in first' }]);
+    assert.equal((await a.call('GET', '/session')).json.signed_in, false);
+  });
+});
