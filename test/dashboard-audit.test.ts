@@ -154,3 +154,99 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.equal((await a.call('GET', '/session')).json.signed_in, false);
   });
 });
+
+describe('dashboard keys, usage and credits against the records', () => {
+  let g: Gateway;
+  let mail: Mailbox;
+
+  before(async () => {
+    mail = await startMailbox();
+    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
+  });
+  after(async () => {
+    await g?.close();
+    await mail?.close();
+  });
+
+  it('names what is wrong with a key name in words, shows the secret once, and a revoked key is refused at once', async () => {
+    const a = await signedUp(g, 'keys@example.com');
+    for (const [name, error] of [
+      ['   ', 'name: must not be blank'],
+      ['', 'name: must not be blank'],
+      ['n'.repeat(101), 'invalid name: must NOT have more than 100 characters'],
+    ] as const) {
+      const r = await a.call('POST', '/keys', { name });
+      assert.deepEqual([r.status, r.json], [400, { error }], JSON.stringify(name));
+    }
+    const made = await a.call('POST', '/keys', { name: ' ключ 🔑 ' });
+    assert.equal(made.status, 201);
+    assert.equal(made.json.name, 'ключ 🔑');
+    assert.match(made.json.key as string, /^svk_[A-Za-z0-9]{43}$/);
+    assert.equal((made.json.key as string).slice(0, 10), made.json.prefix);
+    const listed = (await a.call('GET', '/keys')).json.keys as Record<string, unknown>[];
+    assert.equal(JSON.stringify(listed).includes(made.json.key as string), false, 'the secret is in the create answer only');
+    assert.deepEqual(Object.keys(listed[0]!).sort(), ['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at']);
+
+    // Unverified: the key is answered 403 with the document's words until the emailed link is followed.
+    const key = made.json.key as string;
+    await assert.rejects(g.client(key).models.list(), (e: { status?: number; error?: unknown }) => e.status === 403 && JSON.stringify(e.error).includes('please verify your email first'));
+    assert.deepEqual((await a.call('POST', '/verify-email', { token: tokenIn(await mail.next('keys@example.com', 'Verify your svc email')) })).json, { ok: true });
+    assert.ok((await g.client(key).models.list()).data.length > 0);
+    const revoked = await a.call('DELETE', `/keys/${made.json.id}`);
+    assert.equal(revoked.status, 200);
+    assert.equal(typeof revoked.json.revoked_at, 'string');
+    const answer = await fetch(`${g.t.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    assert.deepEqual([answer.status, await answer.json()], [401, { error: 'unauthorized' }]);
+  });
+
+  it("shows usage and credits that are the usage records' and the ledger's to the micro-credit", async () => {
+    const a = await signedUp(g, 'figures@example.com');
+    await a.call('POST', '/verify-email', { token: tokenIn(await mail.next('figures@example.com', 'Verify your svc email')) });
+    const grant = await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${a.id}/credits`, headers: g.t.admin, payload: { credits: 12.345678, note: 'welcome' } });
+    assert.equal(grant.statusCode, 200);
+    const key = (await a.call('POST', '/keys', { name: 'figures' })).json.key as string;
+    const client = g.client(key);
+    await client.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'Say hi' }] });
+    await client.chat.completions.create({ model: 'svc-shiplow', messages: [{ role: 'user', content: 'Say hi again' }] });
+    await client.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'Once more' }], max_tokens: 50 });
+    await client.embeddings.create({ model: 'svc-embed', input: 'embed me' });
+    await assert.rejects(client.chat.completions.create({ model: 'svc-nope', messages: [{ role: 'user', content: 'x' }] }));
+
+    const usage = (await a.call('GET', '/usage')).json as {
+      total_cost_micro: string;
+      daily: { day: string; model: string; requests: number; input_tokens: number; cached_input_tokens: number; output_tokens: number; cost_micro: string; credits: number }[];
+      recent: { model: string; served_model: string | null; input_tokens: number; output_tokens: number; cost_micro: string; credits: number; status: number }[];
+    };
+    const rows = await g.t.deps.db.selectFrom('usage_records').selectAll().where('account_id', '=', a.id).orderBy('id', 'desc').execute();
+    assert.equal(rows.length, 4, 'one record per answered call');
+    assert.deepEqual(
+      usage.recent.map((r) => [r.model, r.served_model, r.input_tokens, r.output_tokens, r.cost_micro, r.status]),
+      rows.map((r) => [r.model, r.served_model, r.input_tokens, r.output_tokens, r.cost.toString(), r.status]),
+    );
+    for (const r of usage.recent) assert.equal(Math.round(r.credits * 1e6).toString(), r.cost_micro);
+    const byModel = new Map<string, { requests: number; input: number; output: number; cost: bigint }>();
+    for (const r of rows) {
+      const m = byModel.get(r.model) ?? { requests: 0, input: 0, output: 0, cost: 0n };
+      byModel.set(r.model, { requests: m.requests + 1, input: m.input + r.input_tokens, output: m.output + r.output_tokens, cost: m.cost + r.cost });
+    }
+    assert.deepEqual(
+      usage.daily.map((d) => [d.model, d.requests, d.input_tokens, d.output_tokens, d.cost_micro]),
+      [...byModel].sort(([x], [y]) => (x < y ? -1 : 1)).map(([model, m]) => [model, m.requests, m.input, m.output, m.cost.toString()]),
+    );
+    const total = rows.reduce((s, r) => s + r.cost, 0n);
+    assert.equal(usage.total_cost_micro, total.toString());
+
+    const credits = (await a.call('GET', '/credits')).json as { account: { credits_micro: string }; ledger: { kind: string; amount_micro: string; balance_after: number; note: string | null }[] };
+    const ledger = await g.t.deps.db.selectFrom('credit_ledger').selectAll().where('account_id', '=', a.id).orderBy('id', 'desc').execute();
+    assert.deepEqual(
+      credits.ledger.map((l) => [l.kind, l.amount_micro, Math.round(l.balance_after * 1e6).toString(), l.note]),
+      ledger.map((l) => [l.kind, l.amount.toString(), l.balance_after.toString(), l.note]),
+    );
+    const charges = ledger.filter((l) => l.kind === 'charge').reduce((s, l) => s - l.amount, 0n);
+    assert.equal(charges, total, 'the charges are the usage costs');
+    assert.equal(credits.account.credits_micro, ledger.reduce((s, l) => s + l.amount, 0n).toString());
+    assert.equal(BigInt(credits.account.credits_micro), 12_345_678n - total);
+    const csv = await fetch(`${g.t.url}/dashboard/api/usage.csv`, { headers: { cookie: '' } });
+    assert.equal(csv.status, 401);
+  });
+});
