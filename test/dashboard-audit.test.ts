@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { Command } from 'commander';
+import type { AdminClient } from '../src/cli/admin/admin-client.ts';
+import { buildAdminProgram } from '../src/cli/admin/program.ts';
 import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
@@ -248,5 +251,89 @@ describe('dashboard keys, usage and credits against the records', () => {
     assert.equal(BigInt(credits.account.credits_micro), 12_345_678n - total);
     const csv = await fetch(`${g.t.url}/dashboard/api/usage.csv`, { headers: { cookie: '' } });
     assert.equal(csv.status, 401);
+  });
+});
+
+/** Backticked names in the first cell of the tables of docs/configuration.md. */
+function documentedSettings(): Set<string> {
+  const names = new Set<string>();
+  for (const line of readFileSync('docs/configuration.md', 'utf8').split('\n')) {
+    const first = /^\|([^|]*)\|/.exec(line)?.[1] ?? '';
+    for (const m of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(m[1]!);
+  }
+  return names;
+}
+
+/** The settings src/config reads: every `(env, 'NAME'` and `env.NAME` there. */
+function settingsRead(): Set<string> {
+  const names = new Set<string>();
+  for (const file of readdirSync('src/config').filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+    const text = readFileSync(`src/config/${file}`, 'utf8');
+    for (const m of text.matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]!);
+  }
+  return names;
+}
+
+/** Operator command lines the README and docs show: `npm run admin -- ...` and backticked `accounts ...`-style ones. */
+function documentedCommands(): { file: string; line: string }[] {
+  const files = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const found: { file: string; line: string }[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/npm run admin -- ([^`#|)'\n]+)/g)) found.push({ file, line: m[1]!.trim() });
+    for (const m of text.matchAll(/`((?:accounts|keys|market|event|wallet|withdrawal) (?:[a-z-]+)(?: [^`$]*)?)`/g)) found.push({ file, line: m[1]!.trim() });
+  }
+  return found;
+}
+
+/** A command line's words: quoted text and `<placeholders>` (`<account id>`) are one word each. */
+const words = (line: string) => [...line.matchAll(/"([^"]*)"|(<[^>]*>|\S+)/g)].map((m) => m[1] ?? m[2]!);
+
+describe("operator docs describe what exists", () => {
+  it('every setting in docs/configuration.md is read by src/config, and every one read is documented', () => {
+    const documented = documentedSettings();
+    const read = settingsRead();
+    assert.ok(read.size > 40, `found the settings read (${read.size})`);
+    assert.deepEqual([...documented].filter((n) => !read.has(n)).sort(), [], 'documented but never read');
+    assert.deepEqual([...read].filter((n) => !documented.has(n)).sort(), [], 'read but not documented');
+  });
+
+  it('every admin command line the docs show is a command with those arguments and options, and the concrete ones run', async () => {
+    const calls: string[] = [];
+    // Answers as a healthy service would where a command reads the answer (audit's `balanced`).
+    const client: AdminClient = { call: async (method: string, path: string) => (calls.push(`${method} ${path}`), { balanced: true }) } as unknown as AdminClient;
+    const program = () => buildAdminProgram(() => client, () => {});
+    const lines = documentedCommands();
+    assert.ok(lines.length >= 15, `found the documented commands (${lines.length})`);
+    for (const { file, line } of lines) {
+      const where = `${file}: ${line}`;
+      const tokens = words(line).filter((t) => t !== '...' && t !== '<command>');
+      let cmd: Command = program();
+      for (let sub = cmd.commands.find((c) => c.name() === tokens[0]); sub; sub = cmd.commands.find((c) => c.name() === tokens[0])) {
+        cmd = sub;
+        tokens.shift();
+      }
+      if (line.includes('...') || line.includes('<command>') || line === '--help') continue;
+      assert.notEqual(cmd.name(), 'admin', `${where}: names a command`);
+      const positional: string[] = [];
+      for (let i = 0; i < tokens.length; i++) {
+        const t = tokens[i]!.replace(/^\[|\]$/g, '');
+        if (!t.startsWith('--')) {
+          positional.push(t);
+          continue;
+        }
+        const option = cmd.options.find((o) => o.long === t);
+        assert.ok(option, `${where}: ${cmd.name()} has ${t}`);
+        if (option.required && !tokens[i]!.startsWith('[')) i++;
+      }
+      const args = cmd.registeredArguments;
+      assert.ok(positional.length >= args.filter((a) => a.required).length && positional.length <= args.length, `${where}: ${args.length} arguments`);
+      if (/[<[]/.test(line)) continue;
+      const before = calls.length;
+      await program().parseAsync(['node', 'admin', ...words(line)]);
+      assert.equal(calls.length, before + 1, `${where}: runs and calls the admin API`);
+    }
+    assert.ok(calls.includes('POST /accounts/7/credits'), 'a negative grant (accounts credit 7 -2.5) parses');
   });
 });
