@@ -140,6 +140,28 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
   });
 
+  it("an operator account's console session loses the admin API as soon as the account is no longer marked operator", async () => {
+    const op = await signedUp(g, 'operator@example.com');
+    await g.t.deps.db.updateTable('accounts').set({ is_operator: true }).where('id', '=', op.id).execute();
+    const b = await browserAt(g);
+    assert.equal((await b.call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD })).json.operator, true);
+    await b.refresh();
+    const session = (await b.call('GET', '/session')).json;
+    assert.equal(session.operator, true);
+    const signInAgain = await (await browserAt(g)).call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD });
+    const cookieHeader = `svc_session=${cookie(signInAgain.headers, 'svc_session').value}`;
+    const csrf = (await (await fetch(`${g.t.url}/dashboard/api/session`, { headers: { cookie: cookieHeader } })).json()).csrf_token as string;
+    const grant = () =>
+      fetch(`${g.t.url}/admin/accounts/${op.id}/credits`, { method: 'POST', headers: { cookie: cookieHeader, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ credits: 5 }) });
+    assert.equal((await grant()).status, 200);
+
+    await g.t.deps.db.updateTable('accounts').set({ is_operator: false }).where('id', '=', op.id).execute();
+    const refused = await grant();
+    assert.deepEqual([refused.status, await refused.json()], [401, { error: 'unauthorized' }]);
+    assert.equal((await b.call('GET', '/session')).json.operator, false);
+    assert.equal((await b.call('GET', '/keys')).status, 200, 'still signed in to the account');
+  });
+
   it('a verification link expires after 48 hours, a reset link after 60 minutes, a session after 30 days', async () => {
     const a = await signedUp(g, 'expiry@example.com');
     const verify = tokenIn(await mail.next('expiry@example.com', 'Verify your svc email'));

@@ -169,11 +169,14 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     openOperatorSession: () => newSession(null, true),
 
     async session(cookie) {
+      // An account's operator flag is read with every request, not copied at sign-in: an account
+      // no longer marked operator loses the console at once, not when its session ends (30 days).
       const row = await db
-        .selectFrom('dashboard_sessions')
-        .select(['account_id', 'operator', 'csrf_token'])
-        .where('id_hash', '=', hashToken(cookie))
-        .where('expires_at', '>', new Date(clock.now()))
+        .selectFrom('dashboard_sessions as s')
+        .leftJoin('accounts as a', 'a.id', 's.account_id')
+        .select(['s.account_id', 's.csrf_token', sql<boolean>`coalesce(a.is_operator, s.operator)`.as('operator')])
+        .where('s.id_hash', '=', hashToken(cookie))
+        .where('s.expires_at', '>', new Date(clock.now()))
         .executeTakeFirst();
       return row ? { accountId: row.account_id, operator: row.operator, csrfToken: row.csrf_token } : null;
     },
