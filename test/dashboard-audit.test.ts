@@ -140,6 +140,16 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
   });
 
+  it('limits guesses at reset links per address as docs/dashboard.md lists', async () => {
+    const b = await browserAt(g);
+    const guess = () => b.call('POST', '/password-reset/confirm', { token: 'x'.repeat(43), password: 'a new passphrase' });
+    for (let i = 0; i < 10; i++) assert.deepEqual((await guess()).json, { error: 'this link is invalid, expired or already used' });
+    const limited = await guess();
+    assert.equal(limited.status, 429);
+    assert.match(limited.json.error as string, /^too many attempts - try again in \d+ minutes?$/);
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+  });
+
   it("an operator account's console session loses the admin API as soon as the account is no longer marked operator", async () => {
     const op = await signedUp(g, 'operator@example.com');
     await g.t.deps.db.updateTable('accounts').set({ is_operator: true }).where('id', '=', op.id).execute();
