@@ -160,7 +160,7 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.equal(session.operator, true);
     const signInAgain = await (await browserAt(g)).call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD });
     const cookieHeader = `svc_session=${cookie(signInAgain.headers, 'svc_session').value}`;
-    const csrf = (await (await fetch(`${g.t.url}/dashboard/api/session`, { headers: { cookie: cookieHeader } })).json()).csrf_token as string;
+    const csrf = ((await (await fetch(`${g.t.url}/dashboard/api/session`, { headers: { cookie: cookieHeader } })).json()) as { csrf_token: string }).csrf_token;
     const grant = () =>
       fetch(`${g.t.url}/admin/accounts/${op.id}/credits`, { method: 'POST', headers: { cookie: cookieHeader, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ credits: 5 }) });
     assert.equal((await grant()).status, 200);
