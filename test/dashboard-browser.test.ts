@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { DEFAULT_USAGE } from './fakes/fake-scenario.ts';
+import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
 import { expectedCost, PRICES, startGateway, type Gateway } from './helpers/gateway.ts';
 import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS; // a folder: write the docs' screenshots there
 const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
 
@@ -44,9 +44,7 @@ function linkIn(message: string, base: string): string {
   return `${base}${u.pathname}${u.search}`;
 }
 
-const skip = existsSync(CHROMIUM) ? false : `Debian's chromium is not installed at ${CHROMIUM} (.ci/run installs it)`;
-
-describe('account dashboard in Chromium', { skip }, () => {
+describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
   let gw: Gateway;
   let mail: Mailbox;
   let stripeApi: Awaited<ReturnType<typeof startFakeStripe>>;
@@ -58,10 +56,7 @@ describe('account dashboard in Chromium', { skip }, () => {
     gw = await startGateway({
       env: { SMTP_URL: mail.url, STRIPE_SECRET_KEY: 'sk_test_fake_0123456789', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripeApi.url },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
 
@@ -86,13 +81,7 @@ describe('account dashboard in Chromium', { skip }, () => {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
 
-  async function signUp(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${gw.t.url}/?tab=sign-up`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(`${gw.t.url}/account`);
-  }
+  const signUp = (page: Page, email: string, password: string) => signUpInPage(page, gw.t.url, email, password);
 
   async function webhook(body: object): Promise<{ status: number; json: { credited?: boolean; error?: string } }> {
     const payload = JSON.stringify(body);

@@ -79,6 +79,12 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
   const { db, clock, mailer, accounts } = opts;
   const later = (ms: number) => new Date(clock.now() + ms);
 
+  // PostgreSQL's lower() on both sides, the function of the unique index: JavaScript's
+  // toLowerCase() differs from it outside ASCII (a final capital sigma becomes ς, not σ), and an
+  // address with one then never matched the account it made.
+  const accountByEmail = (email: string) =>
+    db.selectFrom('accounts').selectAll().where(sql`lower(email)`, '=', sql<string>`lower(${email.trim()})`).executeTakeFirst();
+
   async function newSession(accountId: number | null, operator: boolean): Promise<string> {
     const token = newSecretToken();
     await db
@@ -152,7 +158,7 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     },
 
     async signIn(email, password) {
-      const account = await db.selectFrom('accounts').selectAll().where(sql`lower(email)`, '=', email.trim().toLowerCase()).executeTakeFirst();
+      const account = await accountByEmail(email);
       // Hash anyway when the account is missing, so timing does not tell which emails exist.
       const stored = account?.password_hash ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
       const ok = await verifyPassword(password, stored);
@@ -163,11 +169,14 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     openOperatorSession: () => newSession(null, true),
 
     async session(cookie) {
+      // An account's operator flag is read with every request, not copied at sign-in: an account
+      // no longer marked operator loses the console at once, not when its session ends (30 days).
       const row = await db
-        .selectFrom('dashboard_sessions')
-        .select(['account_id', 'operator', 'csrf_token'])
-        .where('id_hash', '=', hashToken(cookie))
-        .where('expires_at', '>', new Date(clock.now()))
+        .selectFrom('dashboard_sessions as s')
+        .leftJoin('accounts as a', 'a.id', 's.account_id')
+        .select(['s.account_id', 's.csrf_token', sql<boolean>`coalesce(a.is_operator, s.operator)`.as('operator')])
+        .where('s.id_hash', '=', hashToken(cookie))
+        .where('s.expires_at', '>', new Date(clock.now()))
         .executeTakeFirst();
       return row ? { accountId: row.account_id, operator: row.operator, csrfToken: row.csrf_token } : null;
     },
@@ -189,7 +198,7 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     },
 
     async requestPasswordReset(email) {
-      const account = await db.selectFrom('accounts').selectAll().where(sql`lower(email)`, '=', email.trim().toLowerCase()).executeTakeFirst();
+      const account = await accountByEmail(email);
       if (!account) return;
       const token = await newEmailToken(account.id, 'reset', RESET_MINUTES * 60_000);
       const link = `${opts.publicUrl}/account/reset?token=${token}`;

@@ -6,13 +6,18 @@ export interface DashboardSession {
   refresh(): Promise<void>;
 }
 
-export async function dashboardSession(baseUrl: string): Promise<DashboardSession> {
+/**
+ * `headers` go on every call: `x-forwarded-for` gives each browser an address of its own behind
+ * `TRUST_PROXY`, so tests making many accounts stay under the per-address sign-up limit.
+ */
+export async function dashboardSession(baseUrl: string, opts: { headers?: Record<string, string> } = {}): Promise<DashboardSession> {
   const cookies = new Map<string, string>();
   let csrf = '';
   const call: DashboardSession['call'] = async (method, path, body) => {
     const r = await fetch(`${baseUrl}/dashboard/api${path}`, {
       method,
       headers: {
+        ...opts.headers,
         cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),

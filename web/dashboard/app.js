@@ -56,7 +56,12 @@ function renderNav(path) {
 }
 
 async function signOut() {
-  await api('POST', '/dashboard/api/sign-out');
+  try {
+    await api('POST', '/dashboard/api/sign-out');
+  } catch (err) {
+    toast(err.message);
+    return;
+  }
   await refresh();
   go('/');
 }
@@ -250,7 +255,13 @@ async function viewKeys() {
         h('td', { class: k.revoked_at ? 'bad' : 'ok' }, k.revoked_at ? 'revoked' : 'active'),
         h('td', {}, k.revoked_at ? '' : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
           if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
-          await api('DELETE', `/dashboard/api/keys/${k.id}`);
+          try {
+            await api('DELETE', `/dashboard/api/keys/${k.id}`);
+          } catch (err) {
+            // Outside a form there is no field to show it under: the status line says why (a session ended elsewhere, ...).
+            toast(err.message);
+            return;
+          }
           toast(`Key "${k.name}" revoked.`);
           await load();
         } }, 'Revoke')),

@@ -24,7 +24,8 @@ export function field(name, label, attrs = {}) {
 }
 
 /**
- * Shows an API error next to the field it names (`password: must be ...`, `email: ...`), or under
+ * Shows an API error next to the field it names (`password: must be ...`, the schema's
+ * `invalid password: ...`, `email: ...`), or under
  * the first field when it names none; null clears every error.
  */
 export function formErrors(fields, message) {
@@ -33,7 +34,7 @@ export function formErrors(fields, message) {
     f.input.removeAttribute('aria-invalid');
   }
   if (!message) return;
-  const named = fields.find((f) => message.startsWith(`${f.name}:`) || message.includes(`/${f.name}`) || message.includes(`field: ${f.name}`) || message.includes(` ${f.name} `));
+  const named = fields.find((f) => message.startsWith(`${f.name}:`) || message.startsWith(`invalid ${f.name}:`) || message.includes(`/${f.name}`) || message.includes(`field: ${f.name}`) || message.includes(` ${f.name} `));
   const target = named || fields[0];
   target.error.textContent = message;
   target.input.setAttribute('aria-invalid', 'true');

@@ -291,12 +291,14 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       schema: {
         tags,
         summary: 'Create a key; the whole svk_ secret is in this answer only',
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) }, strict),
+        // Blank names are refused in the handler: the schema's pattern would answer `must match pattern "\S"`.
+        body: Type.Object({ name: Type.String({ maxLength: 100, description: 'not blank' }) }, strict),
         response: { 201: Type.Object({ ...KeyView.properties, key: Type.String() }), ...errors },
       },
     },
     async (request, reply) => {
       const s = requireAccount(request);
+      if (request.body.name.trim() === '') throw badRequest('name: must not be blank');
       const k = await accounts.issueKey(s.accountId, request.body.name);
       return reply.code(201).send({ ...keyView(k), key: k.key });
     },

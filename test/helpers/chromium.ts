@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's Chromium: the dashboard's browser tests never download one. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The `skip` of a suite that needs Chromium. */
+export const chromiumSkip = existsSync(CHROMIUM) ? false : `Debian's chromium is not installed at ${CHROMIUM} (.ci/run installs it)`;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Signs up through the page's form and waits for the account page. */
+export async function signUpInPage(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/?tab=sign-up`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${baseUrl}/account`);
+}
