@@ -219,6 +219,8 @@ export async function serveResponse(
     }
   });
 
+  checkCallOutputs(history, input);
+
   const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), parsed.functionTools, { type: 'auto' });
   checkContext(model, probe, 'input');
@@ -231,6 +233,23 @@ export async function serveResponse(
   };
 
   return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now, sealer }));
+}
+
+/**
+ * Every function_call_output answers a function_call before it (stored or in this input), as
+ * OpenAI requires. Sent on, an orphan output was refused by the upstream in its own words (an
+ * Anthropic `tool_result` without its `tool_use`, an OpenAI `tool` message without `tool_calls`),
+ * or answered by a lenient one: one 400 in OpenAI's words, whatever upstream serves the model.
+ */
+function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
+  const calls = new Set<string>();
+  for (const item of history) if (item.type === 'function_call') calls.add(item.call_id);
+  input.forEach((item, i) => {
+    if (item.type === 'function_call') calls.add(item.call_id);
+    else if (item.type === 'function_call_output' && !calls.has(item.call_id)) {
+      throw badRequest(`input[${i}].call_id: no tool call found for function call output with call_id ${item.call_id}`);
+    }
+  });
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
+
+/**
+ * Findings of a tenth audit of the inference API, tried as a new user would with the official
+ * `openai` and `@anthropic-ai/sdk` clients and plain HTTP (docs/api-decisions.md, "Inference:
+ * tenth audit").
+ */
+describe('inference API, tenth audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => void ({ g, acct, openai, anthropic } = await startWithSdks()));
+  after(() => g.close());
+
+  const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
+
+  describe('retrieving a stored response as a stream (GET /v1/responses/:id?stream=true)', () => {
+    const NOT_STREAMED = 'stream: a stored response cannot be retrieved as a stream; only background responses stream on retrieval, and background is not supported';
+
+    it('is a 400 naming stream, not a JSON body that the SDK reads as a stream of no events', async () => {
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'hi' });
+      await assert.rejects(
+        (async () => {
+          const s = await openai.responses.retrieve(r.id, { stream: true });
+          for await (const _ of s) void _;
+        })(),
+        (e: unknown) => e instanceof OpenAI.BadRequestError && e.error === NOT_STREAMED,
+      );
+      // The SDK's resume helper calls the same.
+      await assert.rejects(openai.responses.stream({ response_id: r.id }).finalResponse(), (e: unknown) => e instanceof OpenAI.BadRequestError);
+    });
+
+    it('stream=false, or no stream, still answers the stored response; an unknown id is still 404 first', async () => {
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'hi' });
+      assert.equal((await openai.responses.retrieve(r.id, { stream: false })).id, r.id);
+      const res = await fetch(`${g.t.url}/v1/responses/resp_unknown?stream=true`, { headers: { authorization: `Bearer ${acct.key}` } });
+      assert.deepEqual([res.status, await res.json()], [404, { error: 'response not found' }]);
+    });
+
+    it('a value that is not a boolean is named', async () => {
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'hi' });
+      const res = await fetch(`${g.t.url}/v1/responses/${r.id}?stream=yes`, { headers: { authorization: `Bearer ${acct.key}` } });
+      assert.deepEqual([res.status, await res.json()], [400, { error: 'stream: must be a boolean' }]);
+    });
+  });
+
+  describe('a function call output must answer a function call of the conversation (/v1/responses)', () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+
+    it('an output whose call_id no function call has is a 400 in OpenAI\'s words, before any upstream call', async () => {
+      for (const model of ['svc-fast', 'svc-vision']) {
+        const before = upstreamCalls();
+        const res = await postJson(g, acct.key, '/v1/responses', {
+          model,
+          tools,
+          input: [{ role: 'user', content: 'weather?' }, { type: 'function_call_output', call_id: 'call_unknown', output: '20C' }],
+        });
+        assert.deepEqual([res.status, await res.json()], [400, { error: 'input[1].call_id: no tool call found for function call output with call_id call_unknown' }], model);
+        assert.equal(upstreamCalls(), before, model);
+      }
+    });
+
+    it('the call may come earlier in the input, or from the stored conversation of previous_response_id', async () => {
+      const stateless = await openai.responses.create({
+        model: 'svc-vision',
+        store: false,
+        tools,
+        input: [
+          { role: 'user', content: 'weather?' },
+          { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          { type: 'function_call_output', call_id: 'call_1', output: '20C' },
+        ],
+      });
+      assert.equal(stateless.status, 'completed');
+
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Rome' } }] });
+      const first = await openai.responses.create({ model: 'svc-fast', tools, input: 'weather in Rome?' });
+      const call = first.output.find((o) => o.type === 'function_call')!;
+      const next = await openai.responses.create({ model: 'svc-fast', tools, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '22C' }] });
+      assert.equal(next.status, 'completed');
+      // An output for another call of a stored conversation is still refused.
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-fast', tools, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: 'call_other', output: '1' }] }),
+        (e: unknown) => e instanceof OpenAI.BadRequestError && e.error === 'input[0].call_id: no tool call found for function call output with call_id call_other',
+      );
+    });
+  });
+});
