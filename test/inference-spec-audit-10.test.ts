@@ -92,4 +92,54 @@ describe('inference API, tenth audit', () => {
       );
     });
   });
+
+  describe('a tool_result must answer a tool_use of the assistant turn before it (/v1/messages)', () => {
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+    const ORPHAN = 'messages[2].content[0].tool_use_id: unexpected tool_use_id found in tool_result blocks: toolu_other. Each tool_result block must have a corresponding tool_use block in the previous message';
+
+    it('a result for a call the previous turn did not make is a 400 in Anthropic\'s words, before any upstream call, whatever upstream serves the model', async () => {
+      for (const model of ['svc-fast', 'svc-vision']) {
+        const before = upstreamCalls();
+        await assert.rejects(
+          anthropic.messages.create({
+            model,
+            max_tokens: 50,
+            tools,
+            messages: [
+              { role: 'user', content: 'weather?' },
+              { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_other', content: '20C' }] },
+            ],
+          }),
+          (e: unknown) => (e as { status?: number }).status === 400 && JSON.stringify((e as { error?: unknown }).error) === JSON.stringify({ error: ORPHAN }),
+          model,
+        );
+        assert.equal(upstreamCalls(), before, model);
+      }
+    });
+
+    it('a result with no assistant turn before it is refused too; count_tokens reads the body the same way', async () => {
+      const lone = [{ role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_x', content: 'r' }] }];
+      const res = await postJson(g, acct.key, '/inference/v1/messages', { model: 'svc-vision', max_tokens: 10, tools, messages: lone });
+      assert.deepEqual([res.status, await res.json()], [400, { error: 'messages[0].content[0].tool_use_id: unexpected tool_use_id found in tool_result blocks: toolu_x. Each tool_result block must have a corresponding tool_use block in the previous message' }]);
+      const count = await postJson(g, acct.key, '/inference/v1/messages/count_tokens', { model: 'svc-vision', tools, messages: lone });
+      assert.equal(count.status, 400);
+    });
+
+    it('results of the previous turn\'s calls are served, with text beside them, and after an earlier turn\'s results', async () => {
+      const r = await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 50,
+        tools,
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }, { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '22C' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: '20C' }, { type: 'text', text: 'and?' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_3', name: 'get_weather', input: { city: 'Oslo' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_3', content: '2C', is_error: false }] },
+        ],
+      });
+      assert.equal(r.type, 'message');
+    });
+  });
 });
