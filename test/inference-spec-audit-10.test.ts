@@ -142,4 +142,47 @@ describe('inference API, tenth audit', () => {
       assert.equal(r.type, 'message');
     });
   });
+
+  describe('a tool message must answer a tool call of the assistant message before it (/v1/chat/completions)', () => {
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
+
+    it('a tool message without an assistant message of tool calls before it is a 400 in OpenAI\'s words, on every upstream, before any call', async () => {
+      for (const model of ['svc-fast', 'svc-vision']) {
+        const before = upstreamCalls();
+        await assert.rejects(
+          openai.chat.completions.create({ model, tools, messages: [{ role: 'user', content: 'weather?' }, { role: 'tool', tool_call_id: 'call_1', content: '20C' }] }),
+          (e: unknown) => e instanceof OpenAI.BadRequestError && e.error === 'messages[1].role: messages with role \'tool\' must be a response to a preceding message with \'tool_calls\'',
+          model,
+        );
+        assert.equal(upstreamCalls(), before, model);
+      }
+    });
+
+    it('a tool_call_id that the assistant message did not call is named', async () => {
+      await assert.rejects(
+        openai.chat.completions.create({
+          model: 'svc-vision',
+          tools,
+          messages: [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: [call('call_1')] }, { role: 'tool', tool_call_id: 'call_1', content: '20C' }, { role: 'tool', tool_call_id: 'call_2', content: '22C' }],
+        }),
+        (e: unknown) => e instanceof OpenAI.BadRequestError && e.error === 'messages[3].tool_call_id: \'call_2\' not found in \'tool_calls\' of previous message',
+      );
+    });
+
+    it('the results of the calls before them are served, also after a system message between', async () => {
+      const r = await openai.chat.completions.create({
+        model: 'svc-vision',
+        tools,
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: null, tool_calls: [call('call_1'), call('call_2')] },
+          { role: 'tool', tool_call_id: 'call_2', content: '22C' },
+          { role: 'system', content: 'answer briefly' },
+          { role: 'tool', tool_call_id: 'call_1', content: '20C' },
+        ],
+      });
+      assert.equal(r.object, 'chat.completion');
+    });
+  });
 });
