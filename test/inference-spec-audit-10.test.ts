@@ -185,4 +185,36 @@ describe('inference API, tenth audit', () => {
       assert.equal(r.object, 'chat.completion');
     });
   });
+
+  describe('counting a responses request\'s input tokens (POST /v1/responses/input_tokens, the SDK\'s responses.inputTokens.count)', () => {
+    it('answers OpenAI\'s object with the count of the messages route\'s count_tokens for the same conversation; no upstream call, nothing billed', async () => {
+      const before = upstreamCalls();
+      const r = await openai.responses.inputTokens.count({ model: 'svc-fast', instructions: 'be brief', input: 'What is the capital of France?' });
+      assert.equal(r.object, 'response.input_tokens');
+      const same = await anthropic.messages.countTokens({ model: 'svc-fast', system: 'be brief', messages: [{ role: 'user', content: 'What is the capital of France?' }] });
+      assert.equal(r.input_tokens, same.input_tokens);
+      assert.equal(upstreamCalls(), before);
+    });
+
+    it('counts the stored conversation of previous_response_id and the tools', async () => {
+      const first = await openai.responses.create({ model: 'svc-fast', input: 'Tell me a long story about a lighthouse keeper.' });
+      const alone = await openai.responses.inputTokens.count({ model: 'svc-fast', input: 'And then?' });
+      const chained = await openai.responses.inputTokens.count({ model: 'svc-fast', input: 'And then?', previous_response_id: first.id });
+      assert.ok(chained.input_tokens > alone.input_tokens, `${chained.input_tokens} > ${alone.input_tokens}`);
+      const withTools = await openai.responses.inputTokens.count({
+        model: 'svc-fast',
+        input: 'And then?',
+        tools: [{ type: 'function', name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
+      });
+      assert.ok(withTools.input_tokens > alone.input_tokens, `${withTools.input_tokens} > ${alone.input_tokens}`);
+    });
+
+    it('refuses what creating the response would refuse: an unknown previous_response_id, an unknown model, a model of another endpoint', async () => {
+      await assert.rejects(openai.responses.inputTokens.count({ model: 'svc-fast', input: 'x', previous_response_id: 'resp_unknown' }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.error === 'response not found');
+      await assert.rejects(openai.responses.inputTokens.count({ model: 'gpt-4o', input: 'x' }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.error === 'model not found: gpt-4o');
+      await assert.rejects(openai.responses.inputTokens.count({ model: 'svc-embed', input: 'x' }), (e: unknown) => e instanceof OpenAI.BadRequestError);
+      const res = await fetch(`${g.t.url}/v1/responses/input_tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'svc-fast', input: 'x' }) });
+      assert.deepEqual([res.status, await res.json()], [401, { error: 'unauthorized' }]);
+    });
+  });
 });

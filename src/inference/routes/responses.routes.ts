@@ -7,7 +7,7 @@ import type { InferenceRoutes } from '../inference-plugin.ts';
 import { createResponseStore } from '../responses/response-store.ts';
 import { loadResponse } from '../responses/responses.repository.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
-import { serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
+import { countResponseInputTokens, serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
 
 const UNSUPPORTED = 'listing, deleting and cancelling stored responses is not supported; stored responses expire on their own';
 const NOT_STREAMED = 'stream: a stored response cannot be retrieved as a stream; only background responses stream on retrieval, and background is not supported';
@@ -25,7 +25,9 @@ function readRetrieveStream(query: unknown): boolean {
 }
 
 /**
- * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), GET
+ * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), POST
+ * /responses/input_tokens (the count of what POST /responses would send, as count_tokens on
+ * messages), GET
  * /responses/:id for the owner of a stored response, and 405 for what is not supported (listing,
  * deleting, cancelling, input item listing). The group owns the store that writes responses in
  * group-committed batches: one for both mounts, and closing the app waits for what it has queued
@@ -44,6 +46,18 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
       async (request, reply) => {
         const sealer = ctx.reasoningSealer(principalOf(request).accountId);
         return serveResponse(ctx, serving, request, reply, parseResponsesRequest(request.body, sealer), sealer);
+      },
+    );
+    app.post(
+      '/responses/input_tokens',
+      {
+        onRequest: ctx.guard('inference'),
+        schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Count the input tokens of a responses request (an estimate with the o200k tokenizer)' },
+      },
+      async (request) => {
+        const sealer = ctx.reasoningSealer(principalOf(request).accountId);
+        const inputTokens = await countResponseInputTokens(ctx, serving, request, parseResponsesRequest(request.body, sealer), sealer);
+        return { object: 'response.input_tokens', input_tokens: inputTokens };
       },
     );
     app.get<{ Params: { id: string } }>(
