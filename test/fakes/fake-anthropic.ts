@@ -133,6 +133,22 @@ function checkToolChoice(body: Record<string, unknown>): string | null {
   return Array.isArray(body.tools) && body.tools.length > 0 ? null : 'tool_choice: may only be specified while providing tools';
 }
 
+/** Each tool_result answers a tool_use of the message right before it, as the API requires (docs/api-decisions.md, "Inference: tenth audit"). */
+function checkToolResults(body: Record<string, unknown>): string | null {
+  const turns = body.messages as { role: string; content: unknown }[];
+  for (const [i, m] of turns.entries()) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    const before = turns[i - 1];
+    const calls = new Set(before?.role === 'assistant' && Array.isArray(before.content) ? (before.content as { type: string; id?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
+    for (const [j, b] of (m.content as { type: string; tool_use_id?: string }[]).entries()) {
+      if (b.type === 'tool_result' && !calls.has(b.tool_use_id)) {
+        return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(b.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+      }
+    }
+  }
+  return null;
+}
+
 /** The API's rules for extended thinking, as it enforces them. */
 function checkThinking(body: Record<string, unknown>): string | null {
   const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
@@ -160,7 +176,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
+  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {

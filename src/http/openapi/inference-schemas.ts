@@ -294,6 +294,7 @@ const ResponsesRequest = obj(
   },
   ['input'],
 );
+const InputTokensResponse = obj({ object: { type: 'string', enum: ['response.input_tokens'] }, input_tokens: int }, ['object', 'input_tokens']);
 export const ResponseObject = obj(
   {
     id: { type: 'string', description: 'resp_...' },
@@ -325,4 +326,5 @@ export const INFERENCE_BODIES: Readonly<Record<string, { readonly request: Schem
   '/messages': { request: MessagesRequest, response: MessagesResponse, streams: true },
   '/messages/count_tokens': { request: MessagesRequest, response: CountTokensResponse },
   '/responses': { request: ResponsesRequest, response: ResponseObject, streams: true },
+  '/responses/input_tokens': { request: ResponsesRequest, response: InputTokensResponse },
 };

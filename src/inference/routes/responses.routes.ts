@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HttpError, notFound } from '../../shared/errors.ts';
+import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
 import { parseResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
@@ -7,12 +7,27 @@ import type { InferenceRoutes } from '../inference-plugin.ts';
 import { createResponseStore } from '../responses/response-store.ts';
 import { loadResponse } from '../responses/responses.repository.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
-import { serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
+import { countResponseInputTokens, serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
 
 const UNSUPPORTED = 'listing, deleting and cancelling stored responses is not supported; stored responses expire on their own';
+const NOT_STREAMED = 'stream: a stored response cannot be retrieved as a stream; only background responses stream on retrieval, and background is not supported';
 
 /**
- * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), GET
+ * `stream` of GET /responses/:id, as the `openai` SDK sends it (`true` or `false`). OpenAI streams
+ * only background responses on retrieval; answering JSON to `stream=true` made the SDK read a
+ * stream of no events, so `responses.stream({response_id}).finalResponse()` failed obscurely.
+ */
+function readRetrieveStream(query: unknown): boolean {
+  const value = (query as { stream?: unknown } | null)?.stream;
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw badRequest('stream: must be a boolean');
+}
+
+/**
+ * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), POST
+ * /responses/input_tokens (the count of what POST /responses would send, as count_tokens on
+ * messages), GET
  * /responses/:id for the owner of a stored response, and 405 for what is not supported (listing,
  * deleting, cancelling, input item listing). The group owns the store that writes responses in
  * group-committed batches: one for both mounts, and closing the app waits for what it has queued
@@ -33,12 +48,26 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
         return serveResponse(ctx, serving, request, reply, parseResponsesRequest(request.body, sealer), sealer);
       },
     );
+    app.post(
+      '/responses/input_tokens',
+      {
+        onRequest: ctx.guard('inference'),
+        schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Count the input tokens of a responses request (an estimate with the o200k tokenizer)' },
+      },
+      async (request) => {
+        const sealer = ctx.reasoningSealer(principalOf(request).accountId);
+        const inputTokens = await countResponseInputTokens(ctx, serving, request, parseResponsesRequest(request.body, sealer), sealer);
+        return { object: 'response.input_tokens', input_tokens: inputTokens };
+      },
+    );
     app.get<{ Params: { id: string } }>(
       '/responses/:id',
       { onRequest: ctx.guard('inference'), schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'A stored response, for the account that created it' } },
       async (request) => {
+        const stream = readRetrieveStream(request.query);
         const r = await loadResponse(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
         if (!r) throw notFound('response not found');
+        if (stream) throw badRequest(NOT_STREAMED);
         return r.body;
       },
     );

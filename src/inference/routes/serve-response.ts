@@ -31,6 +31,7 @@ import type { ResponseStore } from '../responses/response-store.ts';
 import { findItems, loadChain } from '../responses/responses.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
+import { estimateChatInputTokens } from '../tokens/count-tokens.ts';
 import type { UpstreamTarget } from '../upstream/upstream-target.ts';
 import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
 import { startSse, type SseResponse } from './sse-response.ts';
@@ -167,21 +168,11 @@ function roundOutput(maxOutput: number | null | undefined): number {
 }
 
 /**
- * POST /v1/responses after parsing: rebuilds the conversation from the stored chain, lists MCP
- * tools (or reuses a listing from the chain), holds credits for the worst case of the tool rounds,
- * then runs model calls until the model answers, calls a client function, or waits for an
- * approval; MCP calls that need no approval are made here between rounds. Every model call is
- * billed from its usage; the response's usage is their sum.
+ * The request's conversation, checked: the stored chain of previous_response_id, references
+ * resolved, model features, MCP server addresses, approvals and call outputs; and the canonical
+ * request it makes (`probe`, for the context check, the hold and the token count).
  */
-export async function serveResponse(
-  ctx: InferenceContext,
-  deps: ServeResponseDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  parsed: ParsedResponsesRequest,
-  sealer: ReasoningSealer,
-): Promise<object | undefined> {
-  const accountId = principalOf(request).accountId;
+async function readConversation(ctx: InferenceContext, deps: ResponsesDeps, accountId: number, parsed: ParsedResponsesRequest, sealer: ReasoningSealer) {
   const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'responses');
   const now = new Date(ctx.clock.now());
   let history: readonly ConversationItem[] = [];
@@ -219,8 +210,36 @@ export async function serveResponse(
     }
   });
 
-  const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
+  checkCallOutputs(history, input);
+
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), parsed.functionTools, { type: 'auto' });
+  return { model, now, history, input, probe };
+}
+
+/** POST /v1/responses/input_tokens: the input tokens of the request as POST /v1/responses would send it (an o200k estimate). */
+export async function countResponseInputTokens(ctx: InferenceContext, deps: ResponsesDeps, request: FastifyRequest, parsed: ParsedResponsesRequest, sealer: ReasoningSealer): Promise<number> {
+  const { probe } = await readConversation(ctx, deps, principalOf(request).accountId, parsed, sealer);
+  return estimateChatInputTokens(probe);
+}
+
+/**
+ * POST /v1/responses after parsing: rebuilds the conversation from the stored chain, lists MCP
+ * tools (or reuses a listing from the chain), holds credits for the worst case of the tool rounds,
+ * then runs model calls until the model answers, calls a client function, or waits for an
+ * approval; MCP calls that need no approval are made here between rounds. Every model call is
+ * billed from its usage; the response's usage is their sum.
+ */
+export async function serveResponse(
+  ctx: InferenceContext,
+  deps: ServeResponseDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  parsed: ParsedResponsesRequest,
+  sealer: ReasoningSealer,
+): Promise<object | undefined> {
+  const accountId = principalOf(request).accountId;
+  const { model, now, history, input, probe } = await readConversation(ctx, deps, accountId, parsed, sealer);
+  const mcpRounds = parsed.mcpServers.length > 0 ? deps.config.mcp.maxRounds : 1;
   checkContext(model, probe, 'input');
   // MCP tools make the request agentic even before their listing is known.
   const route = routeModel(ctx.catalog, model, parsed.mcpServers.length > 0 && probe.tools.length === 0 ? { ...probe, tools: [{ name: 'mcp', parameters: {} }] } : probe, ctx.upstreams.health.takesCalls);
@@ -231,6 +250,23 @@ export async function serveResponse(
   };
 
   return withCreditHold(ctx, request, reply, terms, (hold) => runResponse(ctx, deps, request, reply, { parsed, route, history, input, hold, accountId, now, sealer }));
+}
+
+/**
+ * Every function_call_output answers a function_call before it (stored or in this input), as
+ * OpenAI requires. Sent on, an orphan output was refused by the upstream in its own words (an
+ * Anthropic `tool_result` without its `tool_use`, an OpenAI `tool` message without `tool_calls`),
+ * or answered by a lenient one: one 400 in OpenAI's words, whatever upstream serves the model.
+ */
+function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
+  const calls = new Set<string>();
+  for (const item of history) if (item.type === 'function_call') calls.add(item.call_id);
+  input.forEach((item, i) => {
+    if (item.type === 'function_call') calls.add(item.call_id);
+    else if (item.type === 'function_call_output' && !calls.has(item.call_id)) {
+      throw badRequest(`input[${i}].call_id: no tool call found for function call output with call_id ${item.call_id}`);
+    }
+  });
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */

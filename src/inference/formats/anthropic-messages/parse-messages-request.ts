@@ -132,7 +132,12 @@ function readToolResult(f: Fields, path: string): CanonicalMessage {
 }
 
 /** A user turn: its tool results become tool messages, the other blocks user messages, in order. */
-function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
+/**
+ * `calls`: the tool_use ids of the assistant turn before this one. A tool_result must answer one
+ * of them, as Anthropic requires; an OpenAI-compatible upstream refuses a tool message without
+ * its call too, and a lenient one answered: one 400 in Anthropic's words, whatever the upstream.
+ */
+function readUserTurn(value: unknown, path: string, calls: ReadonlySet<string>): CanonicalMessage[] {
   if (typeof value === 'string') {
     checkUserText(value, path);
     return [{ role: 'user', content: [{ type: 'text', text: value }] }];
@@ -154,7 +159,11 @@ function readUserTurn(value: unknown, path: string): CanonicalMessage[] {
     else if (type === 'image_url') parts.push(readImageUrl(f, p));
     else if (type === 'tool_result') {
       flush();
-      out.push(readToolResult(f, p));
+      const result = readToolResult(f, p);
+      if (result.role === 'tool' && !calls.has(result.toolCallId)) {
+        invalid(at(p, 'tool_use_id'), `unexpected tool_use_id found in tool_result blocks: ${result.toolCallId}. Each tool_result block must have a corresponding tool_use block in the previous message`);
+      }
+      out.push(result);
     } else unsupportedBlock(type, p, 'text, image, image_url or tool_result');
   });
   flush();
@@ -393,16 +402,19 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   const messages: CanonicalMessage[] = readSystem(body.system);
   // The last user or assistant turn: an assistant one is a prefill (system text goes to `system`).
   let final: { readonly path: string; readonly assistant: CanonicalMessage | null } | undefined;
+  // Consecutive user turns are one turn to Anthropic, so each answers the last assistant turn.
+  let calls: ReadonlySet<string> = new Set();
   body.messages.forEach((m, i) => {
     const p = at('messages', i);
     const f = expectFields(m, p);
     const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
     if (role === 'user') {
-      messages.push(...readUserTurn(f.content, at(p, 'content')));
+      messages.push(...readUserTurn(f.content, at(p, 'content'), calls));
       final = { path: p, assistant: null };
     } else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
     else {
       const turn = readAssistantTurn(f.content, at(p, 'content'), sealer);
+      calls = new Set(turn.role === 'assistant' ? turn.toolCalls.map((c) => c.id) : []);
       messages.push(turn);
       final = { path: p, assistant: turn };
     }

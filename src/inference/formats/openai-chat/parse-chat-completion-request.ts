@@ -103,6 +103,26 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
   });
 }
 
+/**
+ * Each tool message answers a call of the last assistant message, as OpenAI requires (in its
+ * words). Sent on, an orphan was refused by the upstream in its own words (Anthropic: a
+ * tool_result without its tool_use) or answered by a lenient one: one 400 whatever the upstream.
+ * System messages between the calls and their results do not break the turn (an Anthropic upstream
+ * gets them in `system`); a user message does.
+ */
+function checkToolMessages(messages: readonly CanonicalMessage[]): void {
+  let calls: ReadonlySet<string> | null = null;
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') calls = m.toolCalls.length > 0 ? new Set(m.toolCalls.map((c) => c.id)) : null;
+    else if (m.role === 'user') calls = null;
+    else if (m.role === 'tool') {
+      const path = at('messages', i);
+      if (calls === null) invalid(at(path, 'role'), "messages with role 'tool' must be a response to a preceding message with 'tool_calls'");
+      if (!calls.has(m.toolCallId)) invalid(at(path, 'tool_call_id'), `'${m.toolCallId}' not found in 'tool_calls' of previous message`);
+    }
+  });
+}
+
 function readMessage(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
   const f = expectFields(value, path);
   const role = readEnum(f, 'role', path, ['system', 'developer', 'user', 'assistant', 'tool'] as const, { required: true })!;
@@ -237,6 +257,7 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   if (!Array.isArray(body.messages)) invalid('messages', body.messages === undefined ? 'is required' : 'must be an array');
   if (body.messages.length === 0) invalid('messages', 'must not be empty');
   const messages = body.messages.map((m, i) => readMessage(m, at('messages', i), sealer));
+  checkToolMessages(messages);
   // As on /v1/messages: system text alone is no conversation (an Anthropic upstream refuses it).
   if (!messages.some(isTurn)) invalid('messages', 'must have a user or assistant message');
   const tools = readTools(body);
