@@ -270,7 +270,7 @@ describe('market API against market-api.md (eleventh audit, over HTTP)', () => {
     });
 
     it('gives the dashboard, /admin and the operations routes no CORS at all', async () => {
-      for (const path of ['/dashboard/api/keys', '/admin/markets', '/healthz', '/openapi.json', '/']) {
+      for (const path of ['/dashboard/api/keys', '/admin/audit', '/healthz', '/openapi.json', '/']) {
         const pre = await preflight(path, 'POST', ['content-type', 'x-csrf-token']);
         assert.equal(pre.headers.get('access-control-allow-origin'), null, `${path} preflight`);
         assert.equal(pre.headers.get('access-control-allow-methods'), null, `${path} preflight`);
@@ -278,7 +278,7 @@ describe('market API against market-api.md (eleventh audit, over HTTP)', () => {
         const get = await fetch(`${base}${path}`, { headers: { origin } });
         for (const name of get.headers.keys()) assert.ok(!name.startsWith('access-control-'), `${path}: ${name}`);
       }
-      const adminGet = await fetch(`${base}/admin/markets`, { headers: { origin, ...t.admin } });
+      const adminGet = await fetch(`${base}/admin/audit`, { headers: { origin, ...t.admin } });
       assert.equal(adminGet.status, 200);
       assert.equal(adminGet.headers.get('access-control-allow-origin'), null);
     });
