@@ -209,6 +209,12 @@ describe('market API against market-api.md (eleventh audit, over HTTP)', () => {
         assert.equal(res.headers.get('access-control-max-age'), '600');
         assert.equal(await res.text(), '');
       }
+      // An OPTIONS that is no preflight is still the unknown route, in each surface's shape.
+      const plain = await fetch(`${base}/api/markets`, { method: 'OPTIONS' });
+      assert.deepEqual([plain.status, await plain.json()], [404, { success: false, error: 'Not found' }]);
+      const plainV1 = await fetch(`${base}/v1/models`, { method: 'OPTIONS', headers: { origin } });
+      assert.equal(plainV1.status, 404);
+      assert.match(((await plainV1.json()) as { error: string }).error, /not found/);
     });
 
     it('answers a preflight of the inference API with every header the official SDKs send from a browser', async () => {

@@ -31,12 +31,18 @@ const EXPOSED_HEADERS = [
  * inference API), as Polymarket's, Kalshi's and OpenAI's public APIs do. Never with credentials:
  * these APIs take keys and signatures in headers, never cookies, so no answer says
  * `access-control-allow-credentials` and a browser sends no cookie cross-origin. A preflight is
- * answered 204 in the first onRequest hook, before the rate limit and any credential check (a
- * preflight carries no credentials); an OPTIONS without the preflight headers gets the same answer
- * rather than a body outside the surface's error shape. The dashboard and /admin, whose sessions
+ * answered 204 in the first onRequest hooks, before the rate limit and any credential check (a
+ * preflight carries no credentials); an OPTIONS that is no preflight (no `origin` or no
+ * `access-control-request-method`) is the unknown route it was before, in the surface's error
+ * shape, rather than the plugin's plain-text 400. The dashboard and /admin, whose sessions
  * are cookies, never register it (docs/api-decisions.md, "Market API: eleventh audit").
  */
 export async function allowCrossOrigin(app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method'])) return;
+    reply.callNotFound();
+    return reply;
+  });
   await app.register(cors, {
     origin: '*',
     credentials: false,
@@ -45,6 +51,5 @@ export async function allowCrossOrigin(app: FastifyInstance): Promise<void> {
     exposedHeaders: EXPOSED_HEADERS,
     // Ten minutes: a page's calls skip most preflights, and a change of these lists reaches browsers soon.
     maxAge: 600,
-    strictPreflight: false,
   });
 }
