@@ -256,6 +256,11 @@ describe('market API against market-api.md (eleventh audit, over HTTP)', () => {
       const missing = await fetch(`${base}/api/markets/999999`, { headers: { origin } });
       assert.equal(missing.status, 404);
       assert.equal(missing.headers.get('access-control-allow-origin'), '*');
+      // The stream writes its own headers: an EventSource of another origin reads it too.
+      const ac = new AbortController();
+      const stream = await fetch(`${base}/api/stream`, { headers: { origin }, signal: ac.signal });
+      assert.equal(stream.headers.get('access-control-allow-origin'), '*');
+      ac.abort();
       const unsigned = await fetch(`${base}/api/pool/trade`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' });
       assert.equal(unsigned.status, 401);
       assert.equal(unsigned.headers.get('access-control-allow-origin'), '*');
