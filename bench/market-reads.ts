@@ -249,7 +249,7 @@ async function main(): Promise<void> {
     const ids = (await sql<{ id: number }>`select id from markets order by volume desc, id desc`.execute(handle.db)).rows.map((r) => r.id);
     if (values.explain) {
       // The plan of the exact statement GET /api/markets?sort=volume&limit=20 runs.
-      const q = listMarketsQuery({}, { sort: 'volume', page: 1, limit: 20 }, new Date()).compile(handle.db);
+      const q = listMarketsQuery({}, { sort: 'volume', offset: 0, limit: 20 }, new Date()).compile(handle.db);
       for (let i = 0; i < 3; i++) await sql.raw('select 1').execute(handle.db); // warm the pool
       const explain = async () =>
         (await handle.db.executeQuery<{ 'QUERY PLAN': string }>({ ...q, sql: `explain (analyze, buffers) ${q.sql}` })).rows.map((r) => r['QUERY PLAN']);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { allowCrossOrigin } from '../http/cors.ts';
 import type { InferenceContext } from './inference-context.ts';
 
 /** A group of inference routes; it is mounted under both /v1 and /inference/v1. */
@@ -14,6 +15,8 @@ export interface InferencePluginOptions {
  * messages SDKs use), with the same routes; each route mounts its own checks from the context.
  */
 export async function inferencePlugin(app: FastifyInstance, opts: InferencePluginOptions): Promise<void> {
+  // Before the routes' key checks: a preflight carries no key.
+  await allowCrossOrigin(app);
   if (opts.context.catalog.demo) {
     // Every answer of the built-in demo provider is marked, whatever the route.
     app.addHook('onRequest', async (_request, reply) => {

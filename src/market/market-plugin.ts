@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { clientIp } from '../http/client-ip.ts';
+import { allowCrossOrigin } from '../http/cors.ts';
 import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import { hasEmptySegment } from '../http/surface.ts';
@@ -40,6 +41,8 @@ export interface MarketPluginOptions {
 
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
 export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptions): Promise<void> {
+  // First, so preflights are answered before the rate limit and the checks below.
+  await allowCrossOrigin(app);
   app.addHook('onRequest', async (request, reply) => {
     // A path with an empty segment (`/api/markets//`, `/api/markets//price`) names no resource,
     // even where the router would take the empty segment as a parameter: the unknown route it is,

@@ -8,4 +8,6 @@ export const SERVICE_HEADERS: ReadonlySet<string> = new Set([
   'x-svc-model', 'x-svc-lane',
   // On errors no client retry clears (docs/api-decisions.md, "Errors no retry clears").
   'x-should-retry',
+  // Every answer of the inference and market APIs (docs/api-decisions.md, "Market API: eleventh audit").
+  'access-control-allow-origin', 'access-control-expose-headers',
 ]);

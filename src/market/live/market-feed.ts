@@ -1,13 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Listen } from '../../storage/database.ts';
+import type { MarketStatus } from '../market.tables.ts';
 import type { Outcome } from '../pricing/index.ts';
 import type { CommittedTrade } from '../trading/place-trades.ts';
 
 /** A trade as the live state and the stream see it: a committed trade, its time in ms since the epoch. */
 export type FeedTrade = Omit<CommittedTrade, 'at'> & { readonly at: number };
 
-export type FeedEvent = { readonly kind: 'trade'; readonly trade: FeedTrade } | { readonly kind: 'market'; readonly id: number } | { readonly kind: 'resync' };
+/** A market's new status (migration 2026_11_28_30_market_status_notify); times in ms since the epoch. */
+export interface FeedStatus {
+  readonly marketId: number;
+  readonly status: MarketStatus;
+  readonly resolvedOutcome: Outcome | null;
+  readonly resolvedAt: number | null;
+  readonly cancelledAt: number | null;
+}
+
+export type FeedEvent =
+  | { readonly kind: 'trade'; readonly trade: FeedTrade }
+  | { readonly kind: 'market'; readonly id: number }
+  | { readonly kind: 'status'; readonly change: FeedStatus }
+  | { readonly kind: 'resync' };
 
 /**
  * What this instance knows of the market's changes, kept current from its own commits (at once,
@@ -88,6 +102,8 @@ export async function startMarketFeed(db: Db, listen: Listen): Promise<MarketFee
     }
     if (channel === TRADE_CHANNEL) return applyTrade(tradeOf(payload));
     if (payload.startsWith('b')) return barriers.get(payload.slice(1))?.();
+    // The market's own `m<id>` came first and moved its version; this only tells the stream.
+    if (payload.startsWith('s')) return emit({ kind: 'status', change: statusOf(payload.slice(1)) });
     const id = Number(payload.slice(1));
     if (payload.startsWith('m')) {
       touch(id);
@@ -167,6 +183,11 @@ function firstAfter(list: readonly number[], t: number): number | undefined {
     else hi = mid;
   }
   return list[lo];
+}
+
+function statusOf(payload: string): FeedStatus {
+  const j = JSON.parse(payload) as { id: number; status: MarketStatus; o: Outcome | null; r: number | null; c: number | null };
+  return { marketId: j.id, status: j.status, resolvedOutcome: j.o, resolvedAt: j.r, cancelledAt: j.c };
 }
 
 function tradeOf(payload: string): FeedTrade {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { tradeRecord } from '../queries/trades.list.ts';
-import type { FeedEvent, FeedTrade, MarketFeed } from './market-feed.ts';
+import type { FeedEvent, FeedStatus, FeedTrade, MarketFeed } from './market-feed.ts';
 
 export interface MarketStreamOptions {
   /** Open streams one client address may hold. */
@@ -12,9 +12,10 @@ export interface MarketStreamOptions {
   readonly maxBufferedBytes: number;
 }
 
-/** One trade's events, written once and shared by every reader. */
+/** One trade's events (or a market's status), written once and shared by every reader. */
 interface Buffered {
-  readonly id: number;
+  /** The trade's id; null for a status event, which no Last-Event-ID names. */
+  readonly id: number | null;
   readonly marketId: number;
   readonly chunk: string;
 }
@@ -101,8 +102,10 @@ export class MarketStream {
       this.#broadcast(`event: reset\ndata: ${JSON.stringify({ reason: 'events may have been missed; read current prices again' })}\n\n`, null);
       return;
     }
-    if (e.kind !== 'trade') return;
-    const b: Buffered = { id: e.trade.id, marketId: e.trade.marketId, chunk: chunkOf(e.trade) };
+    let b: Buffered;
+    if (e.kind === 'trade') b = { id: e.trade.id, marketId: e.trade.marketId, chunk: chunkOf(e.trade) };
+    else if (e.kind === 'status') b = { id: null, marketId: e.change.marketId, chunk: statusChunk(e.change) };
+    else return;
     if (this.opts.replayEvents > 0) {
       this.#buffer.push(b);
       if (this.#buffer.length > this.opts.replayEvents) this.#buffer.shift();
@@ -131,6 +134,23 @@ export class MarketStream {
     if (n <= 0) this.#perIp.delete(r.ip);
     else this.#perIp.set(r.ip, n);
   }
+}
+
+/**
+ * `event: status`: the market's fields of GET /api/markets/:id that its settlement (or opening)
+ * sets. No `id:` line, so a reader's Last-Event-ID stays its last trade's, and a reader resuming
+ * from that trade gets this event again from the buffer (delivery is at least once).
+ */
+function statusChunk(s: FeedStatus): string {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const data = {
+    market_id: s.marketId,
+    status: s.status,
+    resolved_outcome: s.resolvedOutcome,
+    resolved_at: iso(s.resolvedAt),
+    cancelled_at: iso(s.cancelledAt),
+  };
+  return `event: status\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function chunkOf(t: FeedTrade): string {

@@ -71,9 +71,9 @@ async function oneEvent(db: Db, where: RawBuilder<unknown>): Promise<EventItem |
 }
 
 /** Events, newest first, optionally of one status, with the number matching. */
-export async function listEvents(db: Db, f: { status?: EventStatus; page: number; limit: number }) {
+export async function listEvents(db: Db, f: { status?: EventStatus; offset: number; limit: number }) {
   const where = f.status ? sql`where e.status = ${f.status}` : sql``;
-  const offset = (f.page - 1) * f.limit;
+  const { offset } = f;
   const [rows, count] = await Promise.all([
     sql<EventRow>`${EVENT_SELECT} ${where} order by e.created_at desc, e.id desc limit ${f.limit} offset ${offset}`.execute(db),
     sql<{ n: number }>`select count(*)::int as n from events e ${where}`.execute(db),
@@ -87,7 +87,7 @@ export async function getEventById(db: Db, id: number): Promise<EventItem | null
 
 /** Its markets, most traded first. */
 export async function withMarkets(db: Db, event: EventItem, now: Date): Promise<EventWithMarkets> {
-  const { items } = await listMarkets(db, { event_id: event.id }, { sort: 'volume', page: 1, limit: MAX_EVENT_MARKETS }, now);
+  const { items } = await listMarkets(db, { event_id: event.id }, { sort: 'volume', offset: 0, limit: MAX_EVENT_MARKETS }, now);
   return { ...event, markets: items };
 }
 

@@ -22,7 +22,8 @@ export interface MarketFilter {
 
 export interface MarketPage {
   readonly sort: MarketSort;
-  readonly page: number;
+  /** Items skipped. */
+  readonly offset: number;
   readonly limit: number;
 }
 
@@ -95,7 +96,7 @@ function totalOf(f: MarketFilter): RawBuilder<number> {
  */
 export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Date): RawBuilder<ListRow & { total_count: number }> {
   const where = marketWhere(filter);
-  const offset = (page.page - 1) * page.limit;
+  const { offset } = page;
   const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
   const trending = page.sort === 'trending';
   const inner = trending

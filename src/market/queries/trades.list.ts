@@ -58,8 +58,8 @@ export function tradeHash(r: Pick<TradeRow, 'id' | 'market_id' | 'wallet' | 'out
  * Trades, newest first, of one market or of all. The total is the markets' trade_count (kept in
  * the trading transaction), which avoids counting a large table. Null when `market` is unknown.
  */
-export async function listTrades(db: Db, f: { market?: number; page: number; limit: number }) {
-  const offset = (f.page - 1) * f.limit;
+export async function listTrades(db: Db, f: { market?: number; offset: number; limit: number }) {
+  const { offset } = f;
   if (f.market !== undefined) {
     const m = await sql<{ trade_count: number }>`select trade_count from markets where id = ${f.market}`.execute(db);
     if (!m.rows[0]) return null;

@@ -5,7 +5,7 @@ import { notFound } from '../../shared/errors.ts';
 import { getEventBySlugOrId, getFeaturedEvent, listEvents } from '../queries/events.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { EventItem, EventWithMarkets } from './read-responses.ts';
-import { PageQuery, envelope, nullable, pageEnvelope, readResponses, stringEnum } from './read-schemas.ts';
+import { PageQuery, envelope, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
 
 const tags = ['market'];
 
@@ -23,9 +23,9 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       },
     },
     async (req) => {
-      const { status, page, limit } = req.query;
-      const { items, total } = await listEvents(opts.db, { status, page, limit });
-      return { success: true, data: items, total, page, limit };
+      const { offset, answer } = pageWindow(req.query);
+      const { items, total } = await listEvents(opts.db, { status: req.query.status, offset, limit: req.query.limit });
+      return { success: true, data: items, total, ...answer };
     },
   );
 

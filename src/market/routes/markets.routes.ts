@@ -10,7 +10,7 @@ import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
 import { CATEGORY_RULE, isCategory, normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
-import { IdParam, PageQuery, envelope, nullable, pageEnvelope, readResponses, stringEnum } from './read-schemas.ts';
+import { IdParam, PageQuery, envelope, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
 
 export const MARKET_STATUSES = ['active', 'resolved', 'cancelled', 'pending'] as const;
 export const MARKET_TYPES = ['yesno', 'threeway', 'updown', 'custom'] as const;
@@ -52,11 +52,12 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       // Compared as stored, so `Politics` finds the markets the operator filed under it.
       const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
       return sendLiveAnswer(opts.live, req, reply, deps, async () => {
-        const { status, market_type, q, page, limit } = req.query;
+        const { status, market_type, q, limit } = req.query;
         // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
         const filter = { status, category, market_type, q };
-        const { items, total } = await listMarkets(opts.db, filter, { sort, page, limit }, nowOf(opts));
-        return { success: true, data: items, total, page, limit };
+        const { offset, answer } = pageWindow(req.query);
+        const { items, total } = await listMarkets(opts.db, filter, { sort, offset, limit }, nowOf(opts));
+        return { success: true, data: items, total, ...answer };
       });
     },
   );
@@ -72,7 +73,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
     },
     async (req, reply) =>
       sendLiveAnswer(opts.live, req, reply, { ...items, over: 'all' }, async () => {
-        const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', page: 1, limit: TRENDING_COUNT }, nowOf(opts));
+        const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', offset: 0, limit: TRENDING_COUNT }, nowOf(opts));
         return { success: true, data: items };
       }),
   );

@@ -9,6 +9,8 @@ import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 export const MAX_ID = 2_147_483_647;
 /** Deepest page a list serves (keeps offsets far inside bigint). */
 export const MAX_PAGE = 1_000_000;
+/** Most items a list skips by `offset`: the first item of the deepest page at the largest limit. */
+export const MAX_OFFSET = (MAX_PAGE - 1) * 100;
 export const WALLET_PATTERN = '^0x[0-9a-fA-F]{40}$';
 
 export function stringEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
@@ -25,9 +27,22 @@ export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 
 export const WalletParam = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
 
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1' }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1 (not with offset)' }),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Items to skip, from 0: pages by offset instead of page (not with page)' }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100' }),
 };
+
+/**
+ * Where a paged list starts, and what its answer says of it: paged by `page`, the envelope as
+ * before; paged by `offset`, that offset too, and as `page` the page its first item falls on
+ * (docs/api-decisions.md, "Market API: eleventh audit").
+ */
+export function pageWindow(q: { readonly page: number; readonly limit: number; readonly offset?: number }) {
+  if (q.offset === undefined) return { offset: (q.page - 1) * q.limit, answer: { page: q.page, limit: q.limit } };
+  return { offset: q.offset, answer: { page: Math.floor(q.offset / q.limit) + 1, limit: q.limit, offset: q.offset } };
+}
 
 export const Usdc = (description?: string) => Type.Number(description ? { description: `${description} (USDC)` } : {});
 export const Price = (description?: string) => Type.Number(description ? { description } : {});
@@ -43,8 +58,9 @@ export function pageEnvelope<T extends TSchema>(item: T) {
     success: Type.Boolean(),
     data: Type.Array(item),
     total: Type.Integer(),
-    page: Type.Integer(),
+    page: Type.Integer({ description: 'The page answered; paged by offset, the page its first item falls on' }),
     limit: Type.Integer(),
+    offset: Type.Optional(Type.Integer({ description: 'Items skipped: only in answers paged by offset' })),
   });
 }
 

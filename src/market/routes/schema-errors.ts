@@ -73,6 +73,18 @@ export function marketSchemaErrors(schema: RouteSchema | undefined) {
   };
 }
 
+/**
+ * A preValidation hook: a list pages by `page` or by `offset`, and a request with both is a 400
+ * naming both (before either is checked), whatever they say: which one the client meant is not
+ * for the service to guess (docs/api-decisions.md, "Market API: eleventh audit").
+ */
+export async function refusePageWithOffset(request: FastifyRequest): Promise<void> {
+  const takes = (request.routeOptions.schema as RouteSchema | undefined)?.querystring?.properties;
+  const query = request.query as Record<string, unknown> | null;
+  if (!takes?.page || !takes.offset || !query || !('page' in query) || !('offset' in query)) return;
+  throw new HttpError(400, 'Invalid page and offset: send one of them, not both');
+}
+
 /** How an integer parameter is spelled: decimal digits (a sign is left for the range to refuse). */
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 

@@ -5,7 +5,7 @@ import { notFound } from '../../shared/errors.ts';
 import { listTrades } from '../queries/trades.list.ts';
 import type { ReadRouteOptions } from './read-context.ts';
 import { TradeRecord } from './read-responses.ts';
-import { IdParam, PageQuery, pageEnvelope, readResponses } from './read-schemas.ts';
+import { IdParam, PageQuery, pageEnvelope, pageWindow, readResponses } from './read-schemas.ts';
 
 export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -20,10 +20,10 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       },
     },
     async (req) => {
-      const { market, page, limit } = req.query;
-      const result = await listTrades(opts.db, { market, page, limit });
+      const { offset, answer } = pageWindow(req.query);
+      const result = await listTrades(opts.db, { market: req.query.market, offset, limit: req.query.limit });
       if (!result) throw notFound('Market not found');
-      return { success: true, data: result.items, total: result.total, page, limit };
+      return { success: true, data: result.items, total: result.total, ...answer };
     },
   );
 }

@@ -16,6 +16,7 @@ import { appendOnlyUsageMigration } from './2026_11_26_98_append_only_usage.ts';
 import { ledgerTradeIndexMigration } from './2026_11_27_10_ledger_trade_index.ts';
 import { settledNotFeaturedMigration } from './2026_11_27_20_settled_not_featured.ts';
 import { marketKeyNotifyMigration } from './2026_11_28_10_market_key_notify.ts';
+import { marketStatusNotifyMigration } from './2026_11_28_30_market_status_notify.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_10_ledger_trade_index': ledgerTradeIndexMigration,
   '2026_11_27_20_settled_not_featured': settledNotFeaturedMigration,
   '2026_11_28_10_market_key_notify': marketKeyNotifyMigration,
+  '2026_11_28_30_market_status_notify': marketStatusNotifyMigration,
 };
