@@ -247,4 +247,35 @@ describe('inference API, eleventh audit', () => {
       });
     });
   });
+
+  describe('tool_use ids must be unique across a /v1/messages request, as Anthropic requires', () => {
+    const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'get_weather', input: { city: 'Paris' } });
+    const result = (id: string) => ({ type: 'tool_result' as const, tool_use_id: id, content: '20C' });
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
+
+    it('a repeated id, in one turn or an earlier one (a history from a server that numbers calls per turn), is a 400 in Anthropic\'s words before any upstream call; count_tokens agrees', async () => {
+      const cases: [Anthropic.MessageParam[], string][] = [
+        [[{ role: 'user', content: 'x' }, { role: 'assistant', content: [use('call_0'), use('call_0')] }, { role: 'user', content: [result('call_0')] }], 'messages[1].content[1].id: tool_use ids must be unique'],
+        [
+          [
+            { role: 'user', content: 'x' },
+            { role: 'assistant', content: [use('call_0')] },
+            { role: 'user', content: [result('call_0')] },
+            { role: 'assistant', content: [{ type: 'text', text: 'again' }, use('call_0')] },
+            { role: 'user', content: [result('call_0')] },
+          ],
+          'messages[3].content[1].id: tool_use ids must be unique',
+        ],
+      ];
+      for (const [messages, error] of cases) {
+        for (const model of ['svc-fast', 'svc-vision']) {
+          const before = upstreamCalls();
+          const isError = (e: unknown) => (e as { status?: number }).status === 400 && JSON.stringify((e as { error?: unknown }).error) === JSON.stringify({ error });
+          await assert.rejects(anthropic.messages.create({ model, max_tokens: 50, tools, messages }), isError, `${model} ${error}`);
+          await assert.rejects(anthropic.messages.countTokens({ model, tools, messages }), isError, `${model} ${error}`);
+          assert.equal(upstreamCalls(), before, model);
+        }
+      }
+    });
+  });
 });

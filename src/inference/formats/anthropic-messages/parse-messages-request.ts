@@ -182,7 +182,12 @@ function readSealed(f: Fields, field: SealedField, path: string, sealer: Reasoni
   return value;
 }
 
-function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
+/**
+ * `useIds`: the tool_use ids of the request so far. Anthropic refuses a repeated one anywhere in the
+ * request (`tool_use ids must be unique`); the service mints its own, so only a history from
+ * elsewhere repeats them (docs/api-decisions.md, "Inference: eleventh audit").
+ */
+function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer, useIds: Set<string>): CanonicalMessage {
   if (typeof value === 'string') return { role: 'assistant', content: value, toolCalls: [] };
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
   const text: string[] = [];
@@ -200,6 +205,8 @@ function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer
         break;
       case 'tool_use': {
         const id = readString(f, 'id', p, { required: true, nonEmpty: true })!;
+        if (useIds.has(id)) invalid(at(p, 'id'), 'tool_use ids must be unique');
+        useIds.add(id);
         const name = readString(f, 'name', p, { required: true, nonEmpty: true })!;
         if (!isFields(f.input)) invalid(at(p, 'input'), 'must be an object');
         toolCalls.push({ id, name, arguments: JSON.stringify(f.input) });
@@ -407,6 +414,7 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   // The tool_use ids of the last assistant turn its user turns have not answered yet.
   const unanswered = new Set<string>();
   let callsPath = '';
+  const useIds = new Set<string>();
   const checkAnswered = () => {
     if (unanswered.size === 0) return;
     invalid(
@@ -426,7 +434,7 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
     } else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
     else {
       checkAnswered();
-      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer);
+      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer, useIds);
       calls = new Set(turn.role === 'assistant' ? turn.toolCalls.map((c) => c.id) : []);
       for (const id of calls) unanswered.add(id);
       callsPath = p;
