@@ -133,10 +133,29 @@ function checkToolChoice(body: Record<string, unknown>): string | null {
   return Array.isArray(body.tools) && body.tools.length > 0 ? null : 'tool_choice: may only be specified while providing tools';
 }
 
-/** Each tool_result answers a tool_use of the message right before it, as the API requires (docs/api-decisions.md, "Inference: tenth audit"). */
+/**
+ * Each tool_result answers a tool_use of the message right before it, each tool_use of a message
+ * that is not the last is answered in the next one, and tool_use ids are unique, as the API
+ * requires (docs/api-decisions.md, "Inference: tenth audit" and "Inference: eleventh audit").
+ */
 function checkToolResults(body: Record<string, unknown>): string | null {
   const turns = body.messages as { role: string; content: unknown }[];
+  const ids = new Set<string | undefined>();
   for (const [i, m] of turns.entries()) {
+    if (m.role === 'assistant' && Array.isArray(m.content)) {
+      const uses = (m.content as { type: string; id?: string }[]).flatMap((b, j) => (b.type === 'tool_use' ? [{ id: b.id, j }] : []));
+      for (const { id, j } of uses) {
+        if (ids.has(id)) return `messages.${i}.content.${j}: \`tool_use\` ids must be unique`;
+        ids.add(id);
+      }
+      const next = turns[i + 1];
+      if (next === undefined) continue;
+      const results = new Set(Array.isArray(next.content) ? (next.content as { type: string; tool_use_id?: string }[]).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []);
+      const missing = uses.filter((u) => !results.has(u.id)).map((u) => String(u.id));
+      if (missing.length > 0) {
+        return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+    }
     if (m.role !== 'user' || !Array.isArray(m.content)) continue;
     const before = turns[i - 1];
     const calls = new Set(before?.role === 'assistant' && Array.isArray(before.content) ? (before.content as { type: string; id?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.id) : []);

@@ -15,6 +15,7 @@ import type { InputItem, ParsedResponsesRequest } from '../formats/openai-respon
 import {
   needsApproval,
   type ConversationItem,
+  type FunctionCallItem,
   type McpApprovalRequestItem,
   type McpListToolsItem,
   type McpServerSpec,
@@ -253,10 +254,13 @@ export async function serveResponse(
 }
 
 /**
- * Every function_call_output answers a function_call before it (stored or in this input), as
- * OpenAI requires. Sent on, an orphan output was refused by the upstream in its own words (an
- * Anthropic `tool_result` without its `tool_use`, an OpenAI `tool` message without `tool_calls`),
- * or answered by a lenient one: one 400 in OpenAI's words, whatever upstream serves the model.
+ * Every function_call_output answers a function_call before it (stored or in this input), and
+ * every function_call is answered by an output after it once the conversation goes on past it (a
+ * later message or output), as OpenAI requires. Sent on, either was refused by the upstream in its
+ * own words (Anthropic: a `tool_result` without its `tool_use` or the reverse; OpenAI: a `tool`
+ * message without `tool_calls` or the reverse), or answered by a lenient one: one 400 in OpenAI's
+ * words, whatever upstream serves the model. Calls that end the conversation are left to the
+ * upstream (docs/api-decisions.md, "Inference: eleventh audit").
  */
 function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
   const calls = new Set<string>();
@@ -267,6 +271,22 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
       throw badRequest(`input[${i}].call_id: no tool call found for function call output with call_id ${item.call_id}`);
     }
   });
+  const known = [...history, ...input];
+  const goesOn = (item: ConversationItem) => item.type === 'function_call_output' || item.type === 'mcp_approval_response' || (item.type === 'message' && item.role !== 'assistant');
+  // From the end, so each call sees what comes after it; the first unanswered call is named.
+  const outputsAfter = new Set<string>();
+  let goesOnAfter = false;
+  let first: FunctionCallItem | null = null;
+  let firstAt = 0;
+  for (let k = known.length - 1; k >= 0; k--) {
+    const item = known[k]!;
+    if (item.type === 'function_call' && goesOnAfter && !outputsAfter.has(item.call_id)) [first, firstAt] = [item, k];
+    if (item.type === 'function_call_output') outputsAfter.add(item.call_id);
+    goesOnAfter ||= goesOn(item);
+  }
+  if (first === null) return;
+  const i = firstAt - history.length;
+  throw badRequest(`${i < 0 ? 'input' : `input[${i}].call_id`}: no tool output found for function call ${first.call_id}`);
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */

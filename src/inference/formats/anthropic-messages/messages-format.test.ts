@@ -256,7 +256,10 @@ describe('round trips through canonical (property)', () => {
   it('a canonical conversation sent the Anthropic way and parsed back is the same conversation', () => {
     fc.assert(
       fc.property(fc.option(text, { nil: undefined }), fc.array(turn, { minLength: 1, maxLength: 5 }), (system, turns) => {
-        const messages: CanonicalMessage[] = [...(system !== undefined ? [{ role: 'system' as const, content: system }] : []), ...turns.flat()];
+        // Each turn's call gets its own id: Anthropic refuses a tool_use id used twice in a request.
+        const own = (m: CanonicalMessage, k: number): CanonicalMessage =>
+          m.role === 'assistant' ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, id: `call_${k}` })) } : m.role === 'tool' ? { ...m, toolCallId: `call_${k}` } : m;
+        const messages: CanonicalMessage[] = [...(system !== undefined ? [{ role: 'system' as const, content: system }] : []), ...turns.flatMap((t, k) => t.map((m) => own(m, k)))];
         // A final assistant turn ending in whitespace is refused, as the API refuses it: no round trip either.
         const last = messages.at(-1)!;
         fc.pre(!(last.role === 'assistant' && /\s$/u.test(last.content)));

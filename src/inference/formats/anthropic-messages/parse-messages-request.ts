@@ -182,7 +182,12 @@ function readSealed(f: Fields, field: SealedField, path: string, sealer: Reasoni
   return value;
 }
 
-function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
+/**
+ * `useIds`: the tool_use ids of the request so far. Anthropic refuses a repeated one anywhere in the
+ * request (`tool_use ids must be unique`); the service mints its own, so only a history from
+ * elsewhere repeats them (docs/api-decisions.md, "Inference: eleventh audit").
+ */
+function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer, useIds: Set<string>): CanonicalMessage {
   if (typeof value === 'string') return { role: 'assistant', content: value, toolCalls: [] };
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content blocks');
   const text: string[] = [];
@@ -200,6 +205,8 @@ function readAssistantTurn(value: unknown, path: string, sealer: ReasoningSealer
         break;
       case 'tool_use': {
         const id = readString(f, 'id', p, { required: true, nonEmpty: true })!;
+        if (useIds.has(id)) invalid(at(p, 'id'), 'tool_use ids must be unique');
+        useIds.add(id);
         const name = readString(f, 'name', p, { required: true, nonEmpty: true })!;
         if (!isFields(f.input)) invalid(at(p, 'input'), 'must be an object');
         toolCalls.push({ id, name, arguments: JSON.stringify(f.input) });
@@ -404,22 +411,40 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   let final: { readonly path: string; readonly assistant: CanonicalMessage | null } | undefined;
   // Consecutive user turns are one turn to Anthropic, so each answers the last assistant turn.
   let calls: ReadonlySet<string> = new Set();
+  // The tool_use ids of the last assistant turn its user turns have not answered yet.
+  const unanswered = new Set<string>();
+  let callsPath = '';
+  const useIds = new Set<string>();
+  const checkAnswered = () => {
+    if (unanswered.size === 0) return;
+    invalid(
+      callsPath,
+      `tool_use ids were found without tool_result blocks immediately after: ${[...unanswered].join(', ')}. Each tool_use block must have a corresponding tool_result block in the next message`,
+    );
+  };
   body.messages.forEach((m, i) => {
     const p = at('messages', i);
     const f = expectFields(m, p);
     const role = readEnum(f, 'role', p, ['user', 'assistant', 'system'] as const, { required: true });
     if (role === 'user') {
-      messages.push(...readUserTurn(f.content, at(p, 'content'), calls));
+      const turn = readUserTurn(f.content, at(p, 'content'), calls);
+      for (const message of turn) if (message.role === 'tool') unanswered.delete(message.toolCallId);
+      messages.push(...turn);
       final = { path: p, assistant: null };
     } else if (role === 'system') messages.push(...readSystemTurn(f.content, at(p, 'content')));
     else {
-      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer);
+      checkAnswered();
+      const turn = readAssistantTurn(f.content, at(p, 'content'), sealer, useIds);
       calls = new Set(turn.role === 'assistant' ? turn.toolCalls.map((c) => c.id) : []);
+      for (const id of calls) unanswered.add(id);
+      callsPath = p;
       messages.push(turn);
       final = { path: p, assistant: turn };
     }
   });
   if (final === undefined) invalid('messages', 'must have a user or assistant message');
+  // A final assistant turn of calls is a prefill, left to the upstream (docs/api-decisions.md, "Inference: eleventh audit").
+  if (final.assistant === null) checkAnswered();
   checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);

@@ -104,23 +104,41 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
 }
 
 /**
- * Each tool message answers a call of the last assistant message, as OpenAI requires (in its
- * words). Sent on, an orphan was refused by the upstream in its own words (Anthropic: a
- * tool_result without its tool_use) or answered by a lenient one: one 400 whatever the upstream.
- * System messages between the calls and their results do not break the turn (an Anthropic upstream
- * gets them in `system`); a user message does.
+ * Each tool message answers a call of the last assistant message, and each call of an assistant
+ * message is answered by the tool messages after it, as OpenAI requires (in its words). Sent on,
+ * either was refused by the upstream in its own words (Anthropic: a tool_result without its
+ * tool_use, a tool_use without its tool_result) or answered by a lenient one: one 400 whatever the
+ * upstream. System messages between the calls and their results do not break the turn (an
+ * Anthropic upstream gets them in `system`); a user or assistant message does. An assistant
+ * message of calls that ends the list is left to the upstream (docs/api-decisions.md, "Inference:
+ * eleventh audit").
  */
 function checkToolMessages(messages: readonly CanonicalMessage[]): void {
-  let calls: ReadonlySet<string> | null = null;
-  messages.forEach((m, i) => {
-    if (m.role === 'assistant') calls = m.toolCalls.length > 0 ? new Set(m.toolCalls.map((c) => c.id)) : null;
-    else if (m.role === 'user') calls = null;
-    else if (m.role === 'tool') {
+  let turn: { readonly index: number; readonly calls: ReadonlySet<string>; readonly unanswered: Set<string>; answered: boolean } | null = null;
+  const close = () => {
+    if (turn === null || turn.unanswered.size === 0) return;
+    invalid(
+      at(at('messages', turn.index), 'tool_calls'),
+      `an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...turn.unanswered].join(', ')}`,
+    );
+  };
+  for (const [i, m] of messages.entries()) {
+    if (m.role === 'assistant') {
+      close();
+      const ids = m.toolCalls.map((c) => c.id);
+      turn = ids.length > 0 ? { index: i, calls: new Set(ids), unanswered: new Set(ids), answered: false } : null;
+    } else if (m.role === 'user') {
+      close();
+      turn = null;
+    } else if (m.role === 'tool') {
       const path = at('messages', i);
-      if (calls === null) invalid(at(path, 'role'), "messages with role 'tool' must be a response to a preceding message with 'tool_calls'");
-      if (!calls.has(m.toolCallId)) invalid(at(path, 'tool_call_id'), `'${m.toolCallId}' not found in 'tool_calls' of previous message`);
+      if (turn === null) invalid(at(path, 'role'), "messages with role 'tool' must be a response to a preceding message with 'tool_calls'");
+      if (!turn.calls.has(m.toolCallId)) invalid(at(path, 'tool_call_id'), `'${m.toolCallId}' not found in 'tool_calls' of previous message`);
+      turn.unanswered.delete(m.toolCallId);
+      turn.answered = true;
     }
-  });
+  }
+  if (turn?.answered) close();
 }
 
 function readMessage(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {

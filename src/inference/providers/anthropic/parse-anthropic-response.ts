@@ -4,7 +4,7 @@ import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
-import { readAnthropicError, statusOfAnthropicErrorType } from './parse-anthropic-error.ts';
+import { readAnthropicError, statusOfAnthropicError } from './parse-anthropic-error.ts';
 
 interface AnthropicResponse {
   content?: { type?: string; text?: string; thinking?: string; signature?: string; data?: string; name?: string; input?: unknown }[];
@@ -23,7 +23,7 @@ export function parseAnthropicResponse(
   newToolCallId: () => string = () => createId('call_'),
 ): ProviderChatResult {
   const err = readAnthropicError(json);
-  if (err && (json as { type?: unknown }).type === 'error') throw new ProviderFailure(statusOfAnthropicErrorType(err.type), err.message);
+  if (err && (json as { type?: unknown }).type === 'error') throw new ProviderFailure(statusOfAnthropicError(err), err.message);
   const body = (json ?? {}) as AnthropicResponse;
   if (!Array.isArray(body.content)) throw new ProviderFailure(502, 'the upstream answer has no content');
   let text = '';

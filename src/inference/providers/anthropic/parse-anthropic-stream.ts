@@ -5,7 +5,7 @@ import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type 
 import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertAnthropicUsageReport } from './convert-anthropic-usage.ts';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
-import { readAnthropicError, statusOfAnthropicErrorType } from './parse-anthropic-error.ts';
+import { readAnthropicError, statusOfAnthropicError } from './parse-anthropic-error.ts';
 
 interface AnthropicEvent {
   type?: string;
@@ -129,7 +129,7 @@ export function createAnthropicStreamParser(
           return true;
         case 'error': {
           const err = readAnthropicError(e) ?? { type: 'api_error', message: 'upstream error' };
-          throw new ProviderFailure(statusOfAnthropicErrorType(err.type), err.message);
+          throw new ProviderFailure(statusOfAnthropicError(err), err.message);
         }
         default:
           // ping, and event types added later
