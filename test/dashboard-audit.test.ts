@@ -140,6 +140,25 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
   });
 
+  it('limits sign-in and reset attempts per account, however its address is spelled, and per unknown address alike', async () => {
+    // JavaScript lower-cases the capital final sigma to ς and PostgreSQL to σ: both spellings
+    // below find the one account, so they must share one bucket of 10 attempts per 10 minutes.
+    await signedUp(g, 'ΣΙΣΥΦΟΣ@example.com');
+    const spellings = ['ΣΙΣΥΦΟΣ@example.com', 'σισυφοσ@example.com'];
+    const attempt = async (path: string, email: string) =>
+      (await (await browserAt(g)).call('POST', path, path === '/sign-in' ? { email, password: 'not the password' } : { email })).status;
+    for (const [path, allowed] of [['/sign-in', 401], ['/password-reset', 200]] as const) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push(await attempt(path, spellings[i % 2]!));
+      assert.deepEqual(statuses, [...Array<number>(10).fill(allowed), 429, 429], path);
+      // An address without an account is limited the same way, so the limit tells nothing of which exist.
+      const unknown: number[] = [];
+      for (let i = 0; i < 11; i++) unknown.push(await attempt(path, i % 2 ? 'ΝΟΒΟΔΥΣ@example.com' : 'νοβοδυσ@example.com'));
+      assert.deepEqual(unknown, [...Array<number>(10).fill(allowed), 429], `${path} (no account)`);
+    }
+    for (let i = 0; i < 10; i++) await mail.next('ΣΙΣΥΦΟΣ@example.com', 'Reset your svc password');
+  });
+
   it('limits guesses at reset links per address as docs/dashboard.md lists', async () => {
     const b = await browserAt(g);
     const guess = () => b.call('POST', '/password-reset/confirm', { token: 'x'.repeat(43), password: 'a new passphrase' });

@@ -30,6 +30,11 @@ export interface DashboardService {
   signUp(email: string, password: string): Promise<{ account: Account; session: string; verificationSent: boolean }>;
   /** A session for the right email and password; 401 `wrong email or password` otherwise. */
   signIn(email: string, password: string): Promise<{ account: Account; session: string }>;
+  /**
+   * The address as signIn and requestPasswordReset compare it (PostgreSQL's lower() of it
+   * trimmed), whether or not an account has it: the key of its per-address attempt limit.
+   */
+  emailKey(email: string): Promise<string>;
   /** A console session for the holder of the admin token. */
   openOperatorSession(): Promise<string>;
   session(cookie: string): Promise<DashboardSession | null>;
@@ -155,6 +160,13 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
         verificationSent = false;
       }
       return { account, session: await newSession(account.id, account.is_operator), verificationSent };
+    },
+
+    async emailKey(email) {
+      // The database's own lower(), not toLowerCase(), for the reason accountByEmail gives: one
+      // account, one bucket, however its address is spelled.
+      const r = await sql<{ key: string }>`select lower(${email.trim()}) as key`.execute(db);
+      return r.rows[0]!.key;
     },
 
     async signIn(email, password) {

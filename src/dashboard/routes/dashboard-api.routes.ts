@@ -189,7 +189,8 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     '/sign-in',
     { schema: { tags, summary: 'Sign in with email and password', body: Type.Object({ email: Email, password: Password }, strict), response: { 200: AccountSummary, ...errors } } },
     async (request, reply) => {
-      await limit(request, reply, `signin:ip:${request.ip}`, `signin:email:${request.body.email.trim().toLowerCase()}`);
+      await limit(request, reply, `signin:ip:${request.ip}`);
+      await limit(request, reply, `signin:email:${await service.emailKey(request.body.email)}`);
       const { account, session } = await service.signIn(request.body.email, request.body.password);
       setSessionCookie(request, reply, session);
       return summary(account.id);
@@ -245,7 +246,8 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       },
     },
     async (request, reply) => {
-      await limit(request, reply, `reset:ip:${request.ip}`, `reset:email:${request.body.email.trim().toLowerCase()}`);
+      await limit(request, reply, `reset:ip:${request.ip}`);
+      await limit(request, reply, `reset:email:${await service.emailKey(request.body.email)}`);
       await service.requestPasswordReset(request.body.email);
       return { ok: true };
     },
