@@ -9,54 +9,14 @@ import { freshDatabase, openSameDatabase } from './helpers/database.ts';
 import { createTestAccount } from './helpers/inference.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { marketOverSocket } from './helpers/market-socket.ts';
+import { sseReader } from './helpers/sse-reader.ts';
 
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** An SSE stream read over fetch: its whole events, and a wait for one. */
+/** An SSE stream read over fetch: its whole events, a wait for one, and its close. */
 async function openStream(url: string, headers: Record<string, string> = {}) {
   const ac = new AbortController();
   const res = await fetch(url, { headers, signal: ac.signal });
   assert.equal(res.status, 200);
-  const events: SseEvent[] = [];
-  let text = '';
-  void (async () => {
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        text += Buffer.from(chunk).toString('utf8');
-        let end: number;
-        while ((end = text.indexOf('\n\n')) !== -1) {
-          const e: SseEvent = {};
-          for (const line of text.slice(0, end).split('\n')) {
-            const i = line.indexOf(': ');
-            if (line.startsWith(':') || i === -1) continue;
-            const k = line.slice(0, i);
-            if (k === 'id' || k === 'event' || k === 'data') e[k] = line.slice(i + 2);
-          }
-          text = text.slice(end + 2);
-          if (e.event) events.push(e);
-        }
-      }
-    } catch {
-      // Closed by the test.
-    }
-  })();
-  return {
-    events,
-    async until(pred: (e: SseEvent) => boolean): Promise<SseEvent> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const found = events.find(pred);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no such event; got ${JSON.stringify(events)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-    close: () => ac.abort(),
-  };
+  return { ...sseReader(res.body as unknown as AsyncIterable<Uint8Array>), close: () => ac.abort() };
 }
 
 /**

@@ -8,62 +8,11 @@ import type { CommittedTrade } from '../src/market/trading/place-trades.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { manualClock, USDC } from './helpers/market.ts';
 import { marketHttp, type Trader } from './helpers/market-http.ts';
+import { sseReader } from './helpers/sse-reader.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 const clock = manualClock(Date.now());
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** Reads an SSE body and hands out whole events. */
-function sseReader(body: AsyncIterable<Buffer>) {
-  const events: SseEvent[] = [];
-  let text = '';
-  let wake: (() => void) | null = null;
-  void (async () => {
-    try {
-      for await (const chunk of body) {
-        text += chunk.toString('utf8');
-        let end: number;
-        while ((end = text.indexOf('\n\n')) !== -1) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          const e: SseEvent = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const i = line.indexOf(': ');
-            const [k, v] = i === -1 ? [line, ''] : [line.slice(0, i), line.slice(i + 2)];
-            if (k === 'id' || k === 'event' || k === 'data') e[k] = v;
-          }
-          if (e.event || e.data) events.push(e);
-          (wake as (() => void) | null)?.();
-        }
-      }
-    } catch {
-      // The stream was closed by the test.
-    }
-  })();
-  return {
-    events,
-    /** Waits (up to 5 s) until `pred` holds for some received event. */
-    async until(pred: (e: SseEvent) => boolean): Promise<SseEvent> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const found = events.find(pred);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no such event; got ${JSON.stringify(events)}`);
-        await new Promise<void>((r) => {
-          wake = r;
-          setTimeout(r, 50);
-        });
-      }
-    },
-  };
-}
 
 describe('market stream: GET /api/stream (Server-Sent Events)', () => {
   let t: TestApp;
