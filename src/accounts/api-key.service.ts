@@ -45,6 +45,9 @@ export interface ApiKeyService {
   close(): Promise<void>;
 }
 
+/** Keys whose hash an instance remembers (about 150 bytes each). */
+const KNOWN_HASHES = 10_000;
+
 /** `k<id>`: a key revoked or deleted; `a<id>`: an account's email_verified changed; `b<token>`: a barrier. */
 export const KEY_CHANGE_CHANNEL = 'svc_api_key_change';
 
@@ -78,18 +81,34 @@ export async function createApiKeyService(opts: ApiKeyServiceOptions): Promise<A
   const timer = setInterval(() => void flush(), opts.flushEveryMs ?? 10_000);
   timer.unref();
 
+  // The hash of each key that matched an account, by the key as presented: sha256 was the largest
+  // single step of a cached key check (8 µs of a loaded request's main thread, docs/bench-gateway.md,
+  // "Session 18"). The hash never changes, so revocations need nothing here; only keys that
+  // matched enter, so made-up keys cannot grow it, and it starts over when full.
+  const hashes = new Map<string, string>();
+  /** The key's hash, or null when the key is not shaped like one (no cache slot, no query). */
+  const hashOf = (key: string) => hashes.get(key) ?? (isApiKeyShaped(key) ? hashApiKey(key) : null);
+  const found = (key: string, hash: string, principal: Principal | null) => {
+    if (!principal) return principal;
+    lastUsed.note(principal.keyId);
+    if (!hashes.has(key)) {
+      if (hashes.size >= KNOWN_HASHES) hashes.clear();
+      hashes.set(key, hash);
+    }
+    return principal;
+  };
+
   return {
     known(key) {
-      if (!isApiKeyShaped(key)) return null;
-      const principal = cache.peek(hashApiKey(key));
-      if (principal) lastUsed.note(principal.keyId);
-      return principal;
+      const hash = hashOf(key);
+      if (hash === null) return null;
+      const principal = cache.peek(hash);
+      return principal === undefined ? undefined : found(key, hash, principal);
     },
     async authenticate(key) {
-      if (!isApiKeyShaped(key)) return null;
-      const principal = await cache.get(hashApiKey(key));
-      if (principal) lastUsed.note(principal.keyId);
-      return principal;
+      const hash = hashOf(key);
+      if (hash === null) return null;
+      return found(key, hash, await cache.get(hash));
     },
     forgetKey: (id) => cache.forgetKey(id),
     forgetAccount: (id) => cache.forgetAccount(id),

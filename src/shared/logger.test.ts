@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { LineBuffer } from './logger.ts';
+import { isoTime, LineBuffer } from './logger.ts';
 
 function fakeSink() {
   const writes: string[] = [];
@@ -58,4 +58,12 @@ test('a process that exits writes every buffered line, in order', () => {
   });
   const seen = out.trim().split('\n').map((l) => (JSON.parse(l) as { i: number | string }).i);
   assert.deepEqual(seen, [...Array.from({ length: 600 }, (_, i) => i), 'last']);
+});
+
+test('isoTime is the ISO time of each millisecond, across seconds and with leading zeros', (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.UTC(2026, 10, 28, 8, 53, 27, 990) });
+    for (let i = 0; i < 1_200; i++) {
+      assert.equal(isoTime(), `,"time":"${new Date(Date.now()).toISOString()}"`);
+      t.mock.timers.tick(i % 7 === 0 ? 1 : 3);
+    }
 });

@@ -6,17 +6,27 @@ export type { Logger } from 'pino';
 /** A log line waits at most this long in the buffer. */
 const FLUSH_EVERY_MS = 200;
 
+let lastSecond = -1;
+let secondText = '';
 let lastMs = -1;
 let lastTime = '';
 /**
- * pino's isoTime, formatted once per millisecond: a loaded gateway writes several lines in each,
- * and formatting the date was a visible share of a line's cost.
+ * pino's isoTime, formatted once per millisecond, and from a prefix formatted once per second: a
+ * loaded gateway writes a line or two per request, and `toISOString` per millisecond was still 3 µs
+ * of a request's main thread in the profiles (docs/bench-gateway.md, "Session 18").
  */
-function isoTime(): string {
+export function isoTime(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
-    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+    const second = Math.floor(now / 1000);
+    if (second !== lastSecond) {
+      lastSecond = second;
+      // `2026-11-28T08:53:28.`: the date and time up to the milliseconds.
+      secondText = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`;
+    }
+    const ms = now - second * 1000;
+    lastTime = `${secondText}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
   }
   return lastTime;
 }
