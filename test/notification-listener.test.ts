@@ -161,15 +161,35 @@ describe('one listening connection per instance on PostgreSQL', { skip }, () => 
     await assert.rejects(other.listen(['t5_a'], () => {}), /closed/);
   });
 
+  it('takes a subscriber that comes while it waits to reconnect: LISTENed with the others, told to catch up', async () => {
+    const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 1000 });
+    const early = recorder();
+    const late = recorder();
+    try {
+      await listener.listen(['t6_early'], early.onNotify, early.onReconnect);
+      const [backend] = await listeners(h);
+      await sql`select pg_terminate_backend(${backend!.pid})`.execute(h.db);
+      await waitFor(async () => (await listeners(h)).length === 0, { message: 'terminated' });
+      await listener.listen(['t6_late'], late.onNotify, late.onReconnect);
+      await waitFor(() => early.reconnects === 1 && late.reconnects === 1, { message: () => `reconnects: ${early.reconnects}, ${late.reconnects}` });
+      await notifyAll(h, [['t6_late', '1'], ['t6_early', '2']]);
+      await waitFor(() => early.got.length === 1 && late.got.length === 1, { message: 'both channels after reconnecting' });
+      assert.deepEqual([early.got, late.got], [[['t6_early', '2']], [['t6_late', '1']]]);
+      assert.equal((await listeners(h)).length, 1);
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('closed while waiting to reconnect: its retry is cancelled, no connection comes back', async () => {
-    const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 200 });
+    const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 1000 });
     const got = recorder();
     await listener.listen(['t5_c'], got.onNotify, got.onReconnect);
     const [backend] = await listeners(h);
     await sql`select pg_terminate_backend(${backend!.pid})`.execute(h.db);
     await waitFor(async () => (await listeners(h)).length === 0, { message: 'terminated' });
     await listener.close();
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 1300));
     assert.equal((await listeners(h)).length, 0);
     assert.equal(got.reconnects, 0);
   });

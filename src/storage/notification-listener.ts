@@ -82,7 +82,10 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
     failures += 1;
     retry = setTimeout(() => {
       retry = null;
-      void serially(sync).catch(() => {});
+      // A LISTEN refused on a new connection: try again rather than stay deaf.
+      void serially(sync).catch(() => {
+        if (lost && subscribers.size > 0) scheduleRetry();
+      });
     }, wait);
   };
   const connect = async (): Promise<pg.Client> => {
@@ -90,6 +93,10 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
       connectionString,
       application_name: LISTEN_APPLICATION_NAME,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+      // The connection only reads: without keepalive probes a silently cut network would
+      // leave it waiting for notifications that never come.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 30_000,
     });
     c.on('notification', (n) => {
       if (client !== c) return;
