@@ -8,6 +8,7 @@ import { PREPARED_MARK } from './prepared-mark.ts';
 import { claimPgliteDir } from './pglite-lock.ts';
 import { startPgliteThread, type EmbeddedPostgres } from './pglite-thread.ts';
 import { migrations } from './migrations/index.ts';
+import { createNotificationListener, type Listen } from './notification-listener.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -15,22 +16,15 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'postgres' | 'pglite';
-  /** Subscribes to NOTIFY on `channels` (see Listen). */
+  /**
+   * Subscribes to NOTIFY on `channels` (see Listen). On PostgreSQL every subscriber of the handle
+   * shares one listening connection (notification-listener.ts), ended by close().
+   */
   readonly listen: Listen;
   close(): Promise<void>;
 }
 
-/**
- * Calls `onNotify` for every notification on the channels, in commit order; resolves to stop().
- * On PostgreSQL a connection of its own listens and comes back after a loss, then calls
- * `onReconnect` (notifications sent meanwhile are lost, so the caller catches up); on PGlite the
- * notifications of every query are delivered in-process.
- */
-export type Listen = (
-  channels: readonly string[],
-  onNotify: (channel: string, payload: string) => void,
-  onReconnect?: () => void,
-) => Promise<() => Promise<void>>;
+export type { Listen };
 
 const INT8_OID = 20;
 /** The embedded database's buffer pool (PostgreSQL's default is 128MB); see the note where it is set. */
@@ -64,8 +58,19 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     pool.on('error', () => {});
     pool.on('connect', prepareMarked);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const url = opts.databaseUrl;
-    return { db, kind: 'postgres', listen: (channels, onNotify, onReconnect) => listenPostgres(url, channels, onNotify, onReconnect), close: () => db.destroy() };
+    const listener = createNotificationListener({ connectionString: opts.databaseUrl });
+    return {
+      db,
+      kind: 'postgres',
+      listen: listener.listen,
+      close: async () => {
+        try {
+          await listener.close();
+        } finally {
+          await db.destroy();
+        }
+      },
+    };
   }
   let dir: string | undefined;
   let release = () => {};
@@ -138,50 +143,6 @@ function prepareMarked(client: pg.PoolClient): void {
       names.set(text, name);
     }
     return query({ name, text, values });
-  };
-}
-
-/** A listening connection of its own, reconnected (every second at most) until stopped. */
-async function listenPostgres(
-  url: string,
-  channels: readonly string[],
-  onNotify: (channel: string, payload: string) => void,
-  onReconnect?: () => void,
-): Promise<() => Promise<void>> {
-  let stopped = false;
-  let client: pg.Client | null = null;
-  let retry: NodeJS.Timeout | null = null;
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-    c.on('notification', (n) => onNotify(n.channel, n.payload ?? ''));
-    const lost = () => {
-      if (client !== c) return;
-      client = null;
-      c.end().catch(() => {});
-      if (!stopped) retry = setTimeout(() => void again(), 1000);
-    };
-    c.on('error', lost);
-    c.on('end', lost);
-    await c.connect();
-    for (const ch of channels) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
-    client = c;
-  };
-  const again = async () => {
-    retry = null;
-    try {
-      await connect();
-      onReconnect?.();
-    } catch {
-      if (!stopped) retry = setTimeout(() => void again(), 1000);
-    }
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    if (retry) clearTimeout(retry);
-    const c = client;
-    client = null;
-    await c?.end().catch(() => {});
   };
 }
 
