@@ -5,6 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
+import { machineTimes, type ServerStats } from './lib/thread-cpu.ts';
 
 /**
  * The gateway benchmark (`npx tsx bench/gateway.ts`). In one run, against an OpenAI-style upstream
@@ -126,6 +127,8 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 /** Each target's runs (one per round) and CPU per request, by `mode|concurrency|target`. */
 type Results = Map<string, LoadResult[]>;
 type Cpu = Map<string, number[]>;
+/** A run's busy share of the server's main thread, and the machine's idle share (0-1), by the same key. */
+type Shares = Map<string, { main: number; idle: number }[]>;
 
 function push<T>(m: Map<string, T[]>, key: string, v: T): void {
   const list = m.get(key);
@@ -211,7 +214,10 @@ async function main(): Promise<void> {
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
   const cpuPerRequest: Cpu = new Map();
-  const stats = (c: Child) => c.ask<{ cpuMicros: number; requests: number }>({ type: 'stats' }, 'stats');
+  const stats = (c: Child) => c.ask<ServerStats>({ type: 'stats' }, 'stats');
+  // Whether a server's main thread was busy all the time (then it bounds the throughput) or the
+  // machine's cores were (then every process's CPU counts): docs/bench-gateway.md, "Session 18".
+  const shares: Shares = new Map();
   for (const mode of modes) {
     for (const concurrency of [1, CONCURRENCY]) {
       for (let round = 1; round <= ROUNDS; round++) {
@@ -221,6 +227,8 @@ async function main(): Promise<void> {
           const s0 = target.server ? await stats(target.server) : null;
           const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
           if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS, live: LIVE }, 'profile-started');
+          const m0 = machineTimes();
+          const t0 = performance.now();
           const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
           push(results, key, r);
           if (profiled) {
@@ -229,10 +237,18 @@ async function main(): Promise<void> {
           }
           let cpu = '';
           if (target.server && s0) {
+            const wallMicros = (performance.now() - t0) * 1000;
+            const m1 = machineTimes();
             const s1 = await stats(target.server);
             const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
             push(cpuPerRequest, key, perRequest);
             cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+            if (s1.mainThreadCpuMicros !== null && s0.mainThreadCpuMicros !== null && m0 && m1) {
+              const main = (s1.mainThreadCpuMicros - s0.mainThreadCpuMicros) / wallMicros;
+              const idle = (m1.idle - m0.idle) / Math.max(1, m1.total - m0.total);
+              push(shares, key, { main, idle });
+              cpu += `  main thread ${(main * 100).toFixed(0)}% busy, machine ${(idle * 100).toFixed(0)}% idle`;
+            }
           }
           console.log(`  ${formatResult(target.name, r)}${cpu}`);
         }
@@ -246,7 +262,8 @@ async function main(): Promise<void> {
           console.log(
             `  ${target.name.padEnd(40)} ${median(runs.map((r) => r.rps)).toFixed(0).padStart(8)} req/s  p50 ${median(runs.map((r) => r.p50Ms)).toFixed(2)} ms  ` +
               `p99 ${median(runs.map((r) => r.p99Ms)).toFixed(2)} ms  errors ${runs.reduce((n, r) => n + r.errors, 0)}` +
-              (cpu ? `  cpu ${median(cpu).toFixed(3)} ms/req` : ''),
+              (cpu ? `  cpu ${median(cpu).toFixed(3)} ms/req` : '') +
+              (shares.has(key) ? `  main thread ${(median(shares.get(key)!.map((x) => x.main)) * 100).toFixed(0)}% busy, machine ${(median(shares.get(key)!.map((x) => x.idle)) * 100).toFixed(0)}% idle` : ''),
           );
         }
       }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { answerProfileMessages } from '../lib/profile-child.ts';
+import { serverStats } from '../lib/thread-cpu.ts';
 
 /**
  * Child process of bench/gateway.ts: the real gateway (c), listening on loopback, on PGlite in a
@@ -98,10 +99,7 @@ process.on('message', (m: { type: string; gc?: boolean }) => {
     if (m.gc && typeof global.gc === 'function') global.gc();
     process.send!({ type: 'memory', usage: process.memoryUsage() });
   }
-  if (m.type === 'stats') {
-    const cpu = process.cpuUsage();
-    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
-  }
+  if (m.type === 'stats') process.send!(serverStats(requests));
   if (m.type === 'usage-count') {
     // Records, what they cost, and the balance: streams must bill exactly what they recorded.
     void deps.db

@@ -1,5 +1,6 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { request } from 'node:http';
+import { serverStats } from '../lib/thread-cpu.ts';
 
 // Child process of bench/gateway.ts: Portkey's open-source gateway (@portkey-ai/gateway, Node
 // build), loaded from the folder the bench installed it into, on the port it was given.
@@ -22,9 +23,6 @@ while (!(await answers())) await new Promise((r) => setTimeout(r, 50));
 requests = 0;
 
 process.on('message', (m: { type: string }) => {
-  if (m.type === 'stats') {
-    const cpu = process.cpuUsage();
-    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, requests });
-  }
+  if (m.type === 'stats') process.send!(serverStats(requests));
 });
 process.send!({ type: 'ready', url: `http://127.0.0.1:${port}` });
