@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { charged } from './helpers/books.ts';
+import { catalogYaml, IMAGE_PRICE, startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
+
+/**
+ * Findings of a twelfth audit of the inference API, tried as a new user would with the official
+ * `openai` client and plain HTTP (docs/api-decisions.md, "Inference: twelfth audit").
+ */
+describe('inference API, twelfth audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let openai: OpenAI;
+
+  before(async () => void ({ g, acct, openai } = await startWithSdks()));
+  after(() => g.close());
+
+  const { post, refused } = auditRequests(() => ({ g, key: acct.key }));
+  const imageCalls = () => g.openai.requests.filter((r) => r.path === '/v1/images/generations').length;
+
+  describe('image generation without a model (OpenAI\'s images API has a default model)', () => {
+    it('is served by the catalog\'s image model, through the SDK and plain HTTP, billed per image', async () => {
+      const before = imageCalls();
+      const { charge, row } = await charged(g, acct, async () => {
+        // The SDK types `model` as optional, as OpenAI defaults it.
+        const r = await openai.images.generate({ prompt: 'a lighthouse at dusk', n: 2, response_format: 'b64_json' });
+        assert.equal(r.data?.length, 2);
+        assert.ok(r.data?.every((d) => typeof d.b64_json === 'string' && d.b64_json.length > 0));
+      });
+      assert.equal(imageCalls(), before + 1);
+      assert.deepEqual([row.model, row.endpoint, row.image_count, charge], ['svc-image', 'images.generations', 2, 2n * IMAGE_PRICE]);
+
+      for (const body of [{ prompt: 'a cat' }, { model: null, prompt: 'a cat' }]) {
+        const r = await post('/v1/images/generations', body);
+        assert.equal(r.status, 200, `${JSON.stringify(body)}: ${await r.clone().text()}`);
+        const j = (await r.json()) as { data: unknown[] };
+        assert.equal(j.data.length, 1);
+      }
+    });
+
+    it('still names the model field when the catalog has no single image model, and refuses the prompt first', async () => {
+      await refused('/v1/images/generations', { model: null }, 'prompt: is required');
+      const noImages = await startGateway({
+        catalog: (f) => catalogYaml(f).replace(/ {2}- id: svc-image\n(?: {4}.*\n)+/, ''),
+      });
+      try {
+        const a = await createTestAccount(noImages.t, { credits: 100 });
+        const r = await noImages.client(a.key).images.generate({ prompt: 'a cat' }).then(() => null, (e: unknown) => e);
+        assert.ok(r instanceof OpenAI.BadRequestError, String(r));
+        assert.equal(r.error, 'model: is required');
+      } finally {
+        await noImages.close();
+      }
+    });
+  });
+});
