@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { charged } from './helpers/books.ts';
@@ -54,6 +55,39 @@ describe('inference API, twelfth audit', () => {
       } finally {
         await noImages.close();
       }
+    });
+  });
+
+  describe('compressed request bodies', () => {
+    const body = JSON.stringify({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] });
+
+    it('are a 415 naming the encoding, not a "malformed JSON body", after the key check', async () => {
+      for (const encoding of ['gzip', 'deflate', 'br', 'GZIP']) {
+        const r = await fetch(`${g.t.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', 'content-encoding': encoding },
+          body: gzipSync(body),
+        });
+        assert.equal(r.status, 415, encoding);
+        assert.deepEqual(await r.json(), { error: 'unsupported content encoding; send the body uncompressed' });
+        assert.ok(r.headers.get('x-ratelimit-limit-requests'), 'after the rate-limit check, like every body error');
+      }
+      const noKey = await fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(body),
+      });
+      assert.equal(noKey.status, 401);
+    });
+
+    it('`identity` is no encoding', async () => {
+      g.openai.chat.enqueue({ text: 'ok' });
+      const r = await fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', 'content-encoding': 'identity' },
+        body,
+      });
+      assert.equal(r.status, 200, await r.clone().text());
     });
   });
 });
