@@ -90,4 +90,63 @@ describe('inference API, twelfth audit', () => {
       assert.equal(r.status, 200, await r.clone().text());
     });
   });
+
+  describe('base64 images: the types every upstream takes, labelled as their bytes are', () => {
+    const JPEG = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8U';
+    const WEBP = 'UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAwA0JaQAA3AA/vuUAAA=';
+    const SVG = 'PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=';
+    const chatImage = (url: string) => [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }];
+    /** The base64 sources the Anthropic upstream got in its last request. */
+    const sentSources = () => {
+      const body = g.anthropic.requests.at(-1)!.body as { messages: { content: { type: string; source?: { type: string; media_type: string; data: string } }[] }[] };
+      return body.messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'image' && b.source?.type === 'base64' ? [b.source.media_type] : [])));
+    };
+
+    it('a data URI of another type (SVG, BMP) is a 400 naming the field on every protocol, before any upstream call', async () => {
+      for (const type of ['image/svg+xml', 'image/bmp', 'image/heic']) {
+        const url = `data:${type};base64,${SVG}`;
+        const not = `must be a JPEG, PNG, GIF or WebP image, not ${type}`;
+        await refused('/v1/chat/completions', { model: 'svc-vision', messages: chatImage(url) }, `messages[0].content[1].image_url.url: ${not}`);
+        await refused('/v1/messages', { model: 'svc-ultra', max_tokens: 50, messages: chatImage(url) }, `messages[0].content[1].image_url.url: ${not}`);
+        await refused('/v1/messages/count_tokens', { model: 'svc-ultra', messages: chatImage(url) }, `messages[0].content[1].image_url.url: ${not}`);
+        await refused(
+          '/v1/responses',
+          { model: 'svc-vision', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: url }] }] },
+          `input[0].content[1].image_url: ${not}`,
+        );
+      }
+    });
+
+    it('image/jpg (what many clients write) and upper-case schemes and types are read as the image types they name', async () => {
+      for (const head of ['data:image/jpg', 'data:IMAGE/JPEG', 'DATA:Image/Jpg', 'Data:image/jpeg']) {
+        g.anthropic.chat.enqueue({ text: 'a photo' });
+        const c = await openai.chat.completions.create({ model: 'svc-vision', messages: chatImage(`${head};base64,${JPEG}`) as never });
+        assert.equal(c.choices[0]!.message.content, 'a photo', head);
+        assert.deepEqual(sentSources(), ['image/jpeg'], head);
+      }
+    });
+
+    it('an image labelled with another type than its bytes is sent to Anthropic as the type of its bytes, on every protocol', async () => {
+      const cases: [string, unknown][] = [
+        ['/v1/chat/completions', { model: 'svc-vision', messages: chatImage(`data:image/png;base64,${JPEG}`) }],
+        ['/v1/messages', { model: 'svc-vision', max_tokens: 50, messages: chatImage(`data:image/png;base64,${JPEG}`) }],
+        [
+          '/v1/messages',
+          { model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: JPEG } }, { type: 'text', text: 'What is this?' }] }] },
+        ],
+        ['/v1/responses', { model: 'svc-vision', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What?' }, { type: 'input_image', image_url: `data:image/png;base64,${JPEG}` }] }] }],
+      ];
+      for (const [path, body] of cases) {
+        g.anthropic.chat.enqueue({ text: 'a photo' });
+        const r = await post(path, body);
+        assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`);
+        await r.arrayBuffer();
+        assert.deepEqual(sentSources(), ['image/jpeg'], path);
+      }
+      // A WebP labelled as itself stays as it is; so do bytes of no known type (the label is all there is).
+      g.anthropic.chat.enqueue({ text: 'a photo' });
+      await openai.chat.completions.create({ model: 'svc-vision', messages: chatImage(`data:image/webp;base64,${WEBP}`) as never });
+      assert.deepEqual(sentSources(), ['image/webp']);
+    });
+  });
 });

@@ -24,6 +24,7 @@ import {
 } from '../read-fields.ts';
 import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import { openBlockValue, type SealedField } from './sealed-tokens.ts';
 
@@ -36,7 +37,7 @@ export interface ParsedMessagesRequest {
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const HTTP_URL = /^https?:\/\/\S+$/;
-const IMAGE_DATA_URI = /^data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/;
+const IMAGE_DATA_URI = /^data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 const MAX_TOOLS = 128;
@@ -85,8 +86,9 @@ function readImage(f: Fields, path: string): UserContentPart {
 function readImageUrl(f: Fields, path: string): UserContentPart {
   const ip = at(path, 'image_url');
   const img = expectFields(f.image_url, ip);
-  const url = readString(img, 'url', ip, { required: true })!;
-  if (!HTTP_URL.test(url) && !IMAGE_DATA_URI.test(url)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
+  const given = readString(img, 'url', ip, { required: true })!;
+  if (!HTTP_URL.test(given) && !IMAGE_DATA_URI.test(given)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
+  const url = imageUrlForUpstream(given, at(ip, 'url'));
   // `detail` is the OpenAI part's; an OpenAI-compatible upstream gets it back, Anthropic has none.
   const detail = readEnum(img, 'detail', ip, ['auto', 'low', 'high'] as const);
   return withCache({ type: 'image' as const, url, ...(detail !== undefined ? { detail } : {}) }, readCacheControl(f, path));
