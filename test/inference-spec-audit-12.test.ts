@@ -149,4 +149,39 @@ describe('inference API, twelfth audit', () => {
       assert.deepEqual(sentSources(), ['image/webp']);
     });
   });
+
+  describe('tool parameters: a JSON Schema object, as the document\'s tool definition has it', () => {
+    const fn = (parameters: unknown) => ({ type: 'function', function: { name: 'get_weather', description: 'weather', parameters } });
+
+    it('a schema of another type than object is a 400 naming it on every protocol, before any upstream call', async () => {
+      for (const type of ['string', 'array', 'null']) {
+        const schema = { type };
+        await refused('/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], tools: [fn(schema)] }, 'tools[0].function.parameters.type: must be "object"');
+        await refused('/v1/messages', { model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], tools: [fn(schema)] }, 'tools[0].function.parameters.type: must be "object"');
+        await refused('/v1/messages', { model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: schema }] }, 'tools[0].input_schema.type: must be "object"');
+        await refused('/v1/messages/count_tokens', { model: 'svc-vision', messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'get_weather', input_schema: schema }] }, 'tools[0].input_schema.type: must be "object"');
+        await refused('/v1/responses', { model: 'svc-fast', input: 'hi', tools: [{ type: 'function', name: 'get_weather', parameters: schema }] }, 'tools[0].parameters.type: must be "object"');
+        await refused('/v1/responses', { model: 'svc-fast', input: 'hi', tools: [fn(schema)] }, 'tools[0].function.parameters.type: must be "object"');
+      }
+    });
+
+    it('a schema that leaves type out (properties alone, or {}) reaches an Anthropic upstream as the object schema it describes', async () => {
+      const properties = { city: { type: 'string' } };
+      const sentSchema = () => ((g.anthropic.requests.at(-1)!.body as { tools: { input_schema: unknown }[] }).tools[0]!.input_schema);
+      for (const [path, body] of [
+        ['/v1/chat/completions', { model: 'svc-vision', messages: [{ role: 'user', content: 'weather?' }], tools: [fn({ properties, required: ['city'] })] }],
+        ['/v1/messages', { model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: 'weather?' }], tools: [{ name: 'get_weather', input_schema: { properties, required: ['city'] } }] }],
+        ['/v1/responses', { model: 'svc-vision', input: 'weather?', tools: [{ type: 'function', name: 'get_weather', parameters: { properties, required: ['city'] } }] }],
+      ] as const) {
+        g.anthropic.chat.enqueue({ text: 'sunny' });
+        const r = await post(path, body);
+        assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`);
+        await r.arrayBuffer();
+        assert.deepEqual(sentSchema(), { type: 'object', properties, required: ['city'] }, path);
+      }
+      g.anthropic.chat.enqueue({ text: 'sunny' });
+      await openai.chat.completions.create({ model: 'svc-vision', messages: [{ role: 'user', content: 'weather?' }], tools: [fn({}) as never] });
+      assert.deepEqual(sentSchema(), { type: 'object' });
+    });
+  });
 });

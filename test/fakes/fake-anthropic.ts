@@ -194,6 +194,18 @@ function checkImages(body: Record<string, unknown>): string | null {
   return null;
 }
 
+/** A tool's input_schema is an object schema, as the API requires (`type: "object"`). */
+function checkToolSchemas(body: Record<string, unknown>): string | null {
+  const tools = Array.isArray(body.tools) ? (body.tools as { type?: string; input_schema?: { type?: unknown } }[]) : [];
+  for (const [i, t] of tools.entries()) {
+    if (t.type !== undefined && t.type !== 'custom') continue;
+    const type = t.input_schema?.type;
+    if (type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    if (type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  }
+  return null;
+}
+
 /** The API's rules for extended thinking, as it enforces them. */
 function checkThinking(body: Record<string, unknown>): string | null {
   const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
@@ -221,7 +233,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
+  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {

@@ -22,7 +22,7 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
-import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
+import { readFunctionTool, readResponseFormat, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
@@ -287,12 +287,13 @@ function readTools(body: Fields): ToolDefinition[] {
     if (seen.has(name)) invalid(at(p, 'name'), `duplicate tool name ${name}`);
     seen.add(name);
     const description = readString(f, 'description', p);
-    if (!isFields(f.input_schema)) invalid(at(p, 'input_schema'), f.input_schema === undefined ? 'is required' : 'must be a JSON Schema object');
+    if (f.input_schema === undefined || f.input_schema === null) invalid(at(p, 'input_schema'), 'is required');
+    const parameters = readToolSchema(f.input_schema, at(p, 'input_schema'));
     const cacheControl = readCacheControl(f, p);
     return {
       name,
       ...(description !== undefined ? { description } : {}),
-      parameters: f.input_schema,
+      parameters,
       ...(cacheControl !== undefined ? { cacheControl } : {}),
     };
   });

@@ -180,6 +180,20 @@ function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObj
 }
 
 /**
+ * A tool's parameters: a JSON Schema object whose `type`, when given, is `object`, as the
+ * document's tool definition has it and both upstream kinds require (Anthropic: `input_schema.type:
+ * Input should be 'object'`; OpenAI: `schema must be a JSON Schema of 'type: "object"'`). Another
+ * type used to reach the upstream, and the client got its refusal, redacted, in the upstream's
+ * words (docs/api-decisions.md, "Inference: twelfth audit"). A schema without `type` is taken as
+ * it is; the Anthropic adapter, whose API requires the field, adds it.
+ */
+export function readToolSchema(value: unknown, path: string): JsonObject {
+  const schema = readSchema(value, path, { type: 'object', properties: {} });
+  if (schema.type !== undefined && schema.type !== 'object') invalid(at(path, 'type'), 'must be "object"');
+  return schema;
+}
+
+/**
  * The `function` of a tool in the service's form (`{type: "function", function: {name,
  * description, parameters}}`, also taken by /v1/messages): names unique across `seen`.
  */
@@ -191,7 +205,7 @@ export function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolD
   if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
   seen.add(name);
   const description = readString(fn, 'description', fp);
-  const parameters = readSchema(fn.parameters, at(fp, 'parameters'), { type: 'object', properties: {} });
+  const parameters = readToolSchema(fn.parameters, at(fp, 'parameters'));
   return description === undefined ? { name, parameters } : { name, description, parameters };
 }
 

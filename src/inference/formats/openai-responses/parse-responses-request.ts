@@ -1,5 +1,5 @@
 import { REASONING_EFFORTS, type JsonObject, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../canonical/chat.ts';
-import { readFunctionTool } from '../openai-chat/parse-chat-completion-request.ts';
+import { readFunctionTool, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import {
   at,
   expectFields,
@@ -263,7 +263,7 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
       const name = readString(f, 'name', p, { required: true })!;
       if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
       if (functions.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate function name "${name}"`);
-      const parameters = f.parameters === undefined || f.parameters === null ? { type: 'object', properties: {} } : expectFields(f.parameters, at(p, 'parameters'));
+      const parameters = readToolSchema(f.parameters, at(p, 'parameters'));
       const description = readString(f, 'description', p);
       const strict = readBoolean(f, 'strict', p);
       functions.push({ name, parameters, ...(description === undefined ? {} : { description }) });
