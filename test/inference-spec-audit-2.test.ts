@@ -67,7 +67,13 @@ describe('inference-api.md, a new user\'s second look', () => {
       const r = await post(path, path.endsWith('completions') && !path.includes('chat') ? { prompt: 'hi', max_tokens: 3 } : path === '/v1/responses' ? { input: 'hi' } : { messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
       assert.equal(r.status, 200, `${path}: ${await r.text()}`);
     }
-    for (const path of ['/v1/embeddings', '/v1/rerank', '/v1/images/generations']) assert.ok(body(path).required!.includes('model'), path);
+    for (const path of ['/v1/embeddings', '/v1/rerank']) assert.ok(body(path).required!.includes('model'), path);
+    // Images default to the catalog's one image model, as OpenAI's images API defaults its model
+    // (docs/api-decisions.md, "Inference: twelfth audit").
+    assert.ok(!(body('/v1/images/generations').required ?? []).includes('model'), '/v1/images/generations requires model');
+    assert.ok(body('/v1/images/generations').required!.includes('prompt'));
+    const image = await post('/v1/images/generations', { prompt: 'a cat' });
+    assert.equal(image.status, 200, await image.text());
     // The spec's message object (role system) and tool_choice string "auto" on the messages protocol.
     const messages = body('/v1/messages').properties;
     assert.ok(messages.messages!.items!.properties.role!.enum!.includes('system'));

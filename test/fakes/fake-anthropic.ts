@@ -168,6 +168,44 @@ function checkToolResults(body: Record<string, unknown>): string | null {
   return null;
 }
 
+/** The first bytes of each image type the API takes, as base64 (PNG, JPEG, GIF; WebP is RIFF....WEBP). */
+const IMAGE_MAGIC: Record<string, (data: string) => boolean> = {
+  'image/png': (d) => d.startsWith('iVBORw0KGgo'),
+  'image/jpeg': (d) => d.startsWith('/9j/'),
+  'image/gif': (d) => d.startsWith('R0lGOD'),
+  'image/webp': (d) => Buffer.from(d.slice(0, 16), 'base64').subarray(8, 12).toString('latin1') === 'WEBP',
+};
+
+/**
+ * Base64 image sources: one of the API's four media types, and bytes of that type, as the API
+ * checks them (docs/api-decisions.md, "Inference: twelfth audit").
+ */
+function checkImages(body: Record<string, unknown>): string | null {
+  const messages = body.messages as { content: unknown }[];
+  for (const [i, m] of messages.entries()) {
+    if (!Array.isArray(m.content)) continue;
+    for (const [j, b] of (m.content as { type: string; source?: { type?: string; media_type?: string; data?: string } }[]).entries()) {
+      if (b.type !== 'image' || b.source?.type !== 'base64') continue;
+      const matches = IMAGE_MAGIC[b.source.media_type ?? ''];
+      if (!matches) return `messages.${i}.content.${j}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+      if (!matches(b.source.data ?? '')) return `messages.${i}.content.${j}.image.source.base64.data: Image does not match the provided media type ${b.source.media_type}`;
+    }
+  }
+  return null;
+}
+
+/** A tool's input_schema is an object schema, as the API requires (`type: "object"`). */
+function checkToolSchemas(body: Record<string, unknown>): string | null {
+  const tools = Array.isArray(body.tools) ? (body.tools as { type?: string; input_schema?: { type?: unknown } }[]) : [];
+  for (const [i, t] of tools.entries()) {
+    if (t.type !== undefined && t.type !== 'custom') continue;
+    const type = t.input_schema?.type;
+    if (type === undefined) return `tools.${i}.custom.input_schema.type: Field required`;
+    if (type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
+  }
+  return null;
+}
+
 /** The API's rules for extended thinking, as it enforces them. */
 function checkThinking(body: Record<string, unknown>): string | null {
   const thinking = body.thinking as { type?: string; budget_tokens?: unknown } | undefined;
@@ -195,7 +233,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
-  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
+  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {

@@ -19,6 +19,8 @@ const obj = (properties: Record<string, unknown>, required: string[] = [], extra
 const Model = { type: 'string', description: 'a brand model id (`GET /v1/models`), e.g. svc-fast' };
 /** The chat protocols fall back to the configured default model when `model` is left out (docs/routing.md). */
 const ChatModel = { ...Model, description: `${Model.description}; optional: left out, the configured default model (svc-shiplow as shipped) serves the request` };
+/** Images default to the catalog's one image model, as OpenAI's images API defaults its model (image-model-id.ts). */
+const ImageModel = { type: 'string', description: 'a brand image model id (`GET /v1/available-models`, type image), e.g. svc-image; optional: left out, the catalog\'s image model serves the request when it has exactly one' };
 const Stop = { oneOf: [str, { type: 'array', items: str, maxItems: 4 }] };
 const Usage = obj({
   prompt_tokens: int,
@@ -187,7 +189,7 @@ const RerankResponse = obj(
 
 const ImagesRequest = obj(
   {
-    model: Model,
+    model: ImageModel,
     prompt: str,
     n: { type: 'integer', minimum: 1, maximum: 10 },
     size: str,
@@ -198,7 +200,7 @@ const ImagesRequest = obj(
     response_format: { type: 'string', enum: ['b64_json', 'url'] },
     user: str,
   },
-  ['model', 'prompt'],
+  ['prompt'],
 );
 const ImagesResponse = obj(
   {

@@ -22,8 +22,9 @@ import {
   readString,
   type Fields,
 } from '../read-fields.ts';
-import { readFunctionTool, readResponseFormat } from '../openai-chat/parse-chat-completion-request.ts';
+import { readFunctionTool, readResponseFormat, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import { openBlockValue, type SealedField } from './sealed-tokens.ts';
 
@@ -36,7 +37,7 @@ export interface ParsedMessagesRequest {
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const HTTP_URL = /^https?:\/\/\S+$/;
-const IMAGE_DATA_URI = /^data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/;
+const IMAGE_DATA_URI = /^data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 const MAX_TOOLS = 128;
@@ -85,8 +86,9 @@ function readImage(f: Fields, path: string): UserContentPart {
 function readImageUrl(f: Fields, path: string): UserContentPart {
   const ip = at(path, 'image_url');
   const img = expectFields(f.image_url, ip);
-  const url = readString(img, 'url', ip, { required: true })!;
-  if (!HTTP_URL.test(url) && !IMAGE_DATA_URI.test(url)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
+  const given = readString(img, 'url', ip, { required: true })!;
+  if (!HTTP_URL.test(given) && !IMAGE_DATA_URI.test(given)) invalid(at(ip, 'url'), 'must be an http(s) URL or a base64 data URI');
+  const url = imageUrlForUpstream(given, at(ip, 'url'));
   // `detail` is the OpenAI part's; an OpenAI-compatible upstream gets it back, Anthropic has none.
   const detail = readEnum(img, 'detail', ip, ['auto', 'low', 'high'] as const);
   return withCache({ type: 'image' as const, url, ...(detail !== undefined ? { detail } : {}) }, readCacheControl(f, path));
@@ -285,12 +287,13 @@ function readTools(body: Fields): ToolDefinition[] {
     if (seen.has(name)) invalid(at(p, 'name'), `duplicate tool name ${name}`);
     seen.add(name);
     const description = readString(f, 'description', p);
-    if (!isFields(f.input_schema)) invalid(at(p, 'input_schema'), f.input_schema === undefined ? 'is required' : 'must be a JSON Schema object');
+    if (f.input_schema === undefined || f.input_schema === null) invalid(at(p, 'input_schema'), 'is required');
+    const parameters = readToolSchema(f.input_schema, at(p, 'input_schema'));
     const cacheControl = readCacheControl(f, p);
     return {
       name,
       ...(description !== undefined ? { description } : {}),
-      parameters: f.input_schema,
+      parameters,
       ...(cacheControl !== undefined ? { cacheControl } : {}),
     };
   });

@@ -27,8 +27,14 @@ describe('images format', () => {
     );
   });
 
+  it('leaves a missing model to the route (the catalog\'s image model serves)', () => {
+    assert.equal(parseImageRequest({ prompt: 'p' }).model, undefined);
+    assert.equal(parseImageRequest({ model: null, prompt: 'p' }).model, undefined);
+  });
+
   it('names the invalid field', () => {
     assert.equal(error400({ model: 'm' }), 'prompt: is required');
+    assert.equal(error400({ model: '', prompt: 'p' }), 'model: must not be empty');
     assert.equal(error400({ model: 'm', prompt: 'p', n: 11 }), 'n: must be <= 10');
     assert.equal(error400({ model: 'm', prompt: 'p', size: 'big' }), 'size: must be auto or WIDTHxHEIGHT, e.g. 1024x1024');
     assert.equal(error400({ model: 'm', prompt: 'p', response_format: 'file' }), 'response_format: must be one of url, b64_json');

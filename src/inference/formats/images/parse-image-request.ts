@@ -4,7 +4,8 @@ import { invalid, readBody, readEnum, readInteger, readString } from '../read-fi
 export type ImageResponseFormat = 'url' | 'b64_json';
 
 export interface ParsedImageRequest {
-  readonly model: string;
+  /** Undefined when the body names none: the route picks the catalog's image model. */
+  readonly model: string | undefined;
   readonly request: CanonicalImageRequest;
   readonly responseFormat: ImageResponseFormat;
 }
@@ -14,7 +15,7 @@ const SIZE = /^(?:auto|\d{2,5}x\d{2,5})$/;
 /** An OpenAI /images/generations body. */
 export function parseImageRequest(rawBody: unknown): ParsedImageRequest {
   const body = readBody(rawBody);
-  const model = readString(body, 'model', '', { required: true, nonEmpty: true })!;
+  const model = readString(body, 'model', '', { nonEmpty: true });
   const prompt = readString(body, 'prompt', '', { required: true, nonEmpty: true })!;
   const n = readInteger(body, 'n', '', { min: 1, max: 10 }) ?? 1;
   const size = readString(body, 'size', '');

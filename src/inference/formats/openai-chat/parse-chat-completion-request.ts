@@ -25,6 +25,7 @@ import {
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { readStreamOptions } from '../stream-options.ts';
+import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
 
@@ -37,7 +38,7 @@ export interface ParsedChatCompletionRequest {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/;
+const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/i;
 const MAX_TOOLS = 128;
 
 /** Text of a `content` that may be a string or an array of text parts. */
@@ -72,8 +73,9 @@ function readUserContent(value: unknown, path: string): UserContentPart[] {
     if (type === 'text') return { type: 'text', text: readString(f, 'text', p, { required: true })! };
     if (type === 'image_url') {
       const img = expectFields(f.image_url, at(p, 'image_url'));
-      const url = readString(img, 'url', at(p, 'image_url'), { required: true })!;
-      if (!IMAGE_URL.test(url)) invalid(at(at(p, 'image_url'), 'url'), 'must be an http(s) URL or a base64 data URI');
+      const given = readString(img, 'url', at(p, 'image_url'), { required: true })!;
+      if (!IMAGE_URL.test(given)) invalid(at(at(p, 'image_url'), 'url'), 'must be an http(s) URL or a base64 data URI');
+      const url = imageUrlForUpstream(given, at(at(p, 'image_url'), 'url'));
       const detail = readEnum(img, 'detail', at(p, 'image_url'), ['auto', 'low', 'high'] as const);
       return detail ? { type: 'image', url, detail } : { type: 'image', url };
     }
@@ -178,6 +180,20 @@ function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObj
 }
 
 /**
+ * A tool's parameters: a JSON Schema object whose `type`, when given, is `object`, as the
+ * document's tool definition has it and both upstream kinds require (Anthropic: `input_schema.type:
+ * Input should be 'object'`; OpenAI: `schema must be a JSON Schema of 'type: "object"'`). Another
+ * type used to reach the upstream, and the client got its refusal, redacted, in the upstream's
+ * words (docs/api-decisions.md, "Inference: twelfth audit"). A schema without `type` is taken as
+ * it is; the Anthropic adapter, whose API requires the field, adds it.
+ */
+export function readToolSchema(value: unknown, path: string): JsonObject {
+  const schema = readSchema(value, path, { type: 'object', properties: {} });
+  if (schema.type !== undefined && schema.type !== 'object') invalid(at(path, 'type'), 'must be "object"');
+  return schema;
+}
+
+/**
  * The `function` of a tool in the service's form (`{type: "function", function: {name,
  * description, parameters}}`, also taken by /v1/messages): names unique across `seen`.
  */
@@ -189,7 +205,7 @@ export function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolD
   if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
   seen.add(name);
   const description = readString(fn, 'description', fp);
-  const parameters = readSchema(fn.parameters, at(fp, 'parameters'), { type: 'object', properties: {} });
+  const parameters = readToolSchema(fn.parameters, at(fp, 'parameters'));
   return description === undefined ? { name, parameters } : { name, description, parameters };
 }
 

@@ -1,5 +1,5 @@
 import { REASONING_EFFORTS, type JsonObject, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../canonical/chat.ts';
-import { readFunctionTool } from '../openai-chat/parse-chat-completion-request.ts';
+import { readFunctionTool, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import {
   at,
   expectFields,
@@ -15,6 +15,7 @@ import {
 } from '../read-fields.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { readStreamOptions } from '../stream-options.ts';
+import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
   ConversationItem,
@@ -74,7 +75,7 @@ export interface ParsedResponsesRequest {
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const LABEL = /^[a-zA-Z0-9_-]{1,64}$/;
-const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/;
+const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/i;
 const MAX_TOOLS = 128;
 const MAX_ITEMS = 10_000;
 const ROLES: readonly MessageRole[] = ['user', 'assistant', 'system', 'developer'];
@@ -99,8 +100,9 @@ function readContent(value: unknown, path: string, role: MessageRole): MessageIt
       case 'input_image': {
         if (role !== 'user') invalid(at(p, 'type'), 'images are only allowed in user messages');
         if (f.file_id !== undefined && f.file_id !== null) invalid(at(p, 'file_id'), 'file ids are not supported; send image_url');
-        const url = readString(f, 'image_url', p, { required: true })!;
-        if (!IMAGE_URL.test(url)) invalid(at(p, 'image_url'), 'must be an http(s) URL or a data:image/...;base64 URI');
+        const given = readString(f, 'image_url', p, { required: true })!;
+        if (!IMAGE_URL.test(given)) invalid(at(p, 'image_url'), 'must be an http(s) URL or a data:image/...;base64 URI');
+        const url = imageUrlForUpstream(given, at(p, 'image_url'));
         const detail = readEnum(f, 'detail', p, ['auto', 'low', 'high'] as const) ?? 'auto';
         return { type: 'input_image', image_url: url, detail };
       }
@@ -261,7 +263,7 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
       const name = readString(f, 'name', p, { required: true })!;
       if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
       if (functions.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate function name "${name}"`);
-      const parameters = f.parameters === undefined || f.parameters === null ? { type: 'object', properties: {} } : expectFields(f.parameters, at(p, 'parameters'));
+      const parameters = readToolSchema(f.parameters, at(p, 'parameters'));
       const description = readString(f, 'description', p);
       const strict = readBoolean(f, 'strict', p);
       functions.push({ name, parameters, ...(description === undefined ? {} : { description }) });

@@ -26,6 +26,18 @@ describe('convertToAnthropicMessages', () => {
     );
   });
 
+  it('labels a base64 image with the type its bytes show, the declared one when they show none', () => {
+    const sources = (url: string) => {
+      const [m] = convertToAnthropicMessages([{ role: 'user', content: [{ type: 'image', url }] }]).messages;
+      return (m!.content[0] as { source: unknown }).source;
+    };
+    assert.deepEqual(sources('data:image/png;base64,/9j/4AAQSkZJRg=='), { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQSkZJRg==' });
+    assert.deepEqual(sources('data:image/jpeg;base64,R0lGODlhAQABAA=='), { type: 'base64', media_type: 'image/gif', data: 'R0lGODlhAQABAA==' });
+    assert.deepEqual(sources('data:image/png;base64,UklGRiQAAABXRUJQVlA4'), { type: 'base64', media_type: 'image/webp', data: 'UklGRiQAAABXRUJQVlA4' });
+    assert.deepEqual(sources('data:image/gif;base64,iVBORw0KGgoAAAANSUhEUg=='), { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' });
+    assert.deepEqual(sources('data:image/webp;base64,AAAA'), { type: 'base64', media_type: 'image/webp', data: 'AAAA' });
+  });
+
   it('keeps the cache control of a user part on its block, last, and leaves blank text out', () => {
     const { messages } = convertToAnthropicMessages([
       {

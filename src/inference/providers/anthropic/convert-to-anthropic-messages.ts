@@ -30,9 +30,31 @@ export interface AnthropicMessage {
 
 const DATA_URI = /^data:([^;,]+);base64,(.*)$/s;
 
+/**
+ * The type of an image from its first bytes (base64): PNG, JPEG, GIF, or WebP (`RIFF....WEBP`);
+ * undefined for anything else.
+ */
+function sniffImageType(data: string): string | undefined {
+  if (data.startsWith('iVBORw0KGgo')) return 'image/png';
+  if (data.startsWith('/9j/')) return 'image/jpeg';
+  if (data.startsWith('R0lGOD')) return 'image/gif';
+  const head = Buffer.from(data.slice(0, 16), 'base64');
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+/**
+ * Anthropic checks that a base64 image's bytes are of the declared type (`Image does not match the
+ * provided media type`), where OpenAI reads the bytes whatever the label; clients label a JPEG
+ * `image/png` often enough (a renamed file, a fixed label in their code). So the type sent is the
+ * one the bytes show when they show one, the declared one otherwise (docs/api-decisions.md,
+ * "Inference: twelfth audit").
+ */
 function imageSource(url: string): AnthropicImageSource {
   const m = DATA_URI.exec(url);
-  return m ? { type: 'base64', media_type: m[1]!, data: m[2]!.replace(/\s+/g, '') } : { type: 'url', url };
+  if (!m) return { type: 'url', url };
+  const data = m[2]!.replace(/\s+/g, '');
+  return { type: 'base64', media_type: sniffImageType(data) ?? m[1]!, data };
 }
 
 const cache = (c: CacheControl | undefined): Cached => (c === undefined ? {} : { cache_control: c });

@@ -35,7 +35,9 @@ export function prepareAnthropicTools(request: CanonicalChatRequest): PreparedAn
       : request.tools.map((t) => ({
           name: t.name,
           ...(t.description !== undefined ? { description: t.description } : {}),
-          input_schema: t.parameters,
+          // The API requires `type: "object"`; a client's schema may leave it out (the formats
+          // refuse any other type), so it is added (docs/api-decisions.md, "Inference: twelfth audit").
+          input_schema: t.parameters.type === undefined ? { type: 'object', ...t.parameters } : t.parameters,
           ...(t.cacheControl !== undefined ? { cache_control: t.cacheControl } : {}),
         }));
   const noParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
