@@ -27,8 +27,10 @@ export async function searchRoutes(app: FastifyInstance, opts: ReadRouteOptions)
     },
     async (req) => {
       const q = req.query.q.trim();
-      // Surrounding spaces do not count toward the minimum.
-      if (q.length < SEARCH_MIN) throw badRequest(`Invalid q: must be between ${SEARCH_MIN} and ${SEARCH_MAX} characters`);
+      // Surrounding spaces do not count toward the minimum, and characters are counted as the
+      // schema counts them (code points): `.length` counts an emoji as two, so `🚀 ` passed
+      // (docs/api-decisions.md, "Market API: twelfth audit").
+      if ([...q].length < SEARCH_MIN) throw badRequest(`Invalid q: must be between ${SEARCH_MIN} and ${SEARCH_MAX} characters`);
       return { success: true, data: await search(opts.db, q, req.query.limit) };
     },
   );
