@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
 import type { TestApp } from './helpers/app.ts';
@@ -19,7 +20,7 @@ describe('market API against market-api.md (twelfth audit, over HTTP)', () => {
   });
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { call, market } = marketOverSocket(() => base);
+  const { call, market, trader, send } = marketOverSocket(() => base);
   const search = (q: string) => call('GET', `/api/search?q=${encodeURIComponent(q)}`);
 
   describe('search: "at least 2 characters"', () => {
@@ -58,6 +59,32 @@ describe('market API against market-api.md (twelfth audit, over HTTP)', () => {
       const implied = 'bitcoin bit coin itc above abo bove 100k 100 by june bitcoin';
       assert.deepEqual((await search(implied)).body.data.markets.map((x: { id: number }) => x.id), [m.id]);
       assert.deepEqual((await list(implied)).body.data.map((x: { id: number }) => x.id), [m.id]);
+    });
+  });
+
+  describe('a compressed body', () => {
+    it('is 415 naming the encoding rule, not `malformed JSON body`; identity and body-less requests pass', async () => {
+      const m = await market('gzip');
+      const p = await trader('10');
+      const body = JSON.stringify({ wallet_addr: p.wallet, market_id: m.id, side: 'yes', amount: 1 });
+      const refused = { status: 415, body: { success: false, error: 'unsupported content-encoding; send the body uncompressed' } };
+      for (const [path, encoding] of [['/api/pool/estimate', 'gzip'], ['/api/pool/trade', 'gzip'], ['/api/pool/trade', 'deflate'], ['/api/pool/estimate', 'br']] as const) {
+        const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: gzipSync(body) });
+        assert.deepEqual({ status: res.status, body: await res.json() }, refused, `${path} ${encoding}`);
+      }
+      // The bytes as sent, declared `identity`, are a body like any other.
+      const estimate = await fetch(`${base}/api/pool/estimate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+        body: JSON.stringify({ market_id: m.id, side: 'yes', amount: 1 }),
+      });
+      assert.equal(estimate.status, 200);
+      // A GET carrying the header has no body to refuse.
+      const list = await fetch(`${base}/api/markets?category=gzip`, { headers: { 'content-encoding': 'gzip' } });
+      assert.equal(list.status, 200);
+      // Nothing was traded by the refused requests; a plain signed trade still goes through.
+      assert.equal((await call('GET', `/api/pool/balance/${p.wallet}`)).body.data.balance, 10);
+      assert.equal((await send(p.viaKey, { method: 'POST', url: '/api/pool/trade', body: JSON.parse(body) })).status, 200);
     });
   });
 });
