@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { HttpError } from '../../shared/errors.ts';
 import { MAX_TERMS, containsPattern, searchTerms } from './search-terms.ts';
 
 describe('searchTerms', () => {
@@ -14,7 +15,7 @@ describe('searchTerms', () => {
 
   it(`refuses more than ${MAX_TERMS} words (400), rather than ignoring the rest`, () => {
     assert.equal(searchTerms('a b c d e f g h').length, MAX_TERMS);
-    assert.throws(() => searchTerms('a b c d e f g h i'), (e: Error & { statusCode?: number }) => e.message === `Invalid q: at most ${MAX_TERMS} words`);
+    assert.throws(() => searchTerms('a b c d e f g h i'), (e: unknown) => e instanceof HttpError && e.status === 400 && e.message === `Invalid q: at most ${MAX_TERMS} words`);
     // Implied words do not count toward the limit.
     assert.equal(searchTerms('abcd a b c d e f g h i j k').length, MAX_TERMS);
   });
