@@ -69,7 +69,7 @@ describe('inference API, twelfth audit', () => {
           body: gzipSync(body),
         });
         assert.equal(r.status, 415, encoding);
-        assert.deepEqual(await r.json(), { error: 'unsupported content encoding; send the body uncompressed' });
+        assert.deepEqual(await r.json(), { error: 'unsupported content-encoding; send the body uncompressed' });
         assert.ok(r.headers.get('x-ratelimit-limit-requests'), 'after the rate-limit check, like every body error');
       }
       const noKey = await fetch(`${g.t.url}/v1/chat/completions`, {

@@ -28,7 +28,7 @@ export function refuseUnreadableBodies(app: FastifyInstance): void {
     const encoding = headers['content-encoding'];
     // Only a body can be encoded; the header on a bodiless GET changes nothing.
     if (encoding !== undefined && !IDENTITY.test(encoding) && (headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0)) {
-      return done(new HttpError(415, 'unsupported content encoding; send the body uncompressed'));
+      return done(new HttpError(415, 'unsupported content-encoding; send the body uncompressed'));
     }
     done(null, payload);
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { HttpError } from '../../shared/errors.ts';
 import { MAX_TERMS, containsPattern, searchTerms } from './search-terms.ts';
 
 describe('searchTerms', () => {
@@ -8,8 +9,15 @@ describe('searchTerms', () => {
     assert.deepEqual(searchTerms('   '), []);
   });
 
-  it(`keeps at most ${MAX_TERMS} words`, () => {
-    assert.equal(searchTerms('a b c d e f g h i j').length, MAX_TERMS);
+  it('drops a word that occurs inside another word of the query', () => {
+    assert.deepEqual(searchTerms('bit bitcoin coin 100 100k'), ['bitcoin', '100k']);
+  });
+
+  it(`refuses more than ${MAX_TERMS} words (400), rather than ignoring the rest`, () => {
+    assert.equal(searchTerms('a b c d e f g h').length, MAX_TERMS);
+    assert.throws(() => searchTerms('a b c d e f g h i'), (e: unknown) => e instanceof HttpError && e.status === 400 && e.message === `Invalid q: at most ${MAX_TERMS} words`);
+    // Implied words do not count toward the limit.
+    assert.equal(searchTerms('abcd a b c d e f g h i j k').length, MAX_TERMS);
   });
 });
 

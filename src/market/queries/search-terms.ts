@@ -1,18 +1,28 @@
 import { sql, type RawBuilder } from 'kysely';
+import { badRequest } from '../../shared/errors.ts';
 
-/** At most this many words of a query are matched; the rest are ignored. */
+/** At most this many words of a query are matched; a query of more is refused. */
 export const MAX_TERMS = 8;
 
 /**
  * The words of a search query, each matched case-insensitively as a substring ("partial match").
- * Words are separated by whitespace; empty words are dropped; duplicates count once.
+ * Words are separated by whitespace; empty words are dropped; a word that occurs inside another
+ * word of the query (a repeat, `bit` beside `bitcoin`) is dropped too, since wherever the longer
+ * one occurs it does. More than MAX_TERMS words left is 400: ignoring the rest, as before, listed
+ * markets without them (docs/api-decisions.md, "Market API: twelfth audit").
  */
 export function searchTerms(q: string): string[] {
-  const words = q
-    .trim()
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  return [...new Set(words)].slice(0, MAX_TERMS);
+  const words = [
+    ...new Set(
+      q
+        .trim()
+        .split(/\s+/)
+        .filter((w) => w !== ''),
+    ),
+  ];
+  const terms = words.filter((w) => !words.some((other) => other !== w && other.includes(w)));
+  if (terms.length > MAX_TERMS) throw badRequest(`Invalid q: at most ${MAX_TERMS} words`);
+  return terms;
 }
 
 /** A LIKE pattern matching `term` anywhere, with LIKE's own characters (% _ \) taken literally. */

@@ -19,7 +19,7 @@ export async function searchRoutes(app: FastifyInstance, opts: ReadRouteOptions)
         tags: ['market'],
         summary: 'Markets and events whose text contains every word of q (case-insensitive)',
         querystring: Type.Object({
-          q: Type.String({ minLength: SEARCH_MIN, maxLength: SEARCH_MAX, description: 'At least 2 characters' }),
+          q: Type.String({ minLength: SEARCH_MIN, maxLength: SEARCH_MAX, description: 'At least 2 characters; at most 8 words, each matched' }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Most markets and most events returned' }),
         }),
         response: readResponses(envelope(SearchResult)),
@@ -27,8 +27,10 @@ export async function searchRoutes(app: FastifyInstance, opts: ReadRouteOptions)
     },
     async (req) => {
       const q = req.query.q.trim();
-      // Surrounding spaces do not count toward the minimum.
-      if (q.length < SEARCH_MIN) throw badRequest(`Invalid q: must be between ${SEARCH_MIN} and ${SEARCH_MAX} characters`);
+      // Surrounding spaces do not count toward the minimum, and characters are counted as the
+      // schema counts them (code points): `.length` counts an emoji as two, so `🚀 ` passed
+      // (docs/api-decisions.md, "Market API: twelfth audit").
+      if ([...q].length < SEARCH_MIN) throw badRequest(`Invalid q: must be between ${SEARCH_MIN} and ${SEARCH_MAX} characters`);
       return { success: true, data: await search(opts.db, q, req.query.limit) };
     },
   );
