@@ -19,7 +19,7 @@ export async function searchRoutes(app: FastifyInstance, opts: ReadRouteOptions)
         tags: ['market'],
         summary: 'Markets and events whose text contains every word of q (case-insensitive)',
         querystring: Type.Object({
-          q: Type.String({ minLength: SEARCH_MIN, maxLength: SEARCH_MAX, description: 'At least 2 characters; at most 8 words, each matched' }),
+          q: Type.String({ minLength: SEARCH_MIN, maxLength: SEARCH_MAX, description: 'At least 2 characters; every word must match' }),
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Most markets and most events returned' }),
         }),
         response: readResponses(envelope(SearchResult)),
