@@ -38,7 +38,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
           market_type: Type.Optional(stringEnum(MARKET_TYPES)),
           sort: Type.Optional(stringEnum(MARKET_SORTS, 'Default newest')),
           q: Type.Optional(
-            Type.String({ maxLength: 200, description: 'Words (at most 8) matched case-insensitively in title, description, category, event title' }),
+            Type.String({ maxLength: 200, description: 'Words, each matched case-insensitively in title, description, category or event title' }),
           ),
           ...PageQuery,
         }),
