@@ -82,7 +82,11 @@ export function connectRedis(url: string): Redis {
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<AppDeps> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const database =
-    overrides.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    overrides.database ?? (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      onListenerError: (what, err) => logger.warn({ err }, what),
+    }));
   await migrateToLatest(database.db);
   let admin: SharedSecret;
   let secrets: SharedSecret;

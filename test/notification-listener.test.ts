@@ -79,6 +79,27 @@ describe('the notification listener on PGlite and PostgreSQL', () => {
       await stopAB();
     }
   });
+
+  it('reports a subscriber that throws to onListenerError, and still serves the subscribers after it', async () => {
+    const reported: [string, unknown][] = [];
+    const own = await freshDatabase({ onListenerError: (what, e) => void reported.push([what, e]) });
+    const next = recorder();
+    try {
+      await own.listen(['t8'], () => {
+        throw new Error('subscriber bug');
+      });
+      await own.listen(['t8'], next.onNotify);
+      await notifyAll(own, [['t8', '1'], ['t8', '2']]);
+      await waitFor(() => next.got.length === 2, { message: () => `after the thrower: ${JSON.stringify(next.got)}` });
+      assert.deepEqual(next.got, [['t8', '1'], ['t8', '2']]);
+      assert.deepEqual(reported.map(([what, e]) => [what, String(e)]), [
+        ['a subscriber to t8 failed on a notification', 'Error: subscriber bug'],
+        ['a subscriber to t8 failed on a notification', 'Error: subscriber bug'],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('one listening connection per instance on PostgreSQL', { skip }, () => {
@@ -176,6 +197,26 @@ describe('one listening connection per instance on PostgreSQL', { skip }, () => 
       await waitFor(() => early.got.length === 1 && late.got.length === 1, { message: 'both channels after reconnecting' });
       assert.deepEqual([early.got, late.got], [[['t6_early', '2']], [['t6_late', '1']]]);
       assert.equal((await listeners(h)).length, 1);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('reports the loss of its connection once, and a subscriber that fails to catch up, to onError', async () => {
+    const reported: [string, unknown][] = [];
+    const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 50, onError: (what, e) => void reported.push([what, e]) });
+    const caught = recorder();
+    try {
+      await listener.listen(['t7_a'], () => {}, () => {
+        throw new Error('catch-up failed');
+      });
+      await listener.listen(['t7_b'], caught.onNotify, caught.onReconnect);
+      const [backend] = await listeners(h);
+      await sql`select pg_terminate_backend(${backend!.pid})`.execute(h.db);
+      await waitFor(() => caught.reconnects === 1, { message: 'the second subscriber told to catch up' });
+      const whats = reported.map(([what]) => what);
+      assert.deepEqual(whats, ['the listening connection was lost; connecting again', 'a subscriber failed to catch up after the listening connection came back']);
+      assert.match(String(reported[1]![1]), /catch-up failed/);
     } finally {
       await listener.close();
     }

@@ -8,7 +8,7 @@ import { PREPARED_MARK } from './prepared-mark.ts';
 import { claimPgliteDir } from './pglite-lock.ts';
 import { startPgliteThread, type EmbeddedPostgres } from './pglite-thread.ts';
 import { migrations } from './migrations/index.ts';
-import { createNotificationListener, type Listen } from './notification-listener.ts';
+import { callSubscriber, createNotificationListener, type Listen, type ListenerErrorReporter } from './notification-listener.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -44,6 +44,8 @@ export interface DatabaseOptions {
   /** Folder for PGlite's files; null keeps it in memory (tests). */
   readonly dataDir: string | null;
   readonly poolSize?: number;
+  /** Told of a notification subscriber that threw and of the listening connection's losses. */
+  readonly onListenerError?: ListenerErrorReporter;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
@@ -58,7 +60,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     pool.on('error', () => {});
     pool.on('connect', prepareMarked);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const listener = createNotificationListener({ connectionString: opts.databaseUrl });
+    const listener = createNotificationListener({ connectionString: opts.databaseUrl, onError: opts.onListenerError });
     return {
       db,
       kind: 'postgres',
@@ -97,7 +99,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     async listen(channels, onNotify) {
       const wanted = new Set(channels);
       const off = embedded.onNotification((channel, payload) => {
-        if (wanted.has(channel)) onNotify(channel, payload);
+        // A throw here would reach PGlite's own delivery loop and the subscribers after this one.
+        if (wanted.has(channel)) callSubscriber(opts.onListenerError, `a subscriber to ${channel} failed on a notification`, () => onNotify(channel, payload));
       });
       // Through Kysely, so the LISTEN waits for the one connection instead of joining a transaction.
       for (const c of channels) await sql`listen ${sql.id(c)}`.execute(db);

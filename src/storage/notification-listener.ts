@@ -28,6 +28,23 @@ export interface NotificationListenerOptions {
   /** The longest wait between two attempts. */
   readonly retryMaxMs?: number;
   readonly connectTimeoutMs?: number;
+  /**
+   * Told of what would otherwise go unseen: a subscriber that threw (the others are served all
+   * the same), a lost connection, a reconnection that failed. The storage layer has no logger.
+   */
+  readonly onError?: ListenerErrorReporter;
+}
+
+/** `what` says in words what failed; `error` is what was thrown, or the connection's error. */
+export type ListenerErrorReporter = (what: string, error: unknown) => void;
+
+/** Calls a subscriber's callback; its failure is its own, reported and not passed on. */
+export function callSubscriber(report: ListenerErrorReporter | undefined, what: string, f: () => void): void {
+  try {
+    f();
+  } catch (e) {
+    report?.(what, e);
+  }
 }
 
 interface Subscriber {
@@ -67,12 +84,13 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
     return run;
   };
 
-  const onLost = (c: pg.Client) => {
+  const onLost = (c: pg.Client, error: unknown) => {
     if (client !== c) return;
     client = null;
     listened.clear();
     c.end().catch(() => {});
     if (closed || subscribers.size === 0) return;
+    opts.onError?.('the listening connection was lost; connecting again', error);
     lost = true;
     scheduleRetry();
   };
@@ -83,7 +101,8 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
     retry = setTimeout(() => {
       retry = null;
       // A LISTEN refused on a new connection: try again rather than stay deaf.
-      void serially(sync).catch(() => {
+      void serially(sync).catch((e: unknown) => {
+        if (failures === 1) opts.onError?.('listening again after a reconnection failed; still trying', e);
         if (lost && subscribers.size > 0) scheduleRetry();
       });
     }, wait);
@@ -102,16 +121,12 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
       if (client !== c) return;
       for (const s of subscribers) {
         if (!s.live || !s.channels.has(n.channel)) continue;
-        try {
-          s.onNotify(n.channel, n.payload ?? '');
-        } catch {
-          // One subscriber's failure is its own.
-        }
+        callSubscriber(opts.onError, `a subscriber to ${n.channel} failed on a notification`, () => s.onNotify(n.channel, n.payload ?? ''));
       }
     });
     // Both, and before connecting: a server going away must never be an unhandled 'error'.
-    c.on('error', () => onLost(c));
-    c.on('end', () => onLost(c));
+    c.on('error', (e) => onLost(c, e));
+    c.on('end', () => onLost(c, new Error('the server ended the connection')));
     try {
       await c.connect();
     } catch (e) {
@@ -142,6 +157,8 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
         // A first connection reports its failure to the subscriber asking for it; after a loss
         // the subscribers already listen, so the connection keeps being tried.
         if (!lost) throw e;
+        // Once per outage: the retries go on every retryMaxMs while the server stays away.
+        if (failures === 1) opts.onError?.('connecting the listening connection again failed; still trying', e);
         scheduleRetry();
         return;
       }
@@ -167,12 +184,8 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
     if (lost) {
       lost = false;
       for (const s of subscribers) {
-        if (!s.live) continue;
-        try {
-          s.onReconnect?.();
-        } catch {
-          // One subscriber's failure is its own.
-        }
+        if (!s.live || !s.onReconnect) continue;
+        callSubscriber(opts.onError, 'a subscriber failed to catch up after the listening connection came back', s.onReconnect);
       }
     }
   };

@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.ts';
+import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/storage/database.ts';
 
 /**
  * A database of its own for one test file: PGlite in memory, or, when DATABASE_URL names a
  * server, a database created on it for this file and dropped by close().
  */
-export async function freshDatabase(): Promise<DatabaseHandle & { url: string | null }> {
+export async function freshDatabase(
+  opts: Pick<DatabaseOptions, 'onListenerError'> = {},
+): Promise<DatabaseHandle & { url: string | null }> {
   const server = process.env.DATABASE_URL;
-  if (!server) return { ...(await openDatabase({ databaseUrl: null, dataDir: null })), url: null };
+  if (!server) return { ...(await openDatabase({ ...opts, databaseUrl: null, dataDir: null })), url: null };
   const name = `svc_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await adminQuery(server, `create database ${name}`);
   const u = new URL(server);
   u.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: u.toString(), dataDir: null });
+  const handle = await openDatabase({ ...opts, databaseUrl: u.toString(), dataDir: null });
   return {
     ...handle,
     url: u.toString(),
