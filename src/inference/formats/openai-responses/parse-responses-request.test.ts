@@ -198,6 +198,11 @@ describe('parseResponsesRequest: custom tools and allowed_tools', () => {
       tools: [{ kind: 'function', name: 'f' }, { kind: 'custom', name: 'shell' }, { kind: 'mcp', serverLabel: 'math', name: null }],
       echo: choice,
     });
+    // Chat completions' nested form names a function too, in the list and as the choice.
+    const nested = parse({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', function: { name: 'f' } }] } });
+    assert.deepEqual((nested.toolChoice as { tools: unknown }).tools, [{ kind: 'function', name: 'f' }]);
+    assert.deepEqual(parse({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'function', function: { name: 'f' } } }).toolChoice, { type: 'function', name: 'f' });
+    refused({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'function', function: { name: 'g' } } }, 'tool_choice.function.name: no function named "g" in tools');
   });
 
   it('refuses bad allowed_tools, naming the field', () => {
