@@ -16,7 +16,9 @@ import {
   needsApproval,
   type ConversationItem,
   type CustomToolCallItem,
+  type CustomToolCallOutputItem,
   type FunctionCallItem,
+  type FunctionCallOutputItem,
   type McpApprovalRequestItem,
   type McpListToolsItem,
   type McpServerSpec,
@@ -268,7 +270,8 @@ export async function serveResponse(
 function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
   // Custom tool calls and their outputs pair by call_id like function calls (either output answers either call: the upstream sees one kind).
   const isCall = (item: ConversationItem): item is FunctionCallItem | CustomToolCallItem => item.type === 'function_call' || item.type === 'custom_tool_call';
-  const isOutput = (item: ConversationItem) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output';
+  const isOutput = (item: ConversationItem): item is FunctionCallOutputItem | CustomToolCallOutputItem =>
+    item.type === 'function_call_output' || item.type === 'custom_tool_call_output';
   const calls = new Set<string>();
   for (const item of history) if (isCall(item)) calls.add(item.call_id);
   input.forEach((item, i) => {
@@ -288,7 +291,7 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
   for (let k = known.length - 1; k >= 0; k--) {
     const item = known[k]!;
     if (isCall(item) && goesOnAfter && !outputsAfter.has(item.call_id)) [first, firstAt] = [item, k];
-    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') outputsAfter.add(item.call_id);
+    if (isOutput(item)) outputsAfter.add(item.call_id);
     goesOnAfter ||= goesOn(item);
   }
   if (first === null) return;
