@@ -131,6 +131,25 @@ describe('/v1/responses with MCP server tools', () => {
     assert.deepEqual(sent.tools.map((t) => t.function.name), ['add']);
   });
 
+  it('tool_choice allowed_tools naming one MCP tool: the listing stays whole, only that tool goes upstream on every round, required only on the first', async () => {
+    const acct = await createTestAccount(g.t, { credits: 1000 });
+    g.openai.chat.enqueue({ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'Five.' });
+    const from = g.openai.requests.length;
+    const r = await g.client(acct.key).responses.create({
+      model: 'svc-fast',
+      input: '2+3?',
+      tools: [{ type: 'mcp', server_label: 'math', server_url: math.url, require_approval: 'never' }, { type: 'custom', name: 'shell' }],
+      tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'mcp', server_label: 'math', name: 'add' }] },
+    });
+    assert.equal(textOf(r), 'Five.');
+    assert.deepEqual(ofType(r, 'mcp_list_tools')[0]!.tools.map((t) => t.name).sort(), ['add', 'multiply']);
+    assert.equal(ofType(r, 'mcp_call')[0]!.name, 'add');
+    const sent = g.openai.requests.slice(from).map((q) => q.body as { tools: { function: { name: string } }[]; tool_choice: unknown });
+    assert.equal(sent.length, 2);
+    assert.deepEqual(sent.map((b) => b.tools.map((t) => t.function.name)), [['add'], ['add']]);
+    assert.deepEqual(sent.map((b) => b.tool_choice), ['required', 'auto']);
+  });
+
   it("require_approval 'always' stops with an approval request, and the approval runs it (listing reused)", async () => {
     const acct = await createTestAccount(g.t, { credits: 1000 });
     const client = g.client(acct.key);

@@ -15,12 +15,16 @@ import type { InputItem, ParsedResponsesRequest } from '../formats/openai-respon
 import {
   needsApproval,
   type ConversationItem,
+  type CustomToolCallItem,
+  type CustomToolCallOutputItem,
   type FunctionCallItem,
+  type FunctionCallOutputItem,
   type McpApprovalRequestItem,
   type McpListToolsItem,
   type McpServerSpec,
   type McpToolListing,
 } from '../formats/openai-responses/response-items.ts';
+import { allowsMcpTool, clientToolDefinitions, upstreamClientTools } from '../formats/openai-responses/client-tools.ts';
 import { ResponseRecorder, type McpCallRequest, type ResponseUsageCounts, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
 import { toCanonicalMessages } from '../formats/openai-responses/to-canonical-messages.ts';
 import type { ReasoningSealer } from '../formats/reasoning-content.ts';
@@ -93,7 +97,7 @@ function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input
   if (parsed.maxOutputTokens !== undefined && model.maxOutput !== null && parsed.maxOutputTokens > model.maxOutput) {
     throw badRequest(`max_output_tokens: must be <= ${model.maxOutput} for model ${model.id}`);
   }
-  if ((parsed.functionTools.length > 0 || parsed.mcpServers.length > 0) && !model.capabilities.tools) {
+  if ((parsed.functionTools.length > 0 || parsed.customTools.length > 0 || parsed.mcpServers.length > 0) && !model.capabilities.tools) {
     throw badRequest(`tools: model ${model.id} does not support tools`);
   }
   if (parsed.responseFormat && !model.capabilities.jsonOutput) throw badRequest(`text.format: model ${model.id} does not support structured output`);
@@ -213,7 +217,8 @@ async function readConversation(ctx: InferenceContext, deps: ResponsesDeps, acco
 
   checkCallOutputs(history, input);
 
-  const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), parsed.functionTools, { type: 'auto' });
+  // The client's tools as sent upstream (custom tools as functions, only the allowed ones), so the hold and input_tokens count them.
+  const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), upstreamClientTools(parsed), { type: 'auto' });
   return { model, now, history, input, probe };
 }
 
@@ -263,30 +268,36 @@ export async function serveResponse(
  * upstream (docs/api-decisions.md, "Inference: eleventh audit").
  */
 function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
+  // Custom tool calls and their outputs pair by call_id like function calls (either output answers either call: the upstream sees one kind).
+  const isCall = (item: ConversationItem): item is FunctionCallItem | CustomToolCallItem => item.type === 'function_call' || item.type === 'custom_tool_call';
+  const isOutput = (item: ConversationItem): item is FunctionCallOutputItem | CustomToolCallOutputItem =>
+    item.type === 'function_call_output' || item.type === 'custom_tool_call_output';
   const calls = new Set<string>();
-  for (const item of history) if (item.type === 'function_call') calls.add(item.call_id);
+  for (const item of history) if (isCall(item)) calls.add(item.call_id);
   input.forEach((item, i) => {
-    if (item.type === 'function_call') calls.add(item.call_id);
-    else if (item.type === 'function_call_output' && !calls.has(item.call_id)) {
-      throw badRequest(`input[${i}].call_id: no tool call found for function call output with call_id ${item.call_id}`);
+    if (isCall(item)) calls.add(item.call_id);
+    else if (isOutput(item) && !calls.has(item.call_id)) {
+      const what = item.type === 'custom_tool_call_output' ? 'custom tool call output' : 'function call output';
+      throw badRequest(`input[${i}].call_id: no tool call found for ${what} with call_id ${item.call_id}`);
     }
   });
   const known = [...history, ...input];
-  const goesOn = (item: ConversationItem) => item.type === 'function_call_output' || item.type === 'mcp_approval_response' || (item.type === 'message' && item.role !== 'assistant');
+  const goesOn = (item: ConversationItem) => isOutput(item) || item.type === 'mcp_approval_response' || (item.type === 'message' && item.role !== 'assistant');
   // From the end, so each call sees what comes after it; the first unanswered call is named.
   const outputsAfter = new Set<string>();
   let goesOnAfter = false;
-  let first: FunctionCallItem | null = null;
+  let first: FunctionCallItem | CustomToolCallItem | null = null;
   let firstAt = 0;
   for (let k = known.length - 1; k >= 0; k--) {
     const item = known[k]!;
-    if (item.type === 'function_call' && goesOnAfter && !outputsAfter.has(item.call_id)) [first, firstAt] = [item, k];
-    if (item.type === 'function_call_output') outputsAfter.add(item.call_id);
+    if (isCall(item) && goesOnAfter && !outputsAfter.has(item.call_id)) [first, firstAt] = [item, k];
+    if (isOutput(item)) outputsAfter.add(item.call_id);
     goesOnAfter ||= goesOn(item);
   }
   if (first === null) return;
   const i = firstAt - history.length;
-  throw badRequest(`${i < 0 ? 'input' : `input[${i}].call_id`}: no tool output found for function call ${first.call_id}`);
+  const what = first.type === 'custom_tool_call' ? 'custom tool call' : 'function call';
+  throw badRequest(`${i < 0 ? 'input' : `input[${i}].call_id`}: no tool output found for ${what} ${first.call_id}`);
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */
@@ -406,9 +417,11 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
         recorder.listedTools(at, { tools: [], error: `could not list the tools of the MCP server: ${e instanceof Error ? e.message : String(e)}` });
       }
     }
-    const exposed = exposeMcpTools(parsed.functionTools, servers);
+    // Every client tool counts for MCP name clashes, allowed or not, so a tool's name is the same on every turn.
+    const exposed = exposeMcpTools(clientToolDefinitions(parsed), servers);
     const classify = (name: string): ToolKind => {
       if (parsed.functionTools.some((f) => f.name === name)) return { kind: 'function' };
+      if (parsed.customTools.some((f) => f.name === name)) return { kind: 'custom' };
       const m = exposed.byExposed.get(name);
       return m ? { kind: 'mcp', serverLabel: m.spec.server_label, tool: m.tool.name } : { kind: 'function' };
     };
@@ -421,7 +434,12 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       await callMcp(specOf(req.server_label), { serverLabel: req.server_label, tool: req.name, arguments: req.arguments }, req.id);
     }
 
-    const tools = [...parsed.functionTools, ...exposed.definitions];
+    // Under allowed_tools only the allowed tools go upstream, on every round (client-tools.ts).
+    const allowedMcp = exposed.definitions.filter((d) => {
+      const m = exposed.byExposed.get(d.name)!;
+      return allowsMcpTool(parsed.toolChoice, m.spec.server_label, m.tool.name);
+    });
+    const tools = [...upstreamClientTools(parsed), ...allowedMcp];
     const maxRounds = servers.length > 0 ? deps.config.mcp.maxRounds : 1;
     for (let round = 1; ; round++) {
       const last = servers.length > 0 && round >= maxRounds;
@@ -571,12 +589,18 @@ function mapToolChoice(parsed: ParsedResponsesRequest, exposedOf: (label: string
       return { type: 'tool', name: c.name };
     case 'mcp':
       return c.name === null ? { type: 'required' } : { type: 'tool', name: exposedOf(c.serverLabel, c.name) };
+    case 'custom':
+      return { type: 'tool', name: c.name };
+    case 'allowed_tools':
+      // The tools sent are the allowed ones; the mode is the choice among them.
+      return { type: c.mode };
   }
 }
 
 function toolChoiceEcho(parsed: ParsedResponsesRequest): unknown {
   const c = parsed.toolChoice;
   if (c.type === 'auto' || c.type === 'none' || c.type === 'required') return c.type;
-  if (c.type === 'function') return { type: 'function', name: c.name };
+  if (c.type === 'function' || c.type === 'custom') return { type: c.type, name: c.name };
+  if (c.type === 'allowed_tools') return c.echo;
   return { type: 'mcp', server_label: c.serverLabel, name: c.name };
 }

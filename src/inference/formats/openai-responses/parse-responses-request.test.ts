@@ -100,7 +100,7 @@ describe('parseResponsesRequest', () => {
     assert.equal(parse({ input: 'x' }).model, undefined);
     refused({ model: 'm' }, 'input: is required');
     refused({ model: 'm', input: 3 }, 'input: must be a string or an array of items');
-    refused({ model: 'm', input: [{ type: 'web_search_call' }] }, 'input[0].type: unsupported item type "web_search_call"; expected message, function_call, function_call_output, mcp_approval_response or item_reference');
+    refused({ model: 'm', input: [{ type: 'web_search_call' }] }, 'input[0].type: unsupported item type "web_search_call"; expected message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, mcp_approval_response or item_reference');
     refused({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x' }] }] }, 'input[0].content[0].image_url: must be an http(s) URL or a data:image/...;base64 URI');
     refused({ model: 'm', input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'https://x' }] }] }, 'input[0].content[0].type: images are only allowed in user messages');
     refused({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'bad name' }] }, 'tools[0].name: must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
@@ -141,5 +141,83 @@ describe('parseResponsesRequest', () => {
       refused({ input: [{ role: 'user', content: 'x' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: bad }] }, 'input[1].encrypted_content: is not reasoning content this service issued');
     }
     refused({ input: [{ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 7 }] }, 'input[0].encrypted_content: must be a string');
+  });
+});
+
+describe('parseResponsesRequest: custom tools and allowed_tools', () => {
+  const f = { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } };
+  const shell = { type: 'custom', name: 'shell', description: 'Runs a command.' };
+  const patch = { type: 'custom', name: 'patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } };
+
+  it('reads custom tools, echoes them with their format, and takes custom calls and outputs as input', () => {
+    const p = parse({
+      model: 'm',
+      input: [
+        { type: 'custom_tool_call', call_id: 'c1', name: 'shell', input: 'ls', id: 'ctc_1' },
+        { type: 'custom_tool_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
+      ],
+      tools: [shell, patch],
+      tool_choice: { type: 'custom', name: 'patch' },
+    });
+    assert.deepEqual(p.customTools, [
+      { name: 'shell', description: 'Runs a command.', format: { type: 'text' } },
+      { name: 'patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+    ]);
+    assert.deepEqual(p.toolsEcho, [
+      { type: 'custom', name: 'shell', description: 'Runs a command.', format: { type: 'text' } },
+      { type: 'custom', name: 'patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+    ]);
+    assert.deepEqual(p.input, [
+      { type: 'custom_tool_call', call_id: 'c1', name: 'shell', input: 'ls', id: 'ctc_1' },
+      { type: 'custom_tool_call_output', call_id: 'c1', output: 'ab' },
+    ]);
+    assert.deepEqual(p.toolChoice, { type: 'custom', name: 'patch' });
+    assert.deepEqual(parse({ model: 'm', input: 'x', tools: [shell], tool_choice: 'required' }).toolChoice, { type: 'required' });
+  });
+
+  it('refuses bad custom tools and custom items, naming the field', () => {
+    refused({ model: 'm', input: 'x', tools: [{ type: 'custom' }] }, 'tools[0].name: is required');
+    refused({ model: 'm', input: 'x', tools: [{ type: 'custom', name: 'a b' }] }, 'tools[0].name: must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+    refused({ model: 'm', input: 'x', tools: [f, { type: 'custom', name: 'f' }] }, 'tools[1].name: duplicate tool name "f"');
+    refused({ model: 'm', input: 'x', tools: [shell, { ...f, name: 'shell' }] }, 'tools[1].name: duplicate tool name "shell"');
+    refused({ model: 'm', input: 'x', tools: [{ ...shell, format: { type: 'json' } }] }, 'tools[0].format.type: must be one of text, grammar');
+    refused({ model: 'm', input: 'x', tools: [{ ...shell, format: { type: 'grammar', syntax: 'ebnf', definition: 'x' } }] }, 'tools[0].format.syntax: must be one of lark, regex');
+    refused({ model: 'm', input: 'x', tools: [{ ...shell, format: { type: 'grammar', syntax: 'regex' } }] }, 'tools[0].format.definition: is required');
+    refused({ model: 'm', input: [{ type: 'custom_tool_call', call_id: 'c1', name: 'shell' }] }, 'input[0].input: is required');
+    refused({ model: 'm', input: [{ type: 'custom_tool_call_output', output: 'x' }] }, 'input[0].call_id: is required');
+    refused({ model: 'm', input: 'x', tools: [shell], tool_choice: { type: 'custom', name: 'nope' } }, 'tool_choice.name: no custom tool named "nope" in tools');
+    refused({ model: 'm', input: 'x', tools: [shell], tool_choice: { type: 'function', name: 'shell' } }, 'tool_choice.name: no function named "shell" in tools');
+  });
+
+  it('reads allowed_tools and echoes it as sent', () => {
+    const choice = { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'f' }, { type: 'custom', name: 'shell' }, { type: 'mcp', server_label: 'math' }] };
+    const p = parse({ model: 'm', input: 'x', tools: [f, shell, patch, { type: 'mcp', server_label: 'math', server_url: 'https://mcp.test/mcp' }], tool_choice: choice });
+    assert.deepEqual(p.toolChoice, {
+      type: 'allowed_tools',
+      mode: 'auto',
+      tools: [{ kind: 'function', name: 'f' }, { kind: 'custom', name: 'shell' }, { kind: 'mcp', serverLabel: 'math', name: null }],
+      echo: choice,
+    });
+    // Chat completions' nested form names a function too, in the list and as the choice.
+    const nested = parse({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', function: { name: 'f' } }] } });
+    assert.deepEqual((nested.toolChoice as { tools: unknown }).tools, [{ kind: 'function', name: 'f' }]);
+    assert.deepEqual(parse({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'function', function: { name: 'f' } } }).toolChoice, { type: 'function', name: 'f' });
+    refused({ model: 'm', input: 'x', tools: [f], tool_choice: { type: 'function', function: { name: 'g' } } }, 'tool_choice.function.name: no function named "g" in tools');
+  });
+
+  it('refuses bad allowed_tools, naming the field', () => {
+    const body = (tool_choice: unknown) => ({ model: 'm', input: 'x', tools: [f, shell], tool_choice });
+    refused(body({ type: 'allowed_tools', tools: [{ type: 'function', name: 'f' }] }), 'tool_choice.mode: is required');
+    refused(body({ type: 'allowed_tools', mode: 'none', tools: [{ type: 'function', name: 'f' }] }), 'tool_choice.mode: must be one of auto, required');
+    refused(body({ type: 'allowed_tools', mode: 'auto' }), 'tool_choice.tools: is required');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [] }), 'tool_choice.tools: must not be empty');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: { type: 'function', name: 'f' } }), 'tool_choice.tools: must be an array of tools');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'g' }] }), 'tool_choice.tools[0].name: no function named "g" in tools');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'f' }, { type: 'custom', name: 'f' }] }), 'tool_choice.tools[1].name: no custom tool named "f" in tools');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'mcp', server_label: 'x' }] }), 'tool_choice.tools[0].server_label: no mcp tool with server_label "x" in tools');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'web_search' }] }), 'tool_choice.tools[0].type: unsupported tool type "web_search"; expected function, custom or mcp');
+    refused(body({ type: 'allowed_tools', mode: 'auto', tools: [{ name: 'f' }] }), 'tool_choice.tools[0].type: is required');
+    refused(body({ type: 'web_search' }), 'tool_choice.type: must be function, custom, mcp or allowed_tools');
+    refused({ model: 'm', input: 'x', tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'f' }] } }, 'tool_choice.tools[0].name: no function named "f" in tools');
   });
 });

@@ -18,7 +18,10 @@ import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
+  AllowedTool,
   ConversationItem,
+  CustomToolFormat,
+  CustomToolSpec,
   InputImagePart,
   InputTextPart,
   McpApprovalPolicy,
@@ -41,7 +44,10 @@ export type ResponsesToolChoice =
   | { readonly type: 'none' }
   | { readonly type: 'required' }
   | { readonly type: 'function'; readonly name: string }
-  | { readonly type: 'mcp'; readonly serverLabel: string; readonly name: string | null };
+  | { readonly type: 'mcp'; readonly serverLabel: string; readonly name: string | null }
+  | { readonly type: 'custom'; readonly name: string }
+  /** `echo` is the choice as the client sent it, for the response's `tool_choice`. */
+  | { readonly type: 'allowed_tools'; readonly mode: 'auto' | 'required'; readonly tools: readonly AllowedTool[]; readonly echo: JsonObject };
 
 
 export interface ParsedResponsesRequest {
@@ -55,6 +61,8 @@ export interface ParsedResponsesRequest {
   readonly temperature?: number;
   readonly topP?: number;
   readonly functionTools: readonly ToolDefinition[];
+  /** `custom` (free-form) tools; upstreams get them as function tools (client-tools.ts). */
+  readonly customTools: readonly CustomToolSpec[];
   readonly mcpServers: readonly McpServerSpec[];
   /** Every tool as the client sent it, in order, for the response's `tools`. */
   readonly toolsEcho: readonly JsonObject[];
@@ -120,6 +128,19 @@ function readJsonText(f: Fields, key: string, path: string): string {
   return invalid(at(path, key), 'must be a string');
 }
 
+/** A tool output: a string, or text parts joined. */
+function readOutputText(f: Fields, path: string): string {
+  const output = f.output;
+  if (typeof output === 'string') return output;
+  if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of text parts');
+  return output
+    .map((part, i) => {
+      const pf = expectFields(part, at(at(path, 'output'), i));
+      return readString(pf, 'text', at(at(path, 'output'), i), { required: true })!;
+    })
+    .join('');
+}
+
 function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputItem {
   const f = expectFields(value, path);
   const type = readString(f, 'type', path) ?? (f.role !== undefined ? 'message' : undefined);
@@ -140,20 +161,17 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
         arguments: readJsonText(f, 'arguments', path),
         ...withId,
       };
-    case 'function_call_output': {
-      const output = f.output;
-      let text: string;
-      if (typeof output === 'string') text = output;
-      else if (Array.isArray(output)) {
-        text = output
-          .map((part, i) => {
-            const pf = expectFields(part, at(at(path, 'output'), i));
-            return readString(pf, 'text', at(at(path, 'output'), i), { required: true })!;
-          })
-          .join('');
-      } else return invalid(at(path, 'output'), 'must be a string or an array of text parts');
-      return { type: 'function_call_output', call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: text, ...withId };
-    }
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      return { type, call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: readOutputText(f, path), ...withId };
+    case 'custom_tool_call':
+      return {
+        type: 'custom_tool_call',
+        call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!,
+        name: readString(f, 'name', path, { required: true, nonEmpty: true })!,
+        input: readString(f, 'input', path, { required: true })!,
+        ...withId,
+      };
     case 'mcp_approval_response':
       return {
         type: 'mcp_approval_response',
@@ -188,7 +206,7 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
     default:
       return invalid(
         at(path, 'type'),
-        `unsupported item type "${type}"; expected message, function_call, function_call_output, mcp_approval_response or item_reference`,
+        `unsupported item type "${type}"; expected message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, mcp_approval_response or item_reference`,
       );
   }
 }
@@ -240,12 +258,25 @@ function readApproval(f: Fields, path: string): McpApprovalPolicy {
   return { default: 'always', always: names('always'), never: names('never') };
 }
 
-function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerSpec[]; echo: JsonObject[] } {
+/** A custom tool's `format`: `{type: "text"}` (the default) or `{type: "grammar", syntax, definition}`. */
+function readCustomFormat(f: Fields, path: string): CustomToolFormat {
+  if (f.format === undefined || f.format === null) return { type: 'text' };
+  const p = at(path, 'format');
+  const g = expectFields(f.format, p);
+  const type = readEnum(g, 'type', p, ['text', 'grammar'] as const, { required: true })!;
+  if (type === 'text') return { type: 'text' };
+  const syntax = readEnum(g, 'syntax', p, ['lark', 'regex'] as const, { required: true })!;
+  const definition = readString(g, 'definition', p, { required: true, nonEmpty: true })!;
+  return { type: 'grammar', syntax, definition };
+}
+
+function readTools(body: Fields): { functions: ToolDefinition[]; customs: CustomToolSpec[]; mcp: McpServerSpec[]; echo: JsonObject[] } {
   const functions: ToolDefinition[] = [];
+  const customs: CustomToolSpec[] = [];
   const mcp: McpServerSpec[] = [];
   const echo: JsonObject[] = [];
   const v = body.tools;
-  if (v === undefined || v === null) return { functions, mcp, echo };
+  if (v === undefined || v === null) return { functions, customs, mcp, echo };
   if (!Array.isArray(v)) invalid('tools', 'must be an array');
   if (v.length > MAX_TOOLS) invalid('tools', `must have at most ${MAX_TOOLS} tools`);
   v.forEach((tool, i) => {
@@ -254,7 +285,7 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
     const type = readString(f, 'type', p, { required: true })!;
     if (type === 'function' && f.name === undefined && f.function !== undefined) {
       // The service's one tool definition, chat completions' nested form (docs/api-decisions.md).
-      const t = readFunctionTool(f, p, new Set(functions.map((d) => d.name)));
+      const t = readFunctionTool(f, p, new Set([...functions, ...customs].map((d) => d.name)));
       functions.push(t);
       echo.push({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters, strict: true });
       return;
@@ -263,11 +294,23 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
       const name = readString(f, 'name', p, { required: true })!;
       if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
       if (functions.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate function name "${name}"`);
+      // Upstreams know custom tools as functions: one name for one tool.
+      if (customs.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate tool name "${name}"`);
       const parameters = readToolSchema(f.parameters, at(p, 'parameters'));
       const description = readString(f, 'description', p);
       const strict = readBoolean(f, 'strict', p);
       functions.push({ name, parameters, ...(description === undefined ? {} : { description }) });
       echo.push({ type: 'function', name, description: description ?? null, parameters, strict: strict ?? true });
+      return;
+    }
+    if (type === 'custom') {
+      const name = readString(f, 'name', p, { required: true })!;
+      if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 characters of a-z, A-Z, 0-9, _ and -');
+      if (functions.some((t) => t.name === name) || customs.some((t) => t.name === name)) invalid(at(p, 'name'), `duplicate tool name "${name}"`);
+      const description = readString(f, 'description', p);
+      const format = readCustomFormat(f, p);
+      customs.push({ name, format, ...(description === undefined ? {} : { description }) });
+      echo.push({ type: 'custom', name, ...(description === undefined ? {} : { description }), format });
       return;
     }
     if (type === 'mcp') {
@@ -305,35 +348,80 @@ function readTools(body: Fields): { functions: ToolDefinition[]; mcp: McpServerS
       });
       return;
     }
-    invalid(at(p, 'type'), `unsupported tool type "${type}"; expected function or mcp`);
+    invalid(at(p, 'type'), `unsupported tool type "${type}"; expected function, custom or mcp`);
   });
-  return { functions, mcp, echo };
+  return { functions, customs, mcp, echo };
+}
+
+/** The tools of a request that `tool_choice` can name. */
+interface Declared {
+  readonly functions: readonly ToolDefinition[];
+  readonly customs: readonly CustomToolSpec[];
+  readonly mcp: readonly McpServerSpec[];
 }
 
 /**
  * `tool_choice`. Without tools, `required` is a 400 as OpenAI answers it (`auto`, the default,
  * and `none` mean what no tools means, and OpenAI takes them); a named tool must be in `tools`
- * (docs/api-decisions.md, "Inference: fourth audit").
+ * (docs/api-decisions.md, "Inference: fourth audit"), and so must every tool `allowed_tools` lists
+ * ("Responses: allowed tools and custom tools").
  */
-function readToolChoice(body: Fields, functions: readonly ToolDefinition[], mcp: readonly McpServerSpec[]): ResponsesToolChoice {
+function readToolChoice(body: Fields, d: Declared): ResponsesToolChoice {
   const v = body.tool_choice;
   if (v === undefined || v === null) return { type: 'auto' };
-  if (v === 'required' && functions.length === 0 && mcp.length === 0) invalid('tool_choice', 'required is only allowed when tools are specified');
+  if (v === 'required' && d.functions.length === 0 && d.customs.length === 0 && d.mcp.length === 0) {
+    invalid('tool_choice', 'required is only allowed when tools are specified');
+  }
   if (v === 'auto' || v === 'none' || v === 'required') return { type: v };
   if (typeof v === 'string') invalid('tool_choice', 'must be none, auto, required or an object');
   const f = expectFields(v, 'tool_choice');
   const type = readString(f, 'type', 'tool_choice', { required: true });
-  if (type === 'function') {
-    const name = readString(f, 'name', 'tool_choice', { required: true })!;
-    if (!functions.some((t) => t.name === name)) invalid('tool_choice.name', `no function named "${name}" in tools`);
-    return { type: 'function', name };
+  if (type === 'function' || type === 'custom') {
+    return { type, name: readNamedTool(f, 'tool_choice', type, d) };
   }
   if (type === 'mcp') {
-    const label = readString(f, 'server_label', 'tool_choice', { required: true })!;
-    if (!mcp.some((s) => s.server_label === label)) invalid('tool_choice.server_label', `no mcp tool with server_label "${label}" in tools`);
+    const label = readMcpLabel(f, 'tool_choice', d);
     return { type: 'mcp', serverLabel: label, name: readString(f, 'name', 'tool_choice') ?? null };
   }
-  return invalid('tool_choice.type', 'must be function or mcp');
+  if (type === 'allowed_tools') return readAllowedTools(f, d);
+  return invalid('tool_choice.type', 'must be function, custom, mcp or allowed_tools');
+}
+
+/** The name of a function or custom tool a choice names; it must be a tool of that type in `tools`. */
+function readNamedTool(f: Fields, path: string, type: 'function' | 'custom', d: Declared): string {
+  // Chat completions' nested form `{type: "function", function: {name}}` is taken too.
+  const nested = type === 'function' && f.name === undefined && isFields(f.function) ? f.function : null;
+  const name = nested ? readString(nested, 'name', at(path, 'function'), { required: true })! : readString(f, 'name', path, { required: true })!;
+  const known = type === 'function' ? d.functions.some((t) => t.name === name) : d.customs.some((t) => t.name === name);
+  if (!known) invalid(at(nested ? at(path, 'function') : path, 'name'), `no ${type === 'function' ? 'function' : 'custom tool'} named "${name}" in tools`);
+  return name;
+}
+
+function readMcpLabel(f: Fields, path: string, d: Declared): string {
+  const label = readString(f, 'server_label', path, { required: true })!;
+  if (!d.mcp.some((s) => s.server_label === label)) invalid(at(path, 'server_label'), `no mcp tool with server_label "${label}" in tools`);
+  return label;
+}
+
+/**
+ * `{type: "allowed_tools", mode: "auto" | "required", tools: [{type: "function", name}, {type:
+ * "custom", name}, {type: "mcp", server_label, name?}]}`: the model may call only these tools.
+ */
+function readAllowedTools(f: Fields, d: Declared): ResponsesToolChoice {
+  const mode = readEnum(f, 'mode', 'tool_choice', ['auto', 'required'] as const, { required: true })!;
+  const list = f.tools;
+  if (!Array.isArray(list)) return invalid('tool_choice.tools', list === undefined || list === null ? 'is required' : 'must be an array of tools');
+  if (list.length === 0) invalid('tool_choice.tools', 'must not be empty');
+  if (list.length > MAX_TOOLS) invalid('tool_choice.tools', `must have at most ${MAX_TOOLS} tools`);
+  const tools = list.map((entry, i): AllowedTool => {
+    const p = at('tool_choice.tools', i);
+    const e = expectFields(entry, p);
+    const type = readString(e, 'type', p, { required: true })!;
+    if (type === 'function' || type === 'custom') return { kind: type, name: readNamedTool(e, p, type, d) };
+    if (type === 'mcp') return { kind: 'mcp', serverLabel: readMcpLabel(e, p, d), name: readString(e, 'name', p) ?? null };
+    return invalid(at(p, 'type'), `unsupported tool type "${type}"; expected function, custom or mcp`);
+  });
+  return { type: 'allowed_tools', mode, tools, echo: { type: 'allowed_tools', mode, tools: list as JsonObject[] } };
 }
 
 function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObject } {
@@ -393,8 +481,8 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   if (previousResponseId === null && input.every(isInstruction)) {
     invalid('input', 'must have a user or assistant message');
   }
-  const { functions, mcp, echo } = readTools(body);
-  const toolChoice = readToolChoice(body, functions, mcp);
+  const { functions, customs, mcp, echo } = readTools(body);
+  const toolChoice = readToolChoice(body, { functions, customs, mcp });
   const text = readTextFormat(body);
   let reasoningEffort: ReasoningEffort | undefined;
   let reasoningSummary: ParsedResponsesRequest['reasoningSummary'];
@@ -425,6 +513,7 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
     ...(temperature === undefined ? {} : { temperature }),
     ...(topP === undefined ? {} : { topP }),
     functionTools: functions,
+    customTools: customs,
     mcpServers: mcp,
     toolsEcho: echo,
     toolChoice,

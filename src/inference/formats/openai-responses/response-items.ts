@@ -50,6 +50,23 @@ export interface FunctionCallOutputItem {
   readonly output: string;
 }
 
+/** A call of a `custom` (free-form) tool: `input` is the model's text as it is, not JSON. */
+export interface CustomToolCallItem {
+  readonly type: 'custom_tool_call';
+  readonly id?: string;
+  readonly status?: 'in_progress' | 'completed' | 'incomplete';
+  readonly call_id: string;
+  readonly name: string;
+  readonly input: string;
+}
+
+export interface CustomToolCallOutputItem {
+  readonly type: 'custom_tool_call_output';
+  readonly id?: string;
+  readonly call_id: string;
+  readonly output: string;
+}
+
 export interface ReasoningItem {
   readonly type: 'reasoning';
   readonly id: string;
@@ -106,10 +123,22 @@ export interface McpApprovalResponseItem {
   readonly reason: string | null;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | ReasoningItem | McpListToolsItem | McpCallItem | McpApprovalRequestItem;
+export type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem | McpListToolsItem | McpCallItem | McpApprovalRequestItem;
 
 /** What a conversation is made of: what clients send, and every output item sent back in. */
-export type ConversationItem = OutputItem | FunctionCallOutputItem | McpApprovalResponseItem;
+export type ConversationItem = OutputItem | FunctionCallOutputItem | CustomToolCallOutputItem | McpApprovalResponseItem;
+
+/** A `custom` tool's input format: free text, or text meant to match a Lark or regex grammar. */
+export type CustomToolFormat =
+  | { readonly type: 'text' }
+  | { readonly type: 'grammar'; readonly syntax: 'lark' | 'regex'; readonly definition: string };
+
+/** A `custom` (free-form) tool of a request. */
+export interface CustomToolSpec {
+  readonly name: string;
+  readonly description?: string;
+  readonly format: CustomToolFormat;
+}
 
 /** `require_approval` resolved per tool. */
 export interface McpApprovalPolicy {
@@ -133,3 +162,8 @@ export function needsApproval(spec: McpServerSpec, tool: string): boolean {
   if (spec.require_approval.always.includes(tool)) return true;
   return spec.require_approval.default === 'always';
 }
+
+/** A tool `tool_choice: {type: "allowed_tools"}` lets the model call (an MCP entry without a name: all of the server's tools). */
+export type AllowedTool =
+  | { readonly kind: 'function' | 'custom'; readonly name: string }
+  | { readonly kind: 'mcp'; readonly serverLabel: string; readonly name: string | null };

@@ -123,6 +123,35 @@ describe('ResponseRecorder', () => {
     assert.equal(list.some((e) => 'error' in e.data), false, 'no event has a top-level error key (the SDK would throw)');
   });
 
+  it('streams a custom tool call as custom_tool_call_input deltas of the decoded text, ending in the whole input', () => {
+    const r = new ResponseRecorder(shell, true, { sealer });
+    r.start();
+    r.beginRound((name) => (name === 'shell' ? { kind: 'custom' } : { kind: 'function' }));
+    r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'shell' });
+    for (const piece of ['{"in', 'put": "ls', ' -la\\n', 'echo \\"', 'hi\\""}']) r.part({ type: 'tool-call-delta', index: 0, argumentsDelta: piece });
+    // A second call whose arguments are not the expected JSON: its text is sent whole at its end.
+    r.part({ type: 'tool-call-start', index: 1, id: 'call_2', name: 'shell' });
+    r.part({ type: 'tool-call-delta', index: 1, argumentsDelta: 'pwd' });
+    assert.deepEqual(r.endRound(), { functionCalls: 2, mcpCalls: [] });
+    const final = r.finish('completed', usage) as { output: Record<string, unknown>[] };
+    const list = events(r.drain()).slice(2, -1);
+    assert.deepEqual(list.map((e) => e.event), [
+      'response.output_item.added', 'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.delta',
+      'response.output_item.added',
+      'response.custom_tool_call_input.done', 'response.output_item.done',
+      'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done', 'response.output_item.done',
+    ]);
+    const first = final.output[0]!;
+    assert.match(String(first.id), /^ctc_[A-Za-z0-9]{24}$/);
+    assert.deepEqual({ ...first, id: '' }, { id: '', type: 'custom_tool_call', status: 'completed', call_id: 'call_1', name: 'shell', input: 'ls -la\necho "hi"' });
+    const deltas = list.filter((e) => e.event === 'response.custom_tool_call_input.delta' && e.data.item_id === first.id).map((e) => e.data.delta);
+    assert.deepEqual(deltas, ['ls', ' -la\n', 'echo "', 'hi"']);
+    assert.deepEqual(list[6]!.data, { type: 'response.custom_tool_call_input.done', sequence_number: 2 + 6, item_id: first.id, output_index: 0, input: 'ls -la\necho "hi"' });
+    assert.equal(final.output[1]!.input, 'pwd');
+    assert.deepEqual(list[8]!.data.delta, 'pwd');
+    assert.equal((list[0]!.data.item as { input: string }).input, '', 'the item is announced empty');
+  });
+
   it('keeps MCP calls for the gateway, and records their outcome as mcp_call items', () => {
     const r = new ResponseRecorder(shell, false, { sealer });
     r.start();

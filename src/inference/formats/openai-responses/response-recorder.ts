@@ -2,7 +2,9 @@ import type { JsonObject, ReasoningBlock, StreamPart } from '../../canonical/cha
 import { createId } from '../../canonical/create-id.ts';
 import { textsOfRun, type TextRun } from '../../canonical/text-run.ts';
 import { encodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
+import { CustomInputStream, customInputOf } from './client-tools.ts';
 import type {
+  CustomToolCallItem,
   FunctionCallItem,
   McpApprovalRequestItem,
   McpCallItem,
@@ -46,8 +48,8 @@ export interface ResponseUsageCounts {
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
-/** How the model's tool call by this name is answered. */
-export type ToolKind = { readonly kind: 'function' } | { readonly kind: 'mcp'; readonly serverLabel: string; readonly tool: string };
+/** How the model's tool call by this name is answered: by the client (function, custom) or by an MCP server. */
+export type ToolKind = { readonly kind: 'function' } | { readonly kind: 'custom' } | { readonly kind: 'mcp'; readonly serverLabel: string; readonly tool: string };
 
 /** A call the model made to an MCP server's tool in one round; the gateway answers it. */
 export interface McpCallRequest {
@@ -57,6 +59,7 @@ export interface McpCallRequest {
 }
 
 export interface RoundResult {
+  /** Calls the client answers (function and custom tool calls): the response ends with them. */
   readonly functionCalls: number;
   readonly mcpCalls: readonly McpCallRequest[];
 }
@@ -100,9 +103,11 @@ interface OpenCall {
   readonly kind: ToolKind;
   readonly name: string;
   args: string;
-  /** The function_call item and its output index, for function calls. */
-  item?: Mutable<FunctionCallItem>;
+  /** The function_call or custom_tool_call item and its output index, for calls the client answers. */
+  item?: Mutable<FunctionCallItem> | Mutable<CustomToolCallItem>;
   outputIndex?: number;
+  /** A custom tool call's input, decoded from the arguments as they stream. */
+  input?: CustomInputStream;
 }
 
 /**
@@ -237,6 +242,11 @@ export class ResponseRecorder {
           const item: Mutable<FunctionCallItem> = { id: createId('fc_'), type: 'function_call', status: 'in_progress', call_id: p.id, name: p.name, arguments: '' };
           call.item = item;
           call.outputIndex = this.add(item);
+        } else if (kind.kind === 'custom') {
+          const item: Mutable<CustomToolCallItem> = { id: createId('ctc_'), type: 'custom_tool_call', status: 'in_progress', call_id: p.id, name: p.name, input: '' };
+          call.item = item;
+          call.input = new CustomInputStream();
+          call.outputIndex = this.add(item);
         }
         this.calls[p.index] = call;
         return;
@@ -245,9 +255,15 @@ export class ResponseRecorder {
         const call = this.calls[p.index];
         if (!call || p.argumentsDelta === '') return;
         call.args += p.argumentsDelta;
-        if (call.item) {
+        if (call.item?.type === 'function_call') {
           call.item.arguments = call.args;
           this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.outputIndex, delta: p.argumentsDelta });
+        } else if (call.item?.type === 'custom_tool_call' && call.input) {
+          const text = call.input.push(p.argumentsDelta);
+          if (text !== '') {
+            call.item.input += text;
+            this.emit('response.custom_tool_call_input.delta', { item_id: call.item.id, output_index: call.outputIndex, delta: text });
+          }
         }
         return;
       }
@@ -335,7 +351,13 @@ export class ResponseRecorder {
     const mcpCalls: McpCallRequest[] = [];
     for (const call of this.calls) {
       if (!call) continue;
-      if (call.item && call.outputIndex !== undefined) {
+      if (call.item?.type === 'custom_tool_call' && call.outputIndex !== undefined) {
+        functionCalls++;
+        this.endCustomCall(call.item, call.outputIndex, call.args);
+        call.item.status = 'completed';
+        this.emit('response.custom_tool_call_input.done', { item_id: call.item.id, output_index: call.outputIndex, input: call.item.input });
+        this.done(call.outputIndex);
+      } else if (call.item && call.outputIndex !== undefined) {
         functionCalls++;
         call.item.status = 'completed';
         this.emit('response.function_call_arguments.done', { item_id: call.item.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
@@ -346,6 +368,19 @@ export class ResponseRecorder {
     }
     this.calls = [];
     return { functionCalls, mcpCalls };
+  }
+
+  /**
+   * A custom call's input once its arguments are whole: what customInputOf makes of them. When the
+   * streamed deltas are a prefix of it (the usual case, or nothing streamed), the rest goes as one
+   * more delta, so the deltas add up to the input of the `.done` event.
+   */
+  private endCustomCall(item: Mutable<CustomToolCallItem>, index: number, args: string): void {
+    const input = customInputOf(args);
+    if (input.startsWith(item.input) && input.length > item.input.length) {
+      this.emit('response.custom_tool_call_input.delta', { item_id: item.id, output_index: index, delta: input.slice(item.input.length) });
+    }
+    item.input = input;
   }
 
   /** Announces a listing of an MCP server's tools; call listedTools with its result. */
@@ -412,7 +447,12 @@ export class ResponseRecorder {
   finish(status: Exclude<ResponseStatus, 'in_progress'>, usage: ResponseUsageCounts, extra: { error?: { code: string; message: string }; incompleteReason?: string } = {}): object {
     this.closeText();
     this.closeReasoning();
-    for (const call of this.calls) if (call?.item && call.outputIndex !== undefined) this.done(call.outputIndex);
+    for (const call of this.calls) {
+      if (!call?.item || call.outputIndex === undefined) continue;
+      // A custom call cut short shows the input its arguments had so far.
+      if (call.item.type === 'custom_tool_call') call.item.input = customInputOf(call.args);
+      this.done(call.outputIndex);
+    }
     this.calls = [];
     const r = {
       ...this.snapshot(status, usage),

@@ -1,5 +1,6 @@
 import type { CanonicalMessage, ReasoningBlock, ToolCall, UserContentPart } from '../../canonical/chat.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
+import { customCallArguments } from './client-tools.ts';
 import type { ConversationItem, McpApprovalRequestItem } from './response-items.ts';
 
 /** The name the model knows an MCP server's tool by (see exposeMcpTools). */
@@ -81,7 +82,12 @@ export function toCanonicalMessages(
       case 'function_call':
         assistant().toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
         break;
+      case 'custom_tool_call':
+        // Upstreams know a custom tool as a function of one string parameter (client-tools.ts).
+        assistant().toolCalls.push({ id: item.call_id, name: item.name, arguments: customCallArguments(item.input) });
+        break;
       case 'function_call_output':
+      case 'custom_tool_call_output':
         flush();
         out.push({ role: 'tool', toolCallId: item.call_id, content: item.output });
         break;
