@@ -3,6 +3,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
+import { dashboardSession } from './helpers/dashboard-session.ts';
+import { TEST_ADMIN_TOKEN } from './helpers/app.ts';
 
 /**
  * The thirteenth audit of the market API against market-api.md and market-math.md
@@ -231,6 +233,37 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
         assert.deepEqual(refunds.sort(), mine.filter((x) => x.m === tw).map((x) => x.cost).sort(), `refunds of trader ${who}`);
         assert.deepEqual((await ok(call('GET', `/api/portfolio/${p.wallet}`))).data, [], 'settled markets leave the portfolio');
       }
+    });
+  });
+  describe('the dashboard: a person issuing keys', () => {
+    it('holds at most 50 live svk_ keys per account, racing requests included; revoking makes room; the operator is not limited', async () => {
+      const browser = await dashboardSession(base);
+      const signUp = await browser.call('POST', '/sign-up', { email: `keys-${Date.now()}@example.com`, password: 'a long passphrase' });
+      assert.equal(signUp.status, 201, JSON.stringify(signUp.json));
+      await browser.refresh();
+      const create = (name: string) => browser.call('POST', '/keys', { name });
+      for (let i = 0; i < 46; i++) assert.equal((await create(`key ${i}`)).status, 201);
+      // Eight at once from 46: exactly four fit.
+      const racing = await Promise.all(Array.from({ length: 8 }, (_, i) => create(`racing ${i}`)));
+      assert.deepEqual(racing.map((r) => r.status).sort(), [201, 201, 201, 201, 400, 400, 400, 400]);
+      const full = { status: 400, json: { error: 'keys: at most 50 live keys per account; revoke one first' } };
+      const refused = await create('one more');
+      assert.deepEqual({ status: refused.status, json: refused.json }, full);
+      for (const r of racing.filter((x) => x.status === 400)) assert.deepEqual(r.json, full.json);
+      const keys = (await browser.call('GET', '/keys')).json.keys as { id: number; revoked_at: string | null }[];
+      assert.equal(keys.filter((k) => k.revoked_at === null).length, 50);
+      // Revoking one makes room for one.
+      assert.equal((await browser.call('DELETE', `/keys/${keys[0]!.id}`)).status, 200);
+      assert.equal((await create('after a revocation')).status, 201);
+      assert.equal((await create('and no more')).status, 400);
+      // The operator's console and admin API still issue keys to the account.
+      const id = signUp.json.id as number;
+      const byOperator = await fetch(`${base}/admin/accounts/${id}/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'from the operator' }),
+      });
+      assert.equal(byOperator.status, 201);
     });
   });
 });

@@ -54,6 +54,8 @@ const AccountSummary = Type.Object({
 });
 
 const MAX_RANGE_DAYS = 366;
+/** Live svk_ keys an account may hold through the dashboard. */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 50;
 const MAIL_NOT_SENT_ON_SIGN_UP = 'your account was created, but the verification email could not be sent; use "Resend the link" on your account page to try again';
 const DAY_MS = 86_400_000;
 
@@ -301,7 +303,11 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     async (request, reply) => {
       const s = requireAccount(request);
       if (request.body.name.trim() === '') throw badRequest('name: must not be blank');
-      const k = await accounts.issueKey(s.accountId, request.body.name);
+      // A cap, as the market API has for a wallet's keys: without one a session could mint keys
+      // without end, and the Keys page lists every one (docs/api-decisions.md, "Market API:
+      // thirteenth audit"). The operator's admin API is not limited.
+      const k = await accounts.issueKeyUnderCap(s.accountId, request.body.name, MAX_LIVE_KEYS_PER_ACCOUNT);
+      if (!k) throw badRequest(`keys: at most ${MAX_LIVE_KEYS_PER_ACCOUNT} live keys per account; revoke one first`);
       return reply.code(201).send({ ...keyView(k), key: k.key });
     },
   );
