@@ -85,6 +85,10 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
       const again = await ok(send(p.viaKey, { method: 'GET', url: '/api/keys' }));
       assert.equal(again.count, 20);
       assert.ok(!again.data.some((k: { api_key: string }) => k.api_key === ids[5]));
+      // No key had signed anything at the first listing; this one was signed by the operator's key.
+      assert.ok(listed.data.every((k: { last_used_at: string | null }) => k.last_used_at === null));
+      const used = again.data.find((k: { api_key: string }) => k.api_key === operatorKey);
+      assert.match(used.last_used_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       // Another wallet sees only its own; unsigned is 401 like every signed route.
       const theirs = await ok(send(other.viaWallet, { method: 'GET', url: '/api/keys' }));
       assert.deepEqual(theirs.data.map((k: { api_key: string }) => k.api_key), [(other.viaKey as { apiKey: { api_key: string } }).apiKey.api_key]);
