@@ -239,6 +239,47 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
       }
     });
   });
+  describe('the dashboard: a person watching usage', () => {
+    it('names a malformed usage date in words, the same for the page and the CSV, whatever is wrong with it', async () => {
+      const browser = await dashboardSession(base);
+      assert.equal((await browser.call('POST', '/sign-up', { email: `usage-${Date.now()}@example.com`, password: 'a long passphrase' })).status, 201);
+      await browser.refresh();
+      for (const [query, field] of [
+        ['from=2026-1-5', 'from'],
+        ['from=yesterday', 'from'],
+        ['from=2026-11-28T00:00:00Z', 'from'],
+        ['to=28.11.2026', 'to'],
+        ['to=2026-02-30', 'to'],
+        ['from=', 'from'],
+      ] as const) {
+        const expected = { error: `${field}: not a date; expected YYYY-MM-DD (UTC)` };
+        const page = await browser.call('GET', `/usage?${query}`);
+        assert.deepEqual([page.status, page.json], [400, expected], query);
+        const csv = await browser.call('GET', `/usage.csv?${query}`);
+        assert.deepEqual([csv.status, csv.json], [400, expected], `csv ${query}`);
+      }
+      // Well-formed days still answer, a single day included.
+      const day = new Date().toISOString().slice(0, 10);
+      const one = await browser.call('GET', `/usage?from=${day}&to=${day}`);
+      assert.equal(one.status, 200);
+      assert.deepEqual([one.json.from, one.json.to], [day, day]);
+    });
+  });
+
+  describe('the dashboard: a person following an emailed link', () => {
+    it('answers a mangled link (cut short, punctuation after it) as docs/dashboard.md words an invalid link, not with the schema\'s pattern', async () => {
+      const browser = await dashboardSession(base);
+      const invalid = { error: 'this link is invalid, expired or already used' };
+      // What mail clients and people do to a link: cut it, keep the sentence's full stop or bracket, encode it.
+      for (const token of ['abc', 'Zm9vYmFyYmF6cXV4cXV1eA.', 'Zm9vYmFyYmF6cXV4cXV1eA)', 'Zm9vYmFy%2BYmF6', 'Zm9v YmFy YmF6', '']) {
+        const verify = await browser.call('POST', '/verify-email', { token });
+        assert.deepEqual([verify.status, verify.json], [400, invalid], `verify ${JSON.stringify(token)}`);
+        const reset = await browser.call('POST', '/password-reset/confirm', { token, password: 'another long passphrase' });
+        assert.deepEqual([reset.status, reset.json], [400, invalid], `reset ${JSON.stringify(token)}`);
+      }
+    });
+  });
+
   describe('the dashboard: a person issuing keys', () => {
     it('holds at most 50 live svk_ keys per account, racing requests included; revoking makes room; the operator is not limited', async () => {
       const browser = await dashboardSession(base);
