@@ -1,7 +1,8 @@
 import { badRequest, notFound } from '../shared/errors.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccountOrThrow, grantCredits, insertAccount, markEmailVerified, type Account } from './account.repository.ts';
-import { insertApiKey, revokeApiKey, type ApiKeyRow } from './api-key.repository.ts';
+import { ADVISORY_LOCK_CLASS, lockNameForTransaction } from '../storage/advisory-locks.ts';
+import { countLiveAccountKeys, insertApiKey, revokeApiKey, type ApiKeyRow } from './api-key.repository.ts';
 import type { ApiKeyService } from './api-key.service.ts';
 import { generateApiKey } from './api-key.token.ts';
 import { CreditsAmountError, parseCredits } from './credits.amount.ts';
@@ -16,6 +17,12 @@ export interface AccountsService {
   grantCredits(accountId: number, credits: number | string, note: string | null): Promise<Account>;
   /** The whole key is in the answer and nowhere else, ever. */
   issueKey(accountId: number, name: string): Promise<ApiKeyRow & { key: string }>;
+  /**
+   * issueKey unless the account already holds `max` live keys (null then): the dashboard's cap.
+   * The count and the insert are one transaction under a lock of the account's key set, so
+   * requests racing at the cap cannot all pass it.
+   */
+  issueKeyUnderCap(accountId: number, name: string, max: number): Promise<(ApiKeyRow & { key: string }) | null>;
   revokeKey(keyId: number): Promise<ApiKeyRow>;
 }
 
@@ -47,6 +54,16 @@ export function createAccountsService(db: Db, keys: Pick<ApiKeyService, 'forgetK
       const k = generateApiKey();
       const row = await insertApiKey(db, { accountId, name: name.trim(), hash: k.hash, prefix: k.prefix });
       return { ...row, key: k.key };
+    },
+    async issueKeyUnderCap(accountId, name, max) {
+      await getAccountOrThrow(db, accountId);
+      return db.transaction().execute(async (trx) => {
+        await lockNameForTransaction(trx, ADVISORY_LOCK_CLASS.accountKeySet, String(accountId));
+        if ((await countLiveAccountKeys(trx, accountId)) >= max) return null;
+        const k = generateApiKey();
+        const row = await insertApiKey(trx, { accountId, name: name.trim(), hash: k.hash, prefix: k.prefix });
+        return { ...row, key: k.key };
+      });
     },
     async revokeKey(keyId) {
       const row = await revokeApiKey(db, keyId);

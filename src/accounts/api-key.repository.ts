@@ -28,6 +28,17 @@ export async function revokeApiKey(db: Db, id: number): Promise<ApiKeyRow | unde
     .executeTakeFirst();
 }
 
+/** How many keys of an account are live (not revoked). */
+export async function countLiveAccountKeys(db: Db, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function listAccountKeys(db: Db, accountId: number): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('account_id', '=', accountId).orderBy('id').execute();
 }

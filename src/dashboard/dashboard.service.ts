@@ -63,6 +63,9 @@ export interface DashboardServiceOptions {
 }
 
 const WRONG_LOGIN = 'wrong email or password';
+const INVALID_LINK = 'this link is invalid, expired or already used';
+/** The form of a token this service mails (newSecretToken: 32 random bytes in base64url, 43 characters), with room. */
+const EMAIL_TOKEN_FORM = /^[A-Za-z0-9_-]{10,200}$/;
 
 /**
  * The mail server did not take a message (down, refusing, unreachable): a 503 the user can retry,
@@ -111,8 +114,12 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     return token;
   }
 
-  /** Marks a link used, once: a second use, an expired or unknown link is 400. */
+  /**
+   * Marks a link used, once: a second use, an expired, unknown or malformed link (cut short by a
+   * mail client, a full stop after it) is 400 in one set of words, a malformed one without a query.
+   */
   async function useEmailToken(token: string, purpose: 'verify' | 'reset'): Promise<number> {
+    if (!EMAIL_TOKEN_FORM.test(token)) throw badRequest(INVALID_LINK);
     const row = await db
       .updateTable('email_tokens')
       .set({ used_at: new Date(clock.now()) })
@@ -122,7 +129,7 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
       .where('expires_at', '>', new Date(clock.now()))
       .returning('account_id')
       .executeTakeFirst();
-    if (!row) throw badRequest('this link is invalid, expired or already used');
+    if (!row) throw badRequest(INVALID_LINK);
     return row.account_id;
   }
 

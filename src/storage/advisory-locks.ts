@@ -18,6 +18,8 @@ export const ADVISORY_LOCK = {
 export const ADVISORY_LOCK_CLASS = {
   /** One wallet's set of market API keys (the cap of live keys), keyed by the wallet's hash. */
   walletKeySet: 0x6b657973, // 'keys'
+  /** One account's set of svk_ keys (the dashboard's cap of live keys), keyed by the account id's hash. */
+  accountKeySet: 0x736b6579, // 'skey'
 } as const;
 
 /** Holds `key` until the transaction `trx` ends. */

@@ -37,8 +37,13 @@ export interface DashboardApiOptions {
 const strict = { additionalProperties: false } as const;
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 const Password = Type.String({ minLength: 1, maxLength: 200 });
-const Token = Type.String({ minLength: 10, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' });
-const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (UTC)' });
+// The token's form is the service's check: a link cut short or with a full stop after it is an
+// invalid link to its reader, answered in docs/dashboard.md's words, not a schema's pattern.
+const Token = Type.String({ maxLength: 2000, description: 'the token from the emailed link' });
+// The form is checked by rangeOf, not by a schema pattern: Ajv would answer `must match pattern
+// "^\\d{4}-..."`, words no user reads (docs/api-decisions.md, "Market API: thirteenth audit").
+const Day = Type.String({ maxLength: 100, description: 'YYYY-MM-DD (UTC)' });
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const Ok = Type.Object({ ok: Type.Boolean() });
 const ErrorBody = Type.Object({ error: Type.String() });
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
@@ -54,17 +59,21 @@ const AccountSummary = Type.Object({
 });
 
 const MAX_RANGE_DAYS = 366;
+/** Live svk_ keys an account may hold through the dashboard. */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 50;
 const MAIL_NOT_SENT_ON_SIGN_UP = 'your account was created, but the verification email could not be sent; use "Resend the link" on your account page to try again';
 const DAY_MS = 86_400_000;
 
 function rangeOf(query: { from?: string; to?: string }, now: number): UsageRange {
   const parse = (s: string, field: string) => {
     const d = new Date(`${s}T00:00:00Z`);
-    if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) throw badRequest(`${field}: not a date`);
+    // A malformed day and one the calendar lacks (2026-02-30) get the same words.
+    if (!DAY.test(s) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) throw badRequest(`${field}: not a date; expected YYYY-MM-DD (UTC)`);
     return d;
   };
-  const to = query.to ? new Date(parse(query.to, 'to').getTime() + DAY_MS) : new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
-  const from = query.from ? parse(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS);
+  // An empty `from=` is a malformed day, not a missing one.
+  const to = query.to !== undefined ? new Date(parse(query.to, 'to').getTime() + DAY_MS) : new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
+  const from = query.from !== undefined ? parse(query.from, 'from') : new Date(to.getTime() - 30 * DAY_MS);
   if (from >= to) throw badRequest('from: must not be after to');
   if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw badRequest(`to: a range is at most ${MAX_RANGE_DAYS} days`);
   return { from, to };
@@ -301,7 +310,11 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     async (request, reply) => {
       const s = requireAccount(request);
       if (request.body.name.trim() === '') throw badRequest('name: must not be blank');
-      const k = await accounts.issueKey(s.accountId, request.body.name);
+      // A cap, as the market API has for a wallet's keys: without one a session could mint keys
+      // without end, and the Keys page lists every one (docs/api-decisions.md, "Market API:
+      // thirteenth audit"). The operator's admin API is not limited.
+      const k = await accounts.issueKeyUnderCap(s.accountId, request.body.name, MAX_LIVE_KEYS_PER_ACCOUNT);
+      if (!k) throw badRequest(`keys: at most ${MAX_LIVE_KEYS_PER_ACCOUNT} live keys per account; revoke one first`);
       return reply.code(201).send({ ...keyView(k), key: k.key });
     },
   );

@@ -68,18 +68,20 @@ export async function findApiKey(db: Db, secretsKey: Buffer, key: string): Promi
   };
 }
 
-/** Keys of a wallet, newest first, without secrets (for a listing route). */
-export async function listApiKeys(
-  db: Db,
-  wallet: string,
-): Promise<{ api_key: string; created_at: Date; revoked_at: Date | null; last_used_at: Date | null }[]> {
+/**
+ * The live keys of a wallet, newest first, without secrets (`GET /api/keys`). Revoked keys are
+ * left out: they sign nothing and count toward no cap, and a wallet that mints and revokes keys
+ * for years would otherwise page through them all.
+ */
+export async function listLiveApiKeys(db: Db, wallet: string): Promise<{ api_key: string; created_at: Date; last_used_at: Date | null }[]> {
   const rows = await db
     .selectFrom('market_api_keys')
-    .select(['key', 'created_at', 'revoked_at', 'last_used_at'])
+    .select(['key', 'created_at', 'last_used_at'])
     .where('wallet', '=', wallet.toLowerCase())
+    .where('revoked_at', 'is', null)
     .orderBy('id', 'desc')
     .execute();
-  return rows.map((r) => ({ api_key: r.key, created_at: r.created_at, revoked_at: r.revoked_at, last_used_at: r.last_used_at }));
+  return rows.map((r) => ({ api_key: r.key, created_at: r.created_at, last_used_at: r.last_used_at }));
 }
 
 export async function touchApiKey(db: Db, id: bigint, now: Date): Promise<void> {

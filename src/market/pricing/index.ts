@@ -21,7 +21,7 @@ export { DEFAULT_SEED_UNITS, OPENING_PRICE_TOLERANCE, type OpeningOptions, openi
 export { MAX_STAKE_UNITS, MIN_STAKE_UNITS, type TradeQuote, quoteTrade } from './quote-trade.ts';
 export { FEE_BPS, type MarketSettlement, type PositionPayout, type SettlementPosition, settleMarket } from './settle-market.ts';
 export { refundMarket } from './refund-market.ts';
-export { MAX_AMOUNT_UNITS, UNITS_PER_USDC, formatUsdc, parseUsdcAmount, usdcNumberToUnits, usdcText } from './usdc-amount.ts';
+export { MAX_AMOUNT_UNITS, UNITS_PER_USDC, formatUsdc, parseUsdcAmount, stakeNumberToUnits, usdcNumberToUnits, usdcText } from './usdc-amount.ts';
 export {
   type PositionMark,
   type PositionMarkJson,

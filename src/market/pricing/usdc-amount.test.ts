@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_AMOUNT_UNITS, formatUsdc, parseUsdcAmount, usdcNumberToUnits, usdcText } from './usdc-amount.ts';
+import { MAX_AMOUNT_UNITS, formatUsdc, parseUsdcAmount, stakeNumberToUnits, usdcNumberToUnits, usdcText } from './usdc-amount.ts';
 
 describe('parseUsdcAmount', () => {
   it('reads the decimal text, so float sums and long fractions come out exact', () => {
@@ -105,5 +105,18 @@ describe('usdcNumberToUnits', () => {
     for (const v of [Number.NaN, Infinity, -Infinity]) {
       assert.throws(() => usdcNumberToUnits(v, 'stake'), { status: 400, message: 'stake must be a finite number' }, String(v));
     }
+  });
+});
+
+describe('stakeNumberToUnits', () => {
+  it('reads every amount below 1 USDC as 0 units, whatever its decimals, so the trade\'s minimum refuses it', () => {
+    for (const v of [0.5000001, 1e-7, 0.9999999, 0.999999, 0, -0, -1e-7, -5]) assert.equal(stakeNumberToUnits(v), 0n, String(v));
+  });
+
+  it('reads 1 USDC and up as usdcNumberToUnits does, refusing more than 6 decimals and non-finite numbers', () => {
+    assert.equal(stakeNumberToUnits(1), 1_000_000n);
+    assert.equal(stakeNumberToUnits(12.345678), 12_345_678n);
+    assert.throws(() => stakeNumberToUnits(1.0000001), { status: 400, message: 'amount must have at most 6 decimals' });
+    for (const v of [Number.NaN, Infinity, -Infinity]) assert.throws(() => stakeNumberToUnits(v), { status: 400, message: 'amount must be a finite number' }, String(v));
   });
 });

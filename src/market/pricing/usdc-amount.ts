@@ -57,6 +57,18 @@ export function usdcNumberToUnits(value: number, field = 'amount'): bigint {
   return negative ? -units : units;
 }
 
+/**
+ * A trade's or an estimate's stake (a JSON number of USDC) as units. Any amount below 1 USDC is
+ * below the minimum whatever its decimals, and the document answers it `Minimum trade is 1 USDC`
+ * (docs/api-decisions.md, "Market API: thirteenth audit"): such an amount is read as 0 units, so
+ * the trade's checks refuse it with that message in their documented order, and it can never
+ * trade. From 1 USDC up, more than 6 decimals is refused as usdcNumberToUnits does.
+ */
+export function stakeNumberToUnits(value: number, field = 'amount'): bigint {
+  if (Number.isFinite(value) && value < 1) return 0n;
+  return usdcNumberToUnits(value, field);
+}
+
 /** Units as a JSON number of USDC (units / 1e6): the float64 nearest the exact decimal. */
 export function formatUsdc(units: bigint): number {
   // Parsing the exact decimal text gives the nearest double, whose shortest form is that text

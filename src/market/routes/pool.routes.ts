@@ -5,7 +5,7 @@ import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Db } from '../../storage/database.ts';
 import { idempotentRequestOf, sendStoredAnswer } from '../auth/market-auth.fastify.ts';
-import { usdcNumberToUnits } from '../pricing/index.ts';
+import { stakeNumberToUnits } from '../pricing/index.ts';
 import { estimateTrade } from '../trading/estimate-trade.ts';
 import type { TradeBatcher } from '../trading/trade-batcher.ts';
 import { envelope, ErrorBody } from './read-schemas.ts';
@@ -88,7 +88,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
       },
       async (req, reply) => {
         const wallet = req.marketAuth!.wallet;
-        const amount = usdcNumberToUnits(req.body.amount, 'amount');
+        const amount = stakeNumberToUnits(req.body.amount, 'amount');
         // The key's claim commits with the trade or not at all: a retry never moves money twice.
         const idempotency = idempotentRequestOf(req, 'pool.trade');
         const answer = await trades.place({ wallet, marketId: req.body.market_id, side: sideOf(req.body.side), amount, idempotency });
@@ -109,7 +109,7 @@ export function tradeRoutes(deps: TradeRoutesDeps): FastifyPluginAsync {
         },
       },
       async (req) => {
-        const amount = usdcNumberToUnits(req.body.amount, 'amount');
+        const amount = stakeNumberToUnits(req.body.amount, 'amount');
         const data = await estimateTrade(db, clock, { marketId: req.body.market_id, side: sideOf(req.body.side), amount });
         return { success: true, data };
       },
