@@ -8,10 +8,10 @@ import { sealBlockValue } from '../src/inference/formats/anthropic-messages/seal
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
 import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
-import { accountCredits, catalogYaml, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { catalogYaml, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { assertPaidForUsages, type CallUsage } from './helpers/books.ts';
 
-type Usage3 = { input: number; cached: number; output: number };
 
 const THOUGHT = 'The user asks for the capital of France; that is Paris, a well-known fact.';
 
@@ -39,15 +39,8 @@ describe('reasoning: effort upstream, reasoning items and reasoning tokens', () 
   after(() => g.close());
 
   /** Runs fn and checks the account paid exactly the usages at the brand's prices (reasoning is output). */
-  async function billed(model: keyof typeof PRICES, endpoint: string, usages: readonly Usage3[], fn: () => Promise<unknown>): Promise<void> {
-    const before = await accountCredits(g.t, acct.id);
-    const rows = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    await waitForUsage(g.t, acct.id, rows + 1);
-    const after = await accountCredits(g.t, acct.id);
-    const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
-    assert.equal(before.credits - after.credits, expectedCost(PRICES[model], sum), `charged for ${JSON.stringify(usages)}`);
-    const row = (await usageRows(g.t, acct.id))[0]!;
+  async function billed(model: keyof typeof PRICES, endpoint: string, usages: readonly CallUsage[], fn: () => Promise<unknown>): Promise<void> {
+    const { sum, row } = await assertPaidForUsages(g, acct.id, PRICES[model], usages, fn);
     assert.equal(row.endpoint, endpoint);
     assert.equal(row.model, model);
     assert.equal(row.output_tokens, sum.output);

@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { startSseMcp, startStreamableMcp, type FakeMcp } from './fakes/fake-mcp.ts';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
-import { accountCredits, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { accountCredits, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { SERVICE_HEADERS } from './helpers/service-headers.ts';
+import { assertPaidForUsages, type CallUsage } from './helpers/books.ts';
 
-type Usage3 = { input: number; cached: number; output: number };
 type Item = OpenAI.Responses.ResponseOutputItem;
 
 function textOf(r: OpenAI.Responses.Response): string {
@@ -43,14 +43,8 @@ describe('/v1/responses with MCP server tools', () => {
     await Promise.all([g.close(), closed.close(), math.close(), weather.close()]);
   });
 
-  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly Usage3[], fn: () => Promise<unknown>): Promise<void> {
-    const before = await accountCredits(g.t, acct.id);
-    const rows = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    await waitForUsage(g.t, acct.id, rows + 1);
-    const after = await accountCredits(g.t, acct.id);
-    const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
-    assert.equal(before.credits - after.credits, expectedCost(PRICES[model], sum), 'charged the sum of every upstream call');
+  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly CallUsage[], fn: () => Promise<unknown>): Promise<void> {
+    const { after } = await assertPaidForUsages(g, acct.id, PRICES[model], usages, fn, 'charged the sum of every upstream call');
     assert.equal(after.reserved, 0n);
   }
 

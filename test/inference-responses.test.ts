@@ -4,12 +4,12 @@ import { sql } from 'kysely';
 import OpenAI from 'openai';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import type { FakeServer } from './fakes/fake-server.ts';
-import { accountCredits, expectedCost, PRICES, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { accountCredits, expectedCost, PRICES, startGateway, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, manualClock, type TestAccount } from './helpers/inference.ts';
 import { waitFor } from './helpers/wait.ts';
 import { pruneExpiredResponses } from '../src/inference/responses/responses.repository.ts';
+import { assertPaidForUsages, type CallUsage } from './helpers/books.ts';
 
-type Usage3 = { input: number; cached: number; output: number };
 
 const KINDS = [
   { name: 'OpenAI-style', model: 'svc-fast' as const, fake: (g: Gateway) => g.openai },
@@ -58,15 +58,8 @@ describe('/v1/responses over both upstream kinds', () => {
   after(() => g.close());
 
   /** Runs fn and checks the account paid exactly the sum of the upstream calls' usages at the brand's prices. */
-  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly Usage3[], fn: () => Promise<unknown>): Promise<void> {
-    const before = await accountCredits(g.t, acct.id);
-    const rows = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    await waitForUsage(g.t, acct.id, rows + 1);
-    const after = await accountCredits(g.t, acct.id);
-    const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
-    assert.equal(before.credits - after.credits, expectedCost(PRICES[model], sum), 'charged the sum of the upstream usages');
-    const row = (await usageRows(g.t, acct.id))[0]!;
+  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly CallUsage[], fn: () => Promise<unknown>): Promise<void> {
+    const { sum, row } = await assertPaidForUsages(g, acct.id, PRICES[model], usages, fn, 'charged the sum of the upstream usages');
     assert.equal(row.endpoint, 'responses');
     assert.equal(row.input_tokens, sum.input);
     assert.equal(row.output_tokens, sum.output);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import OpenAI from 'openai';
 import type { FakeServer } from './fakes/fake-server.ts';
-import { accountCredits, expectedCost, PRICES, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { PRICES, startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
-import { waitFor } from './helpers/wait.ts';
+import { assertBooks, assertPaidForUsages, type CallUsage } from './helpers/books.ts';
 
 /**
  * `/v1/responses` with `custom` (free-form) tools and `tool_choice: {type: "allowed_tools"}`, through
@@ -13,7 +12,6 @@ import { waitFor } from './helpers/wait.ts';
  * not (docs/api-decisions.md, "Responses: allowed tools and custom tools").
  */
 
-type Usage3 = { input: number; cached: number; output: number };
 
 const KINDS = [
   { name: 'OpenAI-style', model: 'svc-fast' as const, fake: (g: Gateway) => g.openai, anthropic: false },
@@ -91,25 +89,12 @@ describe('/v1/responses: custom tools and allowed_tools over both upstream kinds
   after(() => g.close());
 
   /** Runs fn and checks the account paid exactly the upstream usages at the brand's prices, one usage row, nothing left held. */
-  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly Usage3[], fn: () => Promise<unknown>): Promise<void> {
-    const before = await accountCredits(g.t, acct.id);
-    const rows = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    await waitForUsage(g.t, acct.id, rows + 1);
-    const after = await accountCredits(g.t, acct.id);
-    const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
-    assert.equal(before.credits - after.credits, expectedCost(PRICES[model], sum), 'charged the upstream usages');
-    const row = (await usageRows(g.t, acct.id))[0]!;
+  async function billed(acct: TestAccount, model: keyof typeof PRICES, usages: readonly CallUsage[], fn: () => Promise<unknown>): Promise<void> {
+    const { sum, row } = await assertPaidForUsages(g, acct.id, PRICES[model], usages, fn, 'charged the upstream usages');
     assert.equal(row.endpoint, 'responses');
     assert.equal(row.input_tokens, sum.input);
     assert.equal(row.output_tokens, sum.output);
-    const db = g.t.deps.db;
-    await waitFor(async () => (await db.selectFrom('accounts').select('reserved').where('id', '=', acct.id).executeTakeFirstOrThrow()).reserved === 0n, {
-      message: `the credit lease of account ${acct.id} did not go back`,
-    });
-    const a = await db.selectFrom('accounts').select('credits').where('id', '=', acct.id).executeTakeFirstOrThrow();
-    const l = await db.selectFrom('credit_ledger').select(sql<bigint>`coalesce(sum(amount), 0)::bigint`.as('sum')).where('account_id', '=', acct.id).executeTakeFirstOrThrow();
-    assert.equal(l.sum, a.credits, 'the ledger sums to the balance');
+    await assertBooks(g, acct.id);
   }
 
   for (const kind of KINDS) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { accountCredits, usageRows, waitForUsage, type Gateway, type UsageRow } from './gateway.ts';
+import { accountCredits, expectedCost, usageRows, waitForUsage, type Gateway, type UsageRow } from './gateway.ts';
 import type { TestAccount } from './inference.ts';
 import { waitFor } from './wait.ts';
 
@@ -31,4 +31,30 @@ export async function charged(g: Gateway, acct: TestAccount, fn: () => Promise<u
   const row = rows[0]!;
   assert.equal(before.credits - after.credits, BigInt(row.cost_micro), 'the charge is the recorded cost');
   return { charge: before.credits - after.credits, row };
+}
+
+/** Token counts of one upstream call, as a fake upstream reports them. */
+export type CallUsage = { input: number; cached: number; output: number };
+
+/**
+ * Runs `fn` (one request that may make several upstream calls), waits for its usage record, and
+ * checks the account paid exactly the sum of the calls' usages at `price`. Returns that sum and
+ * the record, for the caller's own checks.
+ */
+export async function assertPaidForUsages(
+  g: Gateway,
+  accountId: number,
+  price: { input: bigint; cached: bigint; output: bigint },
+  usages: readonly CallUsage[],
+  fn: () => Promise<unknown>,
+  message = `charged for ${JSON.stringify(usages)}`,
+): Promise<{ sum: CallUsage; row: UsageRow; after: { credits: bigint; reserved: bigint } }> {
+  const before = await accountCredits(g.t, accountId);
+  const rows = (await usageRows(g.t, accountId)).length;
+  await fn();
+  await waitForUsage(g.t, accountId, rows + 1);
+  const after = await accountCredits(g.t, accountId);
+  const sum = usages.reduce((s, u) => ({ input: s.input + u.input, cached: s.cached + u.cached, output: s.output + u.output }), { input: 0, cached: 0, output: 0 });
+  assert.equal(before.credits - after.credits, expectedCost(price, sum), message);
+  return { sum, row: (await usageRows(g.t, accountId))[0]!, after };
 }
