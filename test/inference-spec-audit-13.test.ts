@@ -43,4 +43,75 @@ describe('inference API, thirteenth audit', () => {
       await refused('/v1/messages/count_tokens', { model: 'svc-vision', max_tokens: 2048, messages, thinking: { type: 'enabled', budget_tokens: 2048 } }, 'thinking.budget_tokens: must be less than max_tokens');
     });
   });
+  describe('output items a response ends before they are whole say `incomplete`', () => {
+    type Item = { id: string; type: string; status?: string; content?: { text: string }[] };
+    type Final = { id: string; status: string; output: Item[]; incomplete_details: unknown; error: unknown };
+    /** The items of `response.output_item.done` and the final response of an SDK stream. */
+    async function streamed(body: Record<string, unknown>): Promise<{ done: Item[]; final: Final; types: string[] }> {
+      const stream = await openai.responses.create({ ...body, stream: true } as never);
+      const done: Item[] = [];
+      const types: string[] = [];
+      let final: Final | null = null;
+      for await (const e of stream as unknown as AsyncIterable<{ type: string; item?: Item; response?: Final }>) {
+        types.push(e.type);
+        if (e.type === 'response.output_item.done') done.push(e.item!);
+        if (e.type === 'response.completed' || e.type === 'response.incomplete' || e.type === 'response.failed') final = e.response!;
+      }
+      return { done, final: final!, types };
+    }
+
+    it('the message cut by max_output_tokens, streamed and not, and as stored', async () => {
+      g.openai.chat.enqueue({ text: 'The first primes are 2, 3, 5', finish: 'length' });
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'List the primes', max_output_tokens: 16 });
+      assert.deepEqual([r.status, r.incomplete_details], ['incomplete', { reason: 'max_output_tokens' }]);
+      assert.deepEqual(r.output.map((i) => [i.type, 'status' in i ? i.status : undefined]), [['message', 'incomplete']]);
+      const stored = await openai.responses.retrieve(r.id);
+      assert.deepEqual(stored.output.map((i) => [i.type, 'status' in i ? i.status : undefined]), [['message', 'incomplete']]);
+
+      g.anthropic.chat.enqueue({ text: 'The first primes are 2, 3, 5', finish: 'length' });
+      const s = await streamed({ model: 'svc-vision', input: 'List the primes', max_output_tokens: 16 });
+      assert.equal(s.types.at(-1), 'response.incomplete');
+      assert.deepEqual(s.done.map((i) => [i.type, i.status]), [['message', 'incomplete']]);
+      assert.deepEqual(s.final.output.map((i) => [i.type, i.status]), [['message', 'incomplete']]);
+      assert.equal(s.final.output[0]!.content![0]!.text, 'The first primes are 2, 3, 5');
+
+      // Continuing from it works: the item is sent back as the assistant's turn.
+      g.openai.chat.enqueue({ text: '7, 11' });
+      const next = await openai.responses.create({ model: 'svc-fast', input: 'go on', previous_response_id: r.id });
+      assert.equal(next.status, 'completed');
+      assert.deepEqual(next.output.map((i) => [i.type, 'status' in i ? i.status : undefined]), [['message', 'completed']]);
+    });
+
+    it('the message and the function call a stream failure cut short', async () => {
+      g.anthropic.chat.enqueue({ text: 'Partial answer that breaks here', streamErrorAfter: { events: 4, type: 'overloaded_error', message: 'Overloaded' } });
+      const s = await streamed({ model: 'svc-vision', input: 'hello' });
+      assert.equal(s.types.at(-1), 'response.failed');
+      assert.equal(s.final.status, 'failed');
+      assert.deepEqual(s.done.map((i) => [i.type, i.status]), [['message', 'incomplete']]);
+      assert.deepEqual(s.final.output.map((i) => [i.type, i.status]), [['message', 'incomplete']]);
+
+      const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris, the capital of France' } }], cutAfter: 4 });
+      const c = await streamed({ model: 'svc-fast', input: 'weather in Paris?', tools });
+      assert.equal(c.types.at(-1), 'response.failed');
+      assert.deepEqual(c.final.output.map((i) => [i.type, i.status]), [['function_call', 'incomplete']]);
+      assert.deepEqual(c.done.map((i) => [i.type, i.status]), [['function_call', 'incomplete']]);
+    });
+
+    it('whole items of an ended response stay `completed`', async () => {
+      g.openai.chat.enqueue({ text: 'Hello there' });
+      const s = await streamed({ model: 'svc-fast', input: 'hi' });
+      assert.deepEqual(s.done.map((i) => [i.type, i.status]), [['message', 'completed']]);
+      assert.deepEqual(s.final.output.map((i) => [i.type, i.status]), [['message', 'completed']]);
+    });
+  });
+  describe('an Anthropic upstream\'s 429 on /v1/messages', () => {
+    it('is a 429 carrying the upstream\'s retry-after, which the SDK reads as a RateLimitError', async () => {
+      g.anthropic.chat.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit', headers: { 'retry-after': '7' } } });
+      const e = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (x: unknown) => x);
+      assert.ok(e instanceof Anthropic.RateLimitError, String(e));
+      assert.equal(e.headers.get('retry-after'), '7');
+      assert.ok(e.requestID, 'request-id');
+    });
+  });
 });

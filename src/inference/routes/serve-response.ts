@@ -471,7 +471,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       record(hold, call, target, totals);
       if (hold.signal.aborted) throw hold.signal.reason ?? new Error('client closed');
       if (failure !== null) throw failure;
-      const r = recorder.endRound();
+      const r = recorder.endRound(finish === 'length' || finish === 'content_filter');
       await flush();
       if (finish === 'length') {
         status = 'incomplete';
