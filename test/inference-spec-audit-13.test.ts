@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
-import type { TestAccount } from './helpers/inference.ts';
+import { catalogYaml, startGateway, startWithSdks, UPSTREAM_MODELS, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { PNG_BASE64 } from './helpers/images.ts';
 import { auditRequests } from './helpers/spec-audit.ts';
 
 /**
@@ -11,6 +12,15 @@ import { auditRequests } from './helpers/spec-audit.ts';
  * `openai` and `@anthropic-ai/sdk` clients and plain HTTP (docs/api-decisions.md, "Inference:
  * thirteenth audit").
  */
+/** A gateway whose svc-vision is served by the OpenAI-compatible fake, and a client of it. */
+async function startWithSdksVisionOpenAI(): Promise<{ g: Gateway; openai: OpenAI }> {
+  const g = await startGateway({
+    catalog: (f) => catalogYaml(f).replace(`deployments: [{ provider: main-anthropic, model: ${UPSTREAM_MODELS.vision} }]`, 'deployments: [{ provider: main-openai, model: gpt-4.1 }]'),
+  });
+  const acct = await createTestAccount(g.t, { credits: 1000 });
+  return { g, openai: g.client(acct.key) };
+}
+
 describe('inference API, thirteenth audit', () => {
   let g: Gateway;
   let acct: TestAccount;
@@ -112,6 +122,56 @@ describe('inference API, thirteenth audit', () => {
       assert.ok(e instanceof Anthropic.RateLimitError, String(e));
       assert.equal(e.headers.get('retry-after'), '7');
       assert.ok(e.requestID, 'request-id');
+    });
+  });
+  describe('images in tool results', () => {
+    const png = `data:image/png;base64,${PNG_BASE64}`;
+    const tools = [{ type: 'function', name: 'screenshot', parameters: { type: 'object', properties: {} } }];
+    const turn = (output: unknown) => [
+      { role: 'user', content: 'What is on the screen?' },
+      { type: 'function_call', call_id: 'call_shot', name: 'screenshot', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_shot', output },
+    ];
+
+    it('a function_call_output of input_text and input_image parts (OpenAI\'s output list) reaches both upstream kinds with its image', async () => {
+      const output = [{ type: 'input_text', text: 'The screen:' }, { type: 'input_image', image_url: png }];
+      g.anthropic.chat.enqueue({ text: 'A login form.' });
+      const r = await openai.responses.create({ model: 'svc-vision', tools: tools as never, input: turn(output) as never });
+      assert.equal(r.output_text, 'A login form.');
+      const sent = g.anthropic.requests.at(-1)!.body as { messages: { role: string; content: { type: string; tool_use_id?: string; content?: { type: string; text?: string; source?: { type: string; media_type: string } }[] }[] }[] };
+      const result = sent.messages.at(-1)!.content[0]!;
+      assert.equal(result.type, 'tool_result');
+      assert.deepEqual(result.content!.map((b) => [b.type, b.text ?? b.source?.media_type]), [['text', 'The screen:'], ['image', 'image/png']]);
+
+      // Continued by previous_response_id on svc-ultra's vision lane, and on an OpenAI-compatible upstream of a vision model.
+      const vision = await startWithSdksVisionOpenAI();
+      try {
+        vision.g.openai.chat.enqueue({ text: 'A login form.' });
+        const v = await vision.openai.responses.create({ model: 'svc-vision', tools: tools as never, input: turn(output) as never });
+        assert.equal(v.output_text, 'A login form.');
+        const body = vision.g.openai.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+        assert.deepEqual(body.messages.slice(2).map((m) => m.role), ['tool', 'user']);
+        assert.match(JSON.stringify(body.messages.at(-1)!.content), /image_url/);
+      } finally {
+        await vision.g.close();
+      }
+    });
+
+    it('is refused for a model without vision, naming the part; other part types are named', async () => {
+      await refused('/v1/responses', { model: 'svc-fast', tools, input: turn([{ type: 'input_image', image_url: png }]) }, 'input[2]: model svc-fast does not accept images in tool results');
+      await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_audio', data: 'x' }]) }, 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text or input_image');
+      await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_image', image_url: 'ftp://x/a.png' }]) }, 'input[2].output[0].image_url: must be an http(s) URL or a data:image/...;base64 URI');
+    });
+
+    it('a tool_result image on /v1/messages is refused for a model without vision, as a user image is', async () => {
+      const messages = [
+        { role: 'user', content: 'What is on the screen?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'screenshot', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BASE64 } }] }] },
+      ];
+      const mtools = [{ name: 'screenshot', input_schema: { type: 'object', properties: {} } }];
+      await refused('/v1/messages', { model: 'svc-fast', max_tokens: 50, tools: mtools, messages }, 'messages[2]: model svc-fast does not accept images in tool results');
+      await refused('/v1/messages/count_tokens', { model: 'svc-fast', tools: mtools, messages }, 'messages[2]: model svc-fast does not accept images in tool results');
     });
   });
 });

@@ -142,17 +142,14 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
       };
     case 'function_call_output': {
       const output = f.output;
-      let text: string;
-      if (typeof output === 'string') text = output;
-      else if (Array.isArray(output)) {
-        text = output
-          .map((part, i) => {
-            const pf = expectFields(part, at(at(path, 'output'), i));
-            return readString(pf, 'text', at(at(path, 'output'), i), { required: true })!;
-          })
-          .join('');
-      } else return invalid(at(path, 'output'), 'must be a string or an array of text parts');
-      return { type: 'function_call_output', call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: text, ...withId };
+      const call_id = readString(f, 'call_id', path, { required: true, nonEmpty: true })!;
+      if (typeof output === 'string') return { type: 'function_call_output', call_id, output, ...withId };
+      if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text and input_image parts');
+      // OpenAI's output list: text and image parts, read as a user message's are (an image as the
+      // result of a screenshot tool). Text only stays a string, as it was stored before.
+      const parts = readContent(output.map((part) => (isFields(part) && (part.type === undefined || part.type === 'text' || part.type === 'output_text') ? { ...part, type: 'input_text' } : part)), at(path, 'output'), 'user');
+      if (parts.every((p) => p.type === 'input_text')) return { type: 'function_call_output', call_id, output: parts.map((p) => p.text).join(''), ...withId };
+      return { type: 'function_call_output', call_id, output: parts as (InputTextPart | InputImagePart)[], ...withId };
     }
     case 'mcp_approval_response':
       return {
