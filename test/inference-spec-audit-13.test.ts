@@ -157,6 +157,16 @@ describe('inference API, thirteenth audit', () => {
       }
     });
 
+    it('a stored tool-result image goes back with previous_response_id, and a model without vision refuses the conversation', async () => {
+      g.anthropic.chat.enqueue({ text: 'A login form.' });
+      const first = await openai.responses.create({ model: 'svc-vision', tools: tools as never, input: turn([{ type: 'input_image', image_url: png }]) as never });
+      g.anthropic.chat.enqueue({ text: 'Two fields.' });
+      const next = await openai.responses.create({ model: 'svc-vision', tools: tools as never, input: 'How many fields?', previous_response_id: first.id });
+      assert.equal(next.output_text, 'Two fields.');
+      assert.match(JSON.stringify(g.anthropic.requests.at(-1)!.body), /"tool_result".*"image"/);
+      await refused('/v1/responses', { model: 'svc-fast', input: 'How many fields?', previous_response_id: first.id }, 'previous_response_id: the conversation has images and model svc-fast does not accept images');
+    });
+
     it('is refused for a model without vision, naming the part; other part types are named', async () => {
       await refused('/v1/responses', { model: 'svc-fast', tools, input: turn([{ type: 'input_image', image_url: png }]) }, 'input[2]: model svc-fast does not accept images in tool results');
       await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_audio', data: 'x' }]) }, 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text or input_image');
