@@ -230,7 +230,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
   }
   if (scenario.error) {
     const type = scenario.error.type ?? TYPE_OF_STATUS[scenario.error.status] ?? 'api_error';
-    return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), HEADERS);
+    return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), { ...HEADERS, ...scenario.error.headers });
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
   const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);

@@ -17,6 +17,12 @@ export interface ChatFieldNames {
 export function checkModelFeatures(model: ModelConfig, request: CanonicalChatRequest, fields: ChatFieldNames): void {
   if (!model.capabilities.vision) {
     request.messages.forEach((m, i) => {
+      if (m.role === 'tool') {
+        // A tool's result may carry images (a screenshot tool); the upstream would get them all the
+        // same (docs/api-decisions.md, "Inference: thirteenth audit").
+        if (m.parts?.some((p) => p.type === 'image')) throw badRequest(`messages[${i}]: model ${model.id} does not accept images in tool results`);
+        return;
+      }
       if (m.role !== 'user') return;
       const j = m.content.findIndex((p) => p.type === 'image');
       if (j >= 0) throw badRequest(`messages[${i}].content[${j}]: model ${model.id} does not accept images`);

@@ -71,7 +71,10 @@ export async function messagesRoutes(app: FastifyInstance, ctx: InferenceContext
       schema: { ...SCHEMA, summary: 'Count the input tokens of a messages request (an estimate with the o200k tokenizer)' },
     },
     async (request) => {
-      const parsed = parseMessagesRequest({ max_tokens: 1, ...(request.body as object) }, ctx.reasoningSealer(principalOf(request).accountId));
+      // No max_tokens default: Anthropic's count_tokens takes none, and a stand-in would refuse any
+      // thinking budget (it must be below max_tokens). A max_tokens the client gives is still
+      // checked, as the messages request would be (docs/api-decisions.md, "Inference: thirteenth audit").
+      const parsed = parseMessagesRequest(request.body, ctx.reasoningSealer(principalOf(request).accountId));
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
       return { input_tokens: estimateChatInputTokens(parsed.request) };

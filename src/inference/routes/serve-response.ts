@@ -87,12 +87,20 @@ function hasImages(items: readonly ConversationItem[]): number {
   return items.findIndex((i) => i.type === 'message' && i.content.some((p) => p.type === 'input_image'));
 }
 
+/** The first function_call_output with an image part (a screenshot tool's result), or -1. */
+function hasToolImages(items: readonly ConversationItem[]): number {
+  return items.findIndex((i) => i.type === 'function_call_output' && typeof i.output !== 'string' && i.output.some((p) => p.type === 'input_image'));
+}
+
 /** The model-dependent checks, each a 400 naming the field of this protocol. */
 function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input: readonly ConversationItem[], history: readonly ConversationItem[]): void {
   if (!model.capabilities.vision) {
     const i = hasImages(input);
     if (i >= 0) throw badRequest(`input[${i}]: model ${model.id} does not accept images`);
     if (hasImages(history) >= 0) throw badRequest(`previous_response_id: the conversation has images and model ${model.id} does not accept images`);
+    const t = hasToolImages(input);
+    if (t >= 0) throw badRequest(`input[${t}]: model ${model.id} does not accept images in tool results`);
+    if (hasToolImages(history) >= 0) throw badRequest(`previous_response_id: the conversation has images and model ${model.id} does not accept images`);
   }
   if (parsed.maxOutputTokens !== undefined && model.maxOutput !== null && parsed.maxOutputTokens > model.maxOutput) {
     throw badRequest(`max_output_tokens: must be <= ${model.maxOutput} for model ${model.id}`);
@@ -489,7 +497,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       record(hold, call, target, totals);
       if (hold.signal.aborted) throw hold.signal.reason ?? new Error('client closed');
       if (failure !== null) throw failure;
-      const r = recorder.endRound();
+      const r = recorder.endRound(finish === 'length' || finish === 'content_filter');
       await flush();
       if (finish === 'length') {
         status = 'incomplete';

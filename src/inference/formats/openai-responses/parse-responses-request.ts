@@ -161,7 +161,17 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
         arguments: readJsonText(f, 'arguments', path),
         ...withId,
       };
-    case 'function_call_output':
+    case 'function_call_output': {
+      const output = f.output;
+      const call_id = readString(f, 'call_id', path, { required: true, nonEmpty: true })!;
+      if (typeof output === 'string') return { type: 'function_call_output', call_id, output, ...withId };
+      if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text and input_image parts');
+      // OpenAI's output list: text and image parts, read as a user message's are (an image as the
+      // result of a screenshot tool). Text only stays a string, as it was stored before.
+      const parts = readContent(output.map((part) => (isFields(part) && (part.type === undefined || part.type === 'text' || part.type === 'output_text') ? { ...part, type: 'input_text' } : part)), at(path, 'output'), 'user');
+      if (parts.every((p) => p.type === 'input_text')) return { type: 'function_call_output', call_id, output: parts.map((p) => p.text).join(''), ...withId };
+      return { type: 'function_call_output', call_id, output: parts as (InputTextPart | InputImagePart)[], ...withId };
+    }
     case 'custom_tool_call_output':
       return { type, call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: readOutputText(f, path), ...withId };
     case 'custom_tool_call':

@@ -47,7 +47,8 @@ export interface FunctionCallOutputItem {
   readonly type: 'function_call_output';
   readonly id?: string;
   readonly call_id: string;
-  readonly output: string;
+  /** Text, or OpenAI's output list of text and image parts (a screenshot tool's result). */
+  readonly output: string | readonly (InputTextPart | InputImagePart)[];
 }
 
 /** A call of a `custom` (free-form) tool: `input` is the model's text as it is, not JSON. */

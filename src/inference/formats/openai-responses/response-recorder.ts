@@ -299,11 +299,11 @@ export class ResponseRecorder {
     this.pending += out;
   }
 
-  private closeText(): void {
+  private closeText(cutAt?: number): void {
     if (!this.text) return;
     const { item, part, index } = this.text;
     this.text = null;
-    item.status = 'completed';
+    item.status = index === cutAt ? 'incomplete' : 'completed';
     this.emit('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
     this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
     this.done(index);
@@ -343,9 +343,28 @@ export class ResponseRecorder {
     this.done(index);
   }
 
-  /** Closes the round's open items (done events) and says which tool calls the model made. */
-  endRound(): RoundResult {
-    this.closeText();
+  /**
+   * The output index of the item an ending cuts short (the output cap reached, a failure): the
+   * open message or function call opened last. Those before it were whole when the next began.
+   * OpenAI gives such an item `status: "incomplete"` (docs/api-decisions.md, "Inference:
+   * thirteenth audit"); a client reading `completed` would take a cut answer or cut arguments for
+   * whole ones.
+   */
+  private cutIndex(): number | undefined {
+    let last = this.text?.index;
+    for (const call of this.calls) {
+      if (call?.item && call.outputIndex !== undefined && (last === undefined || call.outputIndex > last)) last = call.outputIndex;
+    }
+    return last;
+  }
+
+  /**
+   * Closes the round's open items (done events) and says which tool calls the model made. `cut`:
+   * the round ended on the output cap (or a content filter), so its last open item is incomplete.
+   */
+  endRound(cut = false): RoundResult {
+    const cutAt = cut ? this.cutIndex() : undefined;
+    this.closeText(cutAt);
     this.closeReasoning();
     let functionCalls = 0;
     const mcpCalls: McpCallRequest[] = [];
@@ -354,12 +373,12 @@ export class ResponseRecorder {
       if (call.item?.type === 'custom_tool_call' && call.outputIndex !== undefined) {
         functionCalls++;
         this.endCustomCall(call.item, call.outputIndex, call.args);
-        call.item.status = 'completed';
+        call.item.status = call.outputIndex === cutAt ? 'incomplete' : 'completed';
         this.emit('response.custom_tool_call_input.done', { item_id: call.item.id, output_index: call.outputIndex, input: call.item.input });
         this.done(call.outputIndex);
       } else if (call.item && call.outputIndex !== undefined) {
         functionCalls++;
-        call.item.status = 'completed';
+        call.item.status = call.outputIndex === cutAt ? 'incomplete' : 'completed';
         this.emit('response.function_call_arguments.done', { item_id: call.item.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
         this.done(call.outputIndex);
       } else if (call.kind.kind === 'mcp') {
@@ -445,12 +464,15 @@ export class ResponseRecorder {
    * final object, which is returned (the non-streamed answer).
    */
   finish(status: Exclude<ResponseStatus, 'in_progress'>, usage: ResponseUsageCounts, extra: { error?: { code: string; message: string }; incompleteReason?: string } = {}): object {
-    this.closeText();
+    // Items still open here are those a failure cut (endRound closed the rest).
+    const cutAt = status === 'completed' ? undefined : this.cutIndex();
+    this.closeText(cutAt);
     this.closeReasoning();
     for (const call of this.calls) {
       if (!call?.item || call.outputIndex === undefined) continue;
       // A custom call cut short shows the input its arguments had so far.
       if (call.item.type === 'custom_tool_call') call.item.input = customInputOf(call.args);
+      call.item.status = call.outputIndex === cutAt ? 'incomplete' : 'completed';
       this.done(call.outputIndex);
     }
     this.calls = [];

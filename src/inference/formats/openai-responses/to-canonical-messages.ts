@@ -89,7 +89,14 @@ export function toCanonicalMessages(
       case 'function_call_output':
       case 'custom_tool_call_output':
         flush();
-        out.push({ role: 'tool', toolCallId: item.call_id, content: item.output });
+        if (typeof item.output === 'string') out.push({ role: 'tool', toolCallId: item.call_id, content: item.output });
+        else {
+          // Text and images: the adapters send the parts (Anthropic in the tool_result, an
+          // OpenAI-compatible upstream as a user message after the tool messages).
+          const parts: UserContentPart[] = item.output.map((p) => (p.type === 'input_image' ? { type: 'image', url: p.image_url, detail: p.detail } : { type: 'text', text: p.text }));
+          const content = item.output.map((p) => (p.type === 'input_text' ? p.text : '')).join('');
+          out.push({ role: 'tool', toolCallId: item.call_id, content, parts });
+        }
         break;
       case 'mcp_call':
         assistant().toolCalls.push({ id: item.id, name: mcpName(item.server_label, item.name), arguments: item.arguments });
