@@ -152,6 +152,17 @@ describe('ResponseRecorder', () => {
     assert.equal((list[0]!.data.item as { input: string }).input, '', 'the item is announced empty');
   });
 
+  it('marks a custom tool call cut by the output cap incomplete, as a function call is', () => {
+    const r = new ResponseRecorder(shell, false, { sealer });
+    r.start();
+    r.beginRound((name) => (name === 'shell' ? { kind: 'custom' } : { kind: 'function' }));
+    r.part({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'shell' });
+    r.part({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"input": "ls' });
+    const final = r.finish('incomplete', usage, { incompleteReason: 'max_output_tokens' }) as { output: Record<string, unknown>[] };
+    assert.equal(final.output[0]!.type, 'custom_tool_call');
+    assert.equal(final.output[0]!.status, 'incomplete');
+  });
+
   it('keeps MCP calls for the gateway, and records their outcome as mcp_call items', () => {
     const r = new ResponseRecorder(shell, false, { sealer });
     r.start();
