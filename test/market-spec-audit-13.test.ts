@@ -95,7 +95,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
       assert.deepEqual(await call('GET', '/api/keys'), { status: 401, body: { success: false, error: 'Signature required' } });
     });
   });
-  describe('every number of trades, estimates and settlements, recomputed in bigint from market-math.md', () => {
+  describe('every number of trades, estimates and settlements, recomputed in bigint from docs/pool-arithmetic.md', () => {
     type Outcome = 'yes' | 'no' | 'draw';
     interface Model {
       id: number;
@@ -113,7 +113,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
     };
     const total = (m: Model) => m.outcomes.reduce((sum, o) => sum + m.pool[o]! + m.seed[o]!, 0n); // T + V
     const price = (m: Model, o: Outcome) => Number(m.pool[o]! + m.seed[o]!) / Number(total(m));
-    /** shares = floor(a + O * ln(1 + a / S)), in float64 then floored (market-math.md, "A trade"). */
+    /** shares = floor(a + O * ln(1 + a / S)), in float64 then floored (docs/pool-arithmetic.md, "A trade"). */
     const sharesFor = (m: Model, o: Outcome, a: bigint) => {
       const S = m.pool[o]! + m.seed[o]!;
       const O = total(m) - S;
@@ -213,7 +213,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
         positions: [...positions.values()].filter((x) => x.m === yn).length,
         positions_paid: winners.length,
       });
-      // sum of payouts + fee + dust = T (market-math.md, "Invariant").
+      // sum of payouts + fee + dust = T (docs/pool-arithmetic.md, "The invariant the audit checks").
       assert.equal(paid.reduce((x, y) => x + y, 0n) + fee + dust, T);
       winners.forEach((x, i) => (balance[x.who] = balance[x.who]! + paid[i]!));
 

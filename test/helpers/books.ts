@@ -58,3 +58,22 @@ export async function assertPaidForUsages(
   assert.equal(before.credits - after.credits, expectedCost(price, sum), message);
   return { sum, row: (await usageRows(g.t, accountId))[0]!, after };
 }
+
+/**
+ * assertPaidForUsages for one `/v1/responses` request: also its usage record's endpoint and token
+ * counts, and the account's books once the lease is back.
+ */
+export async function assertResponsePaid(
+  g: Gateway,
+  accountId: number,
+  price: { input: bigint; cached: bigint; output: bigint },
+  usages: readonly CallUsage[],
+  fn: () => Promise<unknown>,
+  message: string,
+): Promise<void> {
+  const { sum, row } = await assertPaidForUsages(g, accountId, price, usages, fn, message);
+  assert.equal(row.endpoint, 'responses');
+  assert.equal(row.input_tokens, sum.input);
+  assert.equal(row.output_tokens, sum.output);
+  await assertBooks(g, accountId);
+}

@@ -91,7 +91,7 @@ export class CustomInputStream {
           this.escape = null;
         } else {
           this.escape += ch;
-          // `\uXXXX`: "u" and four hex digits.
+          // A \u escape: the letter u, then four hex digits.
           if (this.escape.length === 5) {
             out += String.fromCharCode(parseInt(this.escape.slice(1), 16));
             this.escape = null;
