@@ -1,4 +1,5 @@
-import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { CanonicalChatRequest, UserContentPart } from '../canonical/chat.ts';
+import { documentFixedTokens, documentText } from '../canonical/documents.ts';
 import type { CanonicalEmbeddingRequest } from '../canonical/embeddings.ts';
 import type { CanonicalRerankRequest } from '../canonical/rerank.ts';
 import { estimateTokensFromText } from './estimate.ts';
@@ -26,6 +27,21 @@ export const IMAGE_INPUT_TOKENS = 1600;
  */
 export const CHAT_INPUT_MARGIN_TOKENS = 2048;
 
+/**
+ * A user part: text by its bytes, an image at its fixed cost, a document by its text or, for a PDF,
+ * by its pages (documentFixedTokens: a base64 body's length is not its tokens).
+ */
+function partTokens(p: UserContentPart, text: (s: string) => void): number {
+  if (p.type === 'text') text(p.text);
+  else if (p.type === 'image') return IMAGE_INPUT_TOKENS;
+  else {
+    const t = documentText(p);
+    if (t !== undefined) text(t);
+    return documentFixedTokens(p);
+  }
+  return 0;
+}
+
 export function estimateChatInput(request: CanonicalChatRequest): number {
   let bytes = 0;
   let tokens = 3;
@@ -34,14 +50,15 @@ export function estimateChatInput(request: CanonicalChatRequest): number {
     tokens += PER_MESSAGE;
     switch (m.role) {
       case 'system':
-      case 'tool':
         text(m.content);
         break;
+      case 'tool':
+        text(m.content);
+        // Images and documents a tool returned; its text is in `content` already.
+        if (m.parts) for (const p of m.parts) if (p.type !== 'text') tokens += partTokens(p, text);
+        break;
       case 'user':
-        for (const p of m.content) {
-          if (p.type === 'text') text(p.text);
-          else tokens += IMAGE_INPUT_TOKENS;
-        }
+        for (const p of m.content) tokens += partTokens(p, text);
         break;
       case 'assistant':
         text(m.content);

@@ -23,7 +23,32 @@ export interface ImagePart {
   readonly cacheControl?: CacheControl;
 }
 
-export type UserContentPart = TextPart | ImagePart;
+/**
+ * Where a document's content is: a PDF's bytes (base64, no whitespace), plain text, text chunks
+ * (Anthropic's `content` source: each chunk citable on its own), or an http(s) URL of a PDF that
+ * the upstream fetches (the service never fetches it).
+ */
+export type DocumentSource =
+  | { readonly type: 'pdf'; readonly data: string }
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'content'; readonly texts: readonly string[] }
+  | { readonly type: 'url'; readonly url: string };
+
+/**
+ * A file given as input (Anthropic `document`, responses `input_file`, chat `file`). `title` is
+ * Anthropic's title or OpenAI's filename; `context` and `citations` are Anthropic's, carried for an
+ * Anthropic upstream only (docs/api-decisions.md, "Documents and files as input").
+ */
+export interface DocumentPart {
+  readonly type: 'document';
+  readonly source: DocumentSource;
+  readonly title?: string;
+  readonly context?: string;
+  readonly citations?: JsonObject;
+  readonly cacheControl?: CacheControl;
+}
+
+export type UserContentPart = TextPart | ImagePart | DocumentPart;
 
 export interface ToolCall {
   /** Issued by the service (`call_...`), never an upstream id. */
@@ -59,11 +84,11 @@ export type CanonicalMessage =
   | {
       readonly role: 'tool';
       readonly toolCallId: string;
-      /** The result as text (image parts of `parts` left out). */
+      /** The result as text (image and document parts of `parts` left out). */
       readonly content: string;
       /** The tool reported a failure (Anthropic `is_error`). */
       readonly isError?: boolean;
-      /** The result as blocks when the client gave blocks (text and images). */
+      /** The result as blocks when the client gave blocks (text, images and documents). */
       readonly parts?: readonly UserContentPart[];
       readonly cacheControl?: CacheControl;
     };

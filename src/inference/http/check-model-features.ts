@@ -1,3 +1,4 @@
+import { needsVision } from '../canonical/documents.ts';
 import type { ModelConfig } from '../../config/catalog.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { badRequest } from '../../shared/errors.ts';
@@ -21,11 +22,15 @@ export function checkModelFeatures(model: ModelConfig, request: CanonicalChatReq
         // A tool's result may carry images (a screenshot tool); the upstream would get them all the
         // same (docs/api-decisions.md, "Inference: thirteenth audit").
         if (m.parts?.some((p) => p.type === 'image')) throw badRequest(`messages[${i}]: model ${model.id} does not accept images in tool results`);
+        if (m.parts?.some(needsVision)) throw badRequest(`messages[${i}]: model ${model.id} does not accept PDF documents in tool results`);
         return;
       }
       if (m.role !== 'user') return;
       const j = m.content.findIndex((p) => p.type === 'image');
       if (j >= 0) throw badRequest(`messages[${i}].content[${j}]: model ${model.id} does not accept images`);
+      // A PDF is read page by page as images: a model that sees takes it (text documents go anywhere).
+      const d = m.content.findIndex(needsVision);
+      if (d >= 0) throw badRequest(`messages[${i}].content[${d}]: model ${model.id} does not accept PDF documents`);
     });
   }
   if (request.maxTokens !== undefined && model.maxOutput !== null && request.maxTokens > model.maxOutput) {

@@ -92,6 +92,18 @@ function hasToolImages(items: readonly ConversationItem[]): number {
   return items.findIndex((i) => i.type === 'function_call_output' && typeof i.output !== 'string' && i.output.some((p) => p.type === 'input_image'));
 }
 
+/**
+ * A PDF file (data or URL) in a message or a tool output, or -1: read page by page as images, it
+ * needs a model with vision; a plain-text file does not.
+ */
+function hasPdfFiles(items: readonly ConversationItem[]): number {
+  const pdf = (p: { readonly type: string; readonly file_data?: string }) =>
+    p.type === 'input_file' && !/^data:text\/plain[;,]/i.test(p.file_data ?? '');
+  return items.findIndex(
+    (i) => (i.type === 'message' && i.content.some(pdf)) || (i.type === 'function_call_output' && typeof i.output !== 'string' && i.output.some(pdf)),
+  );
+}
+
 /** The model-dependent checks, each a 400 naming the field of this protocol. */
 function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input: readonly ConversationItem[], history: readonly ConversationItem[]): void {
   if (!model.capabilities.vision) {
@@ -101,6 +113,9 @@ function checkFeatures(model: ModelConfig, parsed: ParsedResponsesRequest, input
     const t = hasToolImages(input);
     if (t >= 0) throw badRequest(`input[${t}]: model ${model.id} does not accept images in tool results`);
     if (hasToolImages(history) >= 0) throw badRequest(`previous_response_id: the conversation has images and model ${model.id} does not accept images`);
+    const f = hasPdfFiles(input);
+    if (f >= 0) throw badRequest(`input[${f}]: model ${model.id} does not accept PDF files`);
+    if (hasPdfFiles(history) >= 0) throw badRequest(`previous_response_id: the conversation has PDF files and model ${model.id} does not accept them`);
   }
   if (parsed.maxOutputTokens !== undefined && model.maxOutput !== null && parsed.maxOutputTokens > model.maxOutput) {
     throw badRequest(`max_output_tokens: must be <= ${model.maxOutput} for model ${model.id}`);

@@ -1,3 +1,4 @@
+import { needsVision } from '../canonical/documents.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { textLaneInput } from './lanes/features.ts';
 import { TextLaneModel } from './lanes/text-lane-model.ts';
@@ -19,7 +20,7 @@ let textModel: TextLaneModel | null = null;
  * end of the previous user message; everything else is `general`.
  */
 export function classifyLane(request: CanonicalChatRequest): Lane {
-  const hasImage = request.messages.some((m) => m.role === 'user' && m.content.some((p) => p.type === 'image'));
+  const hasImage = request.messages.some((m) => m.role === 'user' && m.content.some(needsVision));
   if (hasImage) return 'vision';
   const agentic =
     request.tools.length > 0 ||

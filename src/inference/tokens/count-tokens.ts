@@ -1,3 +1,4 @@
+import { documentFixedTokens, documentText } from '../canonical/documents.ts';
 import { createRequire } from 'node:module';
 import type { CanonicalChatRequest, ToolCall } from '../canonical/chat.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -41,7 +42,7 @@ export function estimateChatInputTokens(request: CanonicalChatRequest): number {
         n += countTextTokens(m.content);
         break;
       case 'user':
-        for (const p of m.content) n += p.type === 'text' ? countTextTokens(p.text) : PER_IMAGE;
+        for (const p of m.content) n += p.type === 'text' ? countTextTokens(p.text) : p.type === 'image' ? PER_IMAGE : countTextTokens(documentText(p) ?? '') + documentFixedTokens(p);
         break;
       case 'assistant':
         n += countTextTokens(m.content);
@@ -73,7 +74,11 @@ export function chatInputExceeds(request: CanonicalChatRequest, limit: number): 
       case 'user':
         for (const p of m.content) {
           if (p.type === 'text') texts.push(p.text);
-          else fixed += PER_IMAGE;
+          else if (p.type === 'image') fixed += PER_IMAGE;
+          else {
+            texts.push(documentText(p) ?? '');
+            fixed += documentFixedTokens(p);
+          }
         }
         break;
       case 'assistant':

@@ -1,6 +1,8 @@
 import type {
   CacheControl,
   CanonicalChatRequest,
+  DocumentSource,
+  JsonObject,
   CanonicalMessage,
   ReasoningBlock,
   ResponseFormat,
@@ -25,6 +27,7 @@ import {
 import { readFunctionTool, readResponseFormat, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
+import { readDocumentUrl, readPdfBase64 } from '../document-input.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import { openBlockValue, type SealedField } from './sealed-tokens.ts';
 
@@ -82,6 +85,66 @@ function readImage(f: Fields, path: string): UserContentPart {
   return withCache({ type: 'image' as const, url }, readCacheControl(f, path));
 }
 
+/** Anthropic's `document` block (docs/api-decisions.md, "Documents and files as input"). */
+function readDocument(f: Fields, path: string): UserContentPart {
+  const sp = at(path, 'source');
+  const source = expectFields(f.source, sp);
+  const type = readString(source, 'type', sp, { required: true })!;
+  let read: DocumentSource;
+  switch (type) {
+    case 'base64':
+      readEnum(source, 'media_type', sp, ['application/pdf'] as const, { required: true });
+      read = { type: 'pdf', data: readPdfBase64(readString(source, 'data', sp, { required: true })!, at(sp, 'data')) };
+      break;
+    case 'text':
+      readEnum(source, 'media_type', sp, ['text/plain'] as const, { required: true });
+      read = { type: 'text', text: readString(source, 'data', sp, { required: true })! };
+      break;
+    case 'content': {
+      const cp = at(sp, 'content');
+      if (typeof source.content === 'string') read = { type: 'content', texts: [source.content] };
+      else if (Array.isArray(source.content) && source.content.length > 0) {
+        read = {
+          type: 'content',
+          texts: source.content.map((block, i) => {
+            const b = expectFields(block, at(cp, i));
+            const t = readString(b, 'type', at(cp, i), { required: true })!;
+            if (t !== 'text') unsupportedBlock(t, at(cp, i), 'text');
+            return readString(b, 'text', at(cp, i), { required: true })!;
+          }),
+        };
+      } else return invalid(cp, 'must be a string or a non-empty array of text blocks');
+      break;
+    }
+    case 'url':
+      read = readDocumentUrl(readString(source, 'url', sp, { required: true })!, at(sp, 'url'));
+      break;
+    case 'file':
+      return invalid(at(sp, 'type'), 'file sources are not supported (this service has no files API); send base64, text, content or url');
+    default:
+      return invalid(at(sp, 'type'), 'must be one of base64, text, content, url');
+  }
+  const title = readString(f, 'title', path);
+  const context = readString(f, 'context', path);
+  const cp = at(path, 'citations');
+  let citations: JsonObject | undefined;
+  if (f.citations !== undefined && f.citations !== null) {
+    const c = expectFields(f.citations, cp);
+    readBoolean(c, 'enabled', cp);
+    citations = c;
+  }
+  return withCache(
+    {
+      type: 'document' as const,
+      source: read,
+      ...(title !== undefined ? { title } : {}),
+      ...(context !== undefined ? { context } : {}),
+      ...(citations !== undefined ? { citations } : {}),
+    },
+    readCacheControl(f, path),
+  );
+}
+
 /** The OpenAI-style `image_url` part, which the service's message object allows next to Anthropic's blocks. */
 function readImageUrl(f: Fields, path: string): UserContentPart {
   const ip = at(path, 'image_url');
@@ -116,7 +179,8 @@ function readToolResult(f: Fields, path: string): CanonicalMessage {
       const type = readString(b, 'type', p, { required: true })!;
       if (type === 'text') return readText(b, p);
       if (type === 'image') return readImage(b, p);
-      return unsupportedBlock(type, p, 'text or image');
+      if (type === 'document') return readDocument(b, p);
+      return unsupportedBlock(type, p, 'text, image or document');
     });
     content = parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
   } else if (f.content !== undefined && f.content !== null) {
@@ -128,7 +192,7 @@ function readToolResult(f: Fields, path: string): CanonicalMessage {
     toolCallId,
     content,
     ...(isError !== undefined ? { isError } : {}),
-    ...(parts !== undefined && parts.some((p) => p.type === 'image' || p.cacheControl !== undefined) ? { parts } : {}),
+    ...(parts !== undefined && parts.some((p) => p.type !== 'text' || p.cacheControl !== undefined) ? { parts } : {}),
     ...(cacheControl !== undefined ? { cacheControl } : {}),
   };
 }
@@ -159,6 +223,7 @@ function readUserTurn(value: unknown, path: string, calls: ReadonlySet<string>):
     if (type === 'text') parts.push(readText(f, p));
     else if (type === 'image') parts.push(readImage(f, p));
     else if (type === 'image_url') parts.push(readImageUrl(f, p));
+    else if (type === 'document') parts.push(readDocument(f, p));
     else if (type === 'tool_result') {
       flush();
       const result = readToolResult(f, p);
@@ -166,7 +231,7 @@ function readUserTurn(value: unknown, path: string, calls: ReadonlySet<string>):
         invalid(at(p, 'tool_use_id'), `unexpected tool_use_id found in tool_result blocks: ${result.toolCallId}. Each tool_result block must have a corresponding tool_use block in the previous message`);
       }
       out.push(result);
-    } else unsupportedBlock(type, p, 'text, image, image_url or tool_result');
+    } else unsupportedBlock(type, p, 'text, image, image_url, document or tool_result');
   });
   flush();
   // A turn of tool results needs nothing beside them; blank text next to them is left out upstream.

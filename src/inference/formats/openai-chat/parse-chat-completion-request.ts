@@ -1,3 +1,4 @@
+import { readOpenAIFile } from '../document-input.ts';
 import {
   REASONING_EFFORTS,
   type CanonicalChatRequest,
@@ -79,7 +80,9 @@ function readUserContent(value: unknown, path: string): UserContentPart[] {
       const detail = readEnum(img, 'detail', at(p, 'image_url'), ['auto', 'low', 'high'] as const);
       return detail ? { type: 'image', url, detail } : { type: 'image', url };
     }
-    return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected text or image_url`);
+    // Chat's file part has no URL form at OpenAI: file_data only.
+    if (type === 'file') return readOpenAIFile(expectFields(f.file, at(p, 'file')), at(p, 'file'), false);
+    return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected text, image_url or file`);
   });
   checkUserParts(parts, path);
   return parts;

@@ -1,3 +1,4 @@
+import { readOpenAIFile } from '../document-input.ts';
 import { REASONING_EFFORTS, type JsonObject, type ReasoningEffort, type ResponseFormat, type ToolDefinition } from '../../canonical/chat.ts';
 import { readFunctionTool, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import {
@@ -22,6 +23,7 @@ import type {
   ConversationItem,
   CustomToolFormat,
   CustomToolSpec,
+  InputFilePart,
   InputImagePart,
   InputTextPart,
   McpApprovalPolicy,
@@ -93,7 +95,7 @@ function readContent(value: unknown, path: string, role: MessageRole): MessageIt
     return [role === 'assistant' ? { type: 'output_text', text: value, annotations: [] } : { type: 'input_text', text: value }];
   }
   if (!Array.isArray(value)) invalid(path, 'must be a string or an array of content parts');
-  return value.map((part, i): InputTextPart | InputImagePart | OutputTextPart => {
+  return value.map((part, i): InputTextPart | InputImagePart | InputFilePart | OutputTextPart => {
     const p = at(path, i);
     const f = expectFields(part, p);
     const type = readString(f, 'type', p, { required: true })!;
@@ -114,8 +116,15 @@ function readContent(value: unknown, path: string, role: MessageRole): MessageIt
         const detail = readEnum(f, 'detail', p, ['auto', 'low', 'high'] as const) ?? 'auto';
         return { type: 'input_image', image_url: url, detail };
       }
+      case 'input_file': {
+        if (role !== 'user') invalid(at(p, 'type'), 'files are only allowed in user messages');
+        readOpenAIFile(f, p, true);
+        const filename = typeof f.filename === 'string' && f.filename !== '' ? { filename: f.filename } : {};
+        if (typeof f.file_data === 'string') return { type: 'input_file', file_data: f.file_data, ...filename };
+        return { type: 'input_file', file_url: f.file_url as string, ...filename };
+      }
       default:
-        return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected input_text or input_image`);
+        return invalid(at(p, 'type'), `unsupported content part type "${type}"; expected input_text, input_image or input_file`);
     }
   });
 }
@@ -165,12 +174,12 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
       const output = f.output;
       const call_id = readString(f, 'call_id', path, { required: true, nonEmpty: true })!;
       if (typeof output === 'string') return { type: 'function_call_output', call_id, output, ...withId };
-      if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text and input_image parts');
+      if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text, input_image and input_file parts');
       // OpenAI's output list: text and image parts, read as a user message's are (an image as the
       // result of a screenshot tool). Text only stays a string, as it was stored before.
       const parts = readContent(output.map((part) => (isFields(part) && (part.type === undefined || part.type === 'text' || part.type === 'output_text') ? { ...part, type: 'input_text' } : part)), at(path, 'output'), 'user');
       if (parts.every((p) => p.type === 'input_text')) return { type: 'function_call_output', call_id, output: parts.map((p) => p.text).join(''), ...withId };
-      return { type: 'function_call_output', call_id, output: parts as (InputTextPart | InputImagePart)[], ...withId };
+      return { type: 'function_call_output', call_id, output: parts as (InputTextPart | InputImagePart | InputFilePart)[], ...withId };
     }
     case 'custom_tool_call_output':
       return { type, call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: readOutputText(f, path), ...withId };

@@ -17,6 +17,17 @@ export interface InputImagePart {
   readonly detail: 'auto' | 'low' | 'high';
 }
 
+/**
+ * A file as input: `file_data` a data URI (PDF or plain text), or `file_url` an http(s) URL of a
+ * PDF the upstream fetches. Stored as the client gave it, so a stored conversation replays it.
+ */
+export interface InputFilePart {
+  readonly type: 'input_file';
+  readonly file_data?: string;
+  readonly file_url?: string;
+  readonly filename?: string;
+}
+
 export interface OutputTextPart {
   readonly type: 'output_text';
   readonly text: string;
@@ -31,7 +42,7 @@ export interface MessageItem {
   readonly id?: string;
   readonly role: MessageRole;
   readonly status?: 'in_progress' | 'completed' | 'incomplete';
-  readonly content: readonly (InputTextPart | InputImagePart | OutputTextPart)[];
+  readonly content: readonly (InputTextPart | InputImagePart | InputFilePart | OutputTextPart)[];
 }
 
 export interface FunctionCallItem {
@@ -47,8 +58,8 @@ export interface FunctionCallOutputItem {
   readonly type: 'function_call_output';
   readonly id?: string;
   readonly call_id: string;
-  /** Text, or OpenAI's output list of text and image parts (a screenshot tool's result). */
-  readonly output: string | readonly (InputTextPart | InputImagePart)[];
+  /** Text, or OpenAI's output list of text, image and file parts (a screenshot tool's result). */
+  readonly output: string | readonly (InputTextPart | InputImagePart | InputFilePart)[];
 }
 
 /** A call of a `custom` (free-form) tool: `input` is the model's text as it is, not JSON. */

@@ -1,7 +1,9 @@
 import type { CanonicalMessage, ReasoningBlock, ToolCall, UserContentPart } from '../../canonical/chat.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { customCallArguments } from './client-tools.ts';
-import type { ConversationItem, McpApprovalRequestItem } from './response-items.ts';
+import type { ConversationItem, InputFilePart, InputImagePart, InputTextPart, McpApprovalRequestItem, OutputTextPart } from './response-items.ts';
+import { readOpenAIFile } from '../document-input.ts';
+import type { Fields } from '../read-fields.ts';
 
 /** The name the model knows an MCP server's tool by (see exposeMcpTools). */
 export type McpToolNamer = (serverLabel: string, tool: string) => string;
@@ -70,9 +72,7 @@ export function toCanonicalMessages(
         }
         flush();
         if (item.role === 'user') {
-          const parts: UserContentPart[] = item.content.map((p) =>
-            p.type === 'input_image' ? { type: 'image', url: p.image_url, detail: p.detail } : { type: 'text', text: p.text },
-          );
+          const parts: UserContentPart[] = item.content.map(inputPart);
           out.push({ role: 'user', content: parts });
         } else {
           out.push({ role: 'system', content: item.content.map((p) => ('text' in p ? p.text : '')).join('') });
@@ -93,7 +93,7 @@ export function toCanonicalMessages(
         else {
           // Text and images: the adapters send the parts (Anthropic in the tool_result, an
           // OpenAI-compatible upstream as a user message after the tool messages).
-          const parts: UserContentPart[] = item.output.map((p) => (p.type === 'input_image' ? { type: 'image', url: p.image_url, detail: p.detail } : { type: 'text', text: p.text }));
+          const parts: UserContentPart[] = item.output.map(inputPart);
           const content = item.output.map((p) => (p.type === 'input_text' ? p.text : '')).join('');
           out.push({ role: 'tool', toolCallId: item.call_id, content, parts });
         }
@@ -132,4 +132,11 @@ export function toCanonicalMessages(
   flush();
   // A turn of reasoning alone (an answer cut short) is sent as no turn at all, as before.
   return out.map((m) => (m.role === 'assistant' && m.reasoning && m.content === '' && m.toolCalls.length === 0 ? { role: 'assistant', content: '', toolCalls: [] } : m));
+}
+
+/** A user message's or tool output's part; a file was checked when parsed, so reading it cannot fail. */
+function inputPart(p: InputTextPart | InputImagePart | InputFilePart | OutputTextPart): UserContentPart {
+  if (p.type === 'input_image') return { type: 'image', url: p.image_url, detail: p.detail };
+  if (p.type === 'input_file') return readOpenAIFile(p as unknown as Fields, 'input_file', true);
+  return { type: 'text', text: p.text };
 }

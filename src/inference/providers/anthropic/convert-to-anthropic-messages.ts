@@ -1,4 +1,4 @@
-import type { CacheControl, CanonicalMessage, ReasoningBlock, UserContentPart } from '../../canonical/chat.ts';
+import type { CacheControl, CanonicalMessage, DocumentPart, DocumentSource, ReasoningBlock, UserContentPart } from '../../canonical/chat.ts';
 
 export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
@@ -6,14 +6,29 @@ export type AnthropicImageSource =
 
 type Cached = { cache_control?: CacheControl };
 
+export type AnthropicDocumentSource =
+  | { type: 'base64'; media_type: 'application/pdf'; data: string }
+  | { type: 'text'; media_type: 'text/plain'; data: string }
+  | { type: 'content'; content: { type: 'text'; text: string }[] }
+  | { type: 'url'; url: string };
+
+export interface AnthropicDocumentBlock {
+  type: 'document';
+  source: AnthropicDocumentSource;
+  title?: string;
+  context?: string;
+  citations?: Record<string, unknown>;
+}
+
 export type AnthropicContentBlock = (
   | { type: 'text'; text: string }
   | { type: 'image'; source: AnthropicImageSource }
+  | AnthropicDocumentBlock
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | {
       type: 'tool_result';
       tool_use_id: string;
-      content: string | ({ type: 'text'; text: string } | { type: 'image'; source: AnthropicImageSource })[];
+      content: string | ({ type: 'text'; text: string } | { type: 'image'; source: AnthropicImageSource } | AnthropicDocumentBlock)[];
       is_error?: boolean;
     }
   | { type: 'thinking'; thinking: string; signature: string }
@@ -62,7 +77,28 @@ const cache = (c: CacheControl | undefined): Cached => (c === undefined ? {} : {
 /** Anthropic refuses text blocks that are empty or only whitespace ("must contain non-whitespace text"). */
 const NOT_BLANK = /\S/;
 
-type UserBlock = AnthropicContentBlock & { type: 'text' | 'image' };
+type UserBlock = AnthropicContentBlock & { type: 'text' | 'image' | 'document' };
+
+function documentSource(s: DocumentSource): AnthropicDocumentSource {
+  switch (s.type) {
+    case 'pdf':
+      return { type: 'base64', media_type: 'application/pdf', data: s.data };
+    case 'text':
+      return { type: 'text', media_type: 'text/plain', data: s.text };
+    case 'content':
+      return { type: 'content', content: s.texts.map((text) => ({ type: 'text', text })) };
+    case 'url':
+      return { type: 'url', url: s.url };
+  }
+}
+
+function documentBlock(p: DocumentPart): AnthropicDocumentBlock {
+  const block: AnthropicDocumentBlock = { type: 'document', source: documentSource(p.source) };
+  if (p.title !== undefined) block.title = p.title;
+  if (p.context !== undefined) block.context = p.context;
+  if (p.citations !== undefined) block.citations = { ...p.citations };
+  return block;
+}
 
 /** A loop with `cache_control` set only when there is one: the spread per block cost 2 µs a request. */
 function userBlocks(parts: readonly UserContentPart[]): UserBlock[] {
@@ -70,6 +106,7 @@ function userBlocks(parts: readonly UserContentPart[]): UserBlock[] {
   for (const p of parts) {
     let block: UserBlock;
     if (p.type === 'image') block = { type: 'image', source: imageSource(p.url) };
+    else if (p.type === 'document') block = documentBlock(p);
     else if (NOT_BLANK.test(p.text)) block = { type: 'text', text: p.text };
     else continue;
     if (p.cacheControl !== undefined) block.cache_control = p.cacheControl;

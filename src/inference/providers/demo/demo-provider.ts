@@ -1,3 +1,4 @@
+import { documentText } from '../../canonical/documents.ts';
 import { createHash } from 'node:crypto';
 import type { CanonicalChatRequest, CanonicalMessage, JsonObject, ToolDefinition } from '../../canonical/chat.ts';
 import type { CanonicalEmbeddingRequest } from '../../canonical/embeddings.ts';
@@ -25,7 +26,7 @@ export function demoTokens(text: string): number {
 }
 
 function messageText(m: CanonicalMessage): string {
-  if (m.role === 'user') return m.content.map((p) => (p.type === 'text' ? p.text : p.url)).join(' ');
+  if (m.role === 'user') return m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'image' ? p.url : (documentText(p) ?? p.title ?? 'document'))).join(' ');
   if (m.role === 'assistant') return m.content + m.toolCalls.map((c) => c.name + c.arguments).join('');
   return m.content;
 }

@@ -1,8 +1,11 @@
-import type { CanonicalMessage, UserContentPart } from '../../canonical/chat.ts';
+import type { CanonicalMessage, DocumentPart, UserContentPart } from '../../canonical/chat.ts';
+import { documentText } from '../../canonical/documents.ts';
+import { ProviderFailure } from '../provider-failure.ts';
 
 type OpenAIContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'file'; file: { file_data: string; filename: string } };
 
 export type OpenAIChatMessage =
   | { role: 'system'; content: string }
@@ -17,14 +20,31 @@ export type OpenAIChatMessage =
 function userContent(parts: readonly UserContentPart[]): string | OpenAIContentPart[] {
   const only = parts[0];
   if (parts.length === 1 && only?.type === 'text') return only.text;
-  return parts.map((p): OpenAIContentPart =>
-    p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: p.detail ? { url: p.url, detail: p.detail } : { url: p.url } },
-  );
+  return parts.map((p): OpenAIContentPart => {
+    if (p.type === 'text') return { type: 'text', text: p.text };
+    if (p.type === 'document') return documentPart(p);
+    return { type: 'image_url', image_url: p.detail ? { url: p.url, detail: p.detail } : { url: p.url } };
+  });
+}
+
+/**
+ * A PDF goes as chat's `file` part (a data URI and a filename, which OpenAI requires). Chat takes
+ * files as PDFs only, so a text document goes as its text; and it has no file by URL, which the
+ * service will not fetch itself: a 400 the client can act on (docs/api-decisions.md, "Documents
+ * and files as input").
+ */
+function documentPart(p: DocumentPart): OpenAIContentPart {
+  const text = documentText(p);
+  if (text !== undefined) return { type: 'text', text };
+  if (p.source.type === 'url') {
+    throw new ProviderFailure(400, 'url: this model cannot read a document by URL; send the file itself (base64 data)');
+  }
+  return { type: 'file', file: { file_data: `data:application/pdf;base64,${p.source.type === 'pdf' ? p.source.data : ''}`, filename: p.title ?? 'document.pdf' } };
 }
 
 /**
  * Canonical messages in the chat-completions wire shape; a lone text part is sent as a string.
- * Tool messages carry text only, so images a tool returned follow the run of tool messages as a
+ * Tool messages carry text only, so images and documents a tool returned follow the run of tool messages as a
  * user message. Reasoning blocks and cache markers have no place here and are left out.
  */
 export function convertToOpenAIChatMessages(messages: readonly CanonicalMessage[]): OpenAIChatMessage[] {
@@ -36,7 +56,7 @@ export function convertToOpenAIChatMessages(messages: readonly CanonicalMessage[
   };
   for (const m of messages) {
     if (m.role !== 'tool') flushImages();
-    else toolImages.push(...(m.parts ?? []).filter((p) => p.type === 'image'));
+    else toolImages.push(...(m.parts ?? []).filter((p) => p.type !== 'text'));
     out.push(convertOne(m));
   }
   flushImages();
