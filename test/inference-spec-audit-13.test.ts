@@ -169,7 +169,7 @@ describe('inference API, thirteenth audit', () => {
 
     it('is refused for a model without vision, naming the part; other part types are named', async () => {
       await refused('/v1/responses', { model: 'svc-fast', tools, input: turn([{ type: 'input_image', image_url: png }]) }, 'input[2]: model svc-fast does not accept images in tool results');
-      await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_audio', data: 'x' }]) }, 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text or input_image');
+      await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_audio', data: 'x' }]) }, 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text, input_image or input_file');
       await refused('/v1/responses', { model: 'svc-vision', tools, input: turn([{ type: 'input_image', image_url: 'ftp://x/a.png' }]) }, 'input[2].output[0].image_url: must be an http(s) URL or a data:image/...;base64 URI');
     });
 

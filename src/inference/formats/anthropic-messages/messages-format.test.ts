@@ -69,7 +69,8 @@ describe('parseMessagesRequest', () => {
     badRequest({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools[0].type: server tool web_search_20250305 (web search) is not supported');
     badRequest({ ...base, tools: [{ type: 'memory_20250818', name: 'memory' }] }, 'tools[0].type: server tool memory_20250818 (memory) is not supported');
     badRequest({ ...base, tools: [{ name: 'x' }] }, 'tools[0].input_schema: is required');
-    badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'messages[0].content[0].type: unsupported content block type "document" here; expected text, image, image_url or tool_result');
+    badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'messages[0].content[0].source.type: is required');
+    badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'search_result', source: 's' }] }] }, 'messages[0].content[0].type: unsupported content block type "search_result" here; expected text, image, image_url, document or tool_result');
     badRequest({ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'AA' } }] }] }, 'messages[0].content[0].source.media_type: must be one of image/jpeg, image/png, image/gif, image/webp');
     badRequest({ ...base, thinking: { type: 'enabled', budget_tokens: 4000 } }, 'thinking.budget_tokens: must be less than max_tokens');
     badRequest({ ...base, tools: [{ name: 'w', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: 'nope' } }, 'tool_choice.name: no tool named nope in tools');

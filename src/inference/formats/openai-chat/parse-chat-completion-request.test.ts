@@ -130,7 +130,7 @@ describe('parseChatCompletionRequest', () => {
     assert.equal(error400({ model: 'svc-fast', messages: [{ role: 'robot', content: 'x' }] }), 'messages[0].role: must be one of system, developer, user, assistant, tool');
     assert.equal(error400(user(42)), 'messages[0].content: must be a string or an array of content parts');
     assert.equal(error400(user([])), 'messages[0].content: must not be empty');
-    assert.equal(error400(user([{ type: 'input_audio' }])), 'messages[0].content[0].type: unsupported content part type "input_audio"; expected text or image_url');
+    assert.equal(error400(user([{ type: 'input_audio' }])), 'messages[0].content[0].type: unsupported content part type "input_audio"; expected text, image_url or file');
     assert.equal(error400(user([{ type: 'image_url', image_url: { url: 'ftp://x' } }])), 'messages[0].content[0].image_url.url: must be an http(s) URL or a base64 data URI');
     assert.equal(error400(user([{ type: 'text' }])), 'messages[0].content[0].text: is required');
     assert.equal(
