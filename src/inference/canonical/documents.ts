@@ -12,8 +12,11 @@ export const PDF_MAX_PAGES = 600;
  * 32-page document (more would refuse it outright on the smaller contexts).
  */
 export const URL_DOCUMENT_TOKENS = 32 * PDF_PAGE_TOKENS;
-/** Bytes per page assumed when a PDF's page objects cannot be counted (compressed object streams). */
-const BYTES_PER_PAGE = 100 * 1024;
+/**
+ * Bytes per page assumed when a PDF's page objects cannot be counted (compressed object streams):
+ * a scanned page's size, so that a large PDF is not refused by the context check on a guess.
+ */
+const BYTES_PER_PAGE = 200 * 1024;
 const PAGE_OBJECT = /\/Type\s*\/Page(?![a-zA-Z])/g;
 
 /** The text of a text document (its chunks joined by blank lines); undefined for a PDF or URL. */

@@ -172,7 +172,7 @@ describe('document input: translation to upstreams', () => {
 describe('document input: estimates', () => {
   it('counts a PDF by its page objects, or by its size when it shows none, within 1 and 600 pages', () => {
     assert.equal(pdfPages(PDF), 2);
-    assert.equal(pdfPages(Buffer.from('%PDF-1.7\n' + 'x'.repeat(250 * 1024)).toString('base64')), 3);
+    assert.equal(pdfPages(Buffer.from('%PDF-1.7\n' + 'x'.repeat(450 * 1024)).toString('base64')), 3);
     assert.equal(pdfPages(Buffer.from('%PDF-1.7\n' + '<< /Type /Page >>'.repeat(1000)).toString('base64')), 600);
     assert.equal(pdfPages(Buffer.from('%PDF-1.7').toString('base64')), 1);
   });
