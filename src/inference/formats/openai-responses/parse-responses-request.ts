@@ -81,7 +81,16 @@ export interface ParsedResponsesRequest {
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user?: string;
+  /** Echoed only: MCP calls are bounded by the gateway's own round limit, not by this. */
+  readonly maxToolCalls?: number;
+  /** Echoed only: upstream prompt caching here is automatic. */
+  readonly promptCacheKey?: string;
+  readonly safetyIdentifier?: string;
+  /** Echoed only: output items carry no logprobs here. */
+  readonly topLogprobs?: number;
 }
+
+const SERVICE_TIERS = ['auto', 'default', 'flex', 'scale', 'priority'] as const;
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const LABEL = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -481,7 +490,8 @@ export const MIN_OUTPUT_TOKENS = 16;
 /**
  * Parses a `POST /v1/responses` body. Every refusal is a 400 naming the field. Fields OpenAI
  * defines that change nothing here (`include` values other than `reasoning.encrypted_content`,
- * `service_tier`, `prompt_cache_key`, ...) are accepted and ignored; `background`, `conversation`
+ * `service_tier`, `prompt_cache_key`, `max_tool_calls`, `top_logprobs`, ...) are checked, echoed
+ * and otherwise ignored; `background`, `conversation`
  * and `prompt` are refused (not supported). `sealer` opens the `encrypted_content` of reasoning
  * items sent back (the account's: reasoning-content.ts).
  */
@@ -516,7 +526,13 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: MIN_OUTPUT_TOKENS });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
-  const user = readString(body, 'user', '') ?? readString(body, 'safety_identifier', '');
+  const safetyIdentifier = readString(body, 'safety_identifier', '');
+  const user = readString(body, 'user', '') ?? safetyIdentifier;
+  const maxToolCalls = readInteger(body, 'max_tool_calls', '', { min: 1 });
+  const promptCacheKey = readString(body, 'prompt_cache_key', '');
+  const topLogprobs = readInteger(body, 'top_logprobs', '', { min: 0, max: 20 });
+  // Read only to refuse a tier OpenAI does not define; every request is served at the default tier.
+  readEnum(body, 'service_tier', '', SERVICE_TIERS);
   const stream = readBoolean(body, 'stream', '') ?? false;
   // `include_obfuscation` only pads deltas against side channels; the answer is the same without it.
   const streamOptions = readStreamOptions(body, stream);
@@ -545,5 +561,9 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
     metadata: readMetadata(body),
     truncation: readEnum(body, 'truncation', '', ['auto', 'disabled'] as const) ?? 'disabled',
     ...(user === undefined ? {} : { user }),
+    ...(safetyIdentifier === undefined ? {} : { safetyIdentifier }),
+    ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
+    ...(promptCacheKey === undefined ? {} : { promptCacheKey }),
+    ...(topLogprobs === undefined ? {} : { topLogprobs }),
   };
 }

@@ -11,7 +11,7 @@ const sealer = createReasoningSealers(randomBytes(32))(1);
 const shell: ResponseShell = {
   id: 'resp_test', createdAt: 1, model: 'svc-fast', instructions: null, previousResponseId: null, store: true, tools: [], toolChoice: 'auto',
   parallelToolCalls: true, temperature: null, topP: null, maxOutputTokens: null, text: { format: { type: 'text' } }, reasoningEffort: null,
-  metadata: null, truncation: 'disabled', user: null,
+  metadata: null, truncation: 'disabled', user: null, safetyIdentifier: null, maxToolCalls: null, promptCacheKey: null, topLogprobs: 0,
 };
 const usage = { inputTokens: 10, cachedInputTokens: 2, outputTokens: 5, reasoningTokens: 0 };
 

@@ -37,6 +37,10 @@ export interface ResponseShell {
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user: string | null;
+  readonly safetyIdentifier: string | null;
+  readonly maxToolCalls: number | null;
+  readonly promptCacheKey: string | null;
+  readonly topLogprobs: number;
 }
 
 export interface ResponseUsageCounts {
@@ -511,6 +515,13 @@ export class ResponseRecorder {
       truncation: s.truncation,
       usage: usage === null ? null : toUsage(usage),
       user: s.user,
+      safety_identifier: s.safetyIdentifier,
+      max_tool_calls: s.maxToolCalls,
+      prompt_cache_key: s.promptCacheKey,
+      // The tier that served the request, as OpenAI answers it: there is only the default one here.
+      service_tier: 'default',
+      top_logprobs: s.topLogprobs,
+      background: false,
       metadata: s.metadata ?? {},
     };
   }
