@@ -73,4 +73,49 @@ describe('responses: parameters echoed, failed responses kept', () => {
       await refused('/v1/responses', { model: 'svc-fast', input: 'hi', service_tier: 'fastest' }, 'service_tier: must be one of auto, default, flex, scale, priority');
     });
   });
+
+  describe('a streamed response that fails after it began', () => {
+    it('is stored: retrieve answers exactly the response of `response.failed`, error and cut item included', async () => {
+      g.anthropic.chat.enqueue({ text: 'Partial answer that breaks here', streamErrorAfter: { events: 4, type: 'overloaded_error', message: 'Overloaded' } });
+      const s = await streamed({ model: 'svc-vision', input: 'hello', safety_identifier: 'sid-1' });
+      assert.equal(s.events.at(-1)!.type, 'response.failed');
+      assert.equal(s.final.status, 'failed');
+      assert.deepEqual(Object.keys(s.final.error as object).sort(), ['code', 'message']);
+      assert.equal(s.final.store, true);
+      assert.deepEqual(s.final.output.map((i) => [i.type, i.status]), [['message', 'incomplete']]);
+      assert.equal(s.events[0]!.response!.id, s.final.id);
+      // The SDK adds output_text on its own.
+      const { output_text: _, ...stored } = await openai.responses.retrieve(s.final.id);
+      assert.deepEqual(stored, s.final);
+
+      // Continuing it: its input goes on, the cut message does not.
+      g.anthropic.chat.enqueue({ text: 'Hello again.' });
+      const next = await openai.responses.create({ model: 'svc-vision', input: 'try again', previous_response_id: s.final.id });
+      assert.equal(next.status, 'completed');
+      const sent = JSON.stringify(g.anthropic.requests.at(-1)!.body);
+      assert.ok(sent.includes('hello') && sent.includes('try again'), sent);
+      assert.ok(!sent.includes('"assistant"'), sent);
+    });
+
+    it('a function call cut short is not carried into the continuation (no tool output is owed for it)', async () => {
+      const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris, the capital of France' } }], cutAfter: 4 });
+      const s = await streamed({ model: 'svc-fast', input: 'weather in Paris?', tools });
+      assert.equal(s.events.at(-1)!.type, 'response.failed');
+      assert.deepEqual((await openai.responses.retrieve(s.final.id)).output.map((i) => [i.type, 'status' in i ? i.status : undefined]), [['function_call', 'incomplete']]);
+      g.openai.chat.enqueue({ text: 'Sunny.' });
+      const next = await openai.responses.create({ model: 'svc-fast', input: 'and now?', tools: tools as never, previous_response_id: s.final.id });
+      assert.equal(next.output_text, 'Sunny.');
+      const sent = JSON.stringify(g.openai.requests.at(-1)!.body);
+      assert.ok(sent.includes('weather in Paris?') && !sent.includes('"tool_calls"'), sent);
+    });
+
+    it('with store: false it is not stored (404)', async () => {
+      g.anthropic.chat.enqueue({ text: 'Partial answer that breaks here', streamErrorAfter: { events: 4, type: 'overloaded_error', message: 'Overloaded' } });
+      const s = await streamed({ model: 'svc-vision', input: 'hello', store: false });
+      assert.equal(s.final.status, 'failed');
+      const e = await openai.responses.retrieve(s.final.id).then(() => null, (x: { status?: number }) => x);
+      assert.equal(e?.status, 404);
+    });
+  });
 });

@@ -23,6 +23,7 @@ import {
   type McpListToolsItem,
   type McpServerSpec,
   type McpToolListing,
+  type OutputItem,
 } from '../formats/openai-responses/response-items.ts';
 import { allowsMcpTool, clientToolDefinitions, upstreamClientTools } from '../formats/openai-responses/client-tools.ts';
 import { ResponseRecorder, type McpCallRequest, type ResponseUsageCounts, type ToolKind } from '../formats/openai-responses/response-recorder.ts';
@@ -417,6 +418,26 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
     await flush();
   };
 
+  const store = async (body: object, outputItems: readonly OutputItem[]) => {
+    try {
+      // Group-committed with the other responses finishing now; resolves once this one is committed.
+      await deps.store({
+        id,
+        accountId: run.accountId,
+        previousResponseId: parsed.previousResponseId,
+        model: route.billed.id,
+        inputItems: input,
+        outputItems,
+        body: body as Record<string, unknown>,
+        createdAt: run.now,
+        expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
+      });
+    } catch (e) {
+      if (!sse) throw e;
+      request.log.error({ err: e }, 'storing a streamed response failed');
+    }
+  };
+
   const totals = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
   let status: 'completed' | 'incomplete' = 'completed';
   let incompleteReason: string | undefined;
@@ -549,7 +570,11 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
     const usage = totals;
     await settle(request, hold, httpStatus);
     if (!hold.signal.aborted) {
-      recorder.finish('failed', usage, { error: { code: httpStatus === 429 ? 'rate_limit_exceeded' : 'server_error', message: e instanceof HttpError ? e.message : 'internal error' } });
+      const failed = recorder.finish('failed', usage, { error: { code: httpStatus === 429 ? 'rate_limit_exceeded' : 'server_error', message: e instanceof HttpError ? e.message : 'internal error' } });
+      // Kept as OpenAI keeps failed responses, committed before `response.failed` as a completed one
+      // is before `response.completed`. A continuation gets only the items that were whole: a cut
+      // message is not something the model said, and a cut call would be owed an output.
+      if (parsed.store) await store(failed, recorder.output.filter((item) => !('status' in item && item.status === 'incomplete')));
       sse.send(recorder.drain());
     }
     sse.end();
@@ -558,25 +583,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   await closeAll(sessions);
 
   const body = recorder.finish(status, totals, incompleteReason ? { incompleteReason } : {});
-  if (parsed.store) {
-    try {
-      // Group-committed with the other responses finishing now; resolves once this one is committed.
-      await deps.store({
-        id,
-        accountId: run.accountId,
-        previousResponseId: parsed.previousResponseId,
-        model: route.billed.id,
-        inputItems: input,
-        outputItems: recorder.output,
-        body: body as Record<string, unknown>,
-        createdAt: run.now,
-        expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
-      });
-    } catch (e) {
-      if (!sse) throw e;
-      request.log.error({ err: e }, 'storing a streamed response failed');
-    }
-  }
+  if (parsed.store) await store(body, recorder.output);
   if (!sse) return body;
   await settle(request, hold, httpStatus);
   sse.send(recorder.drain());
