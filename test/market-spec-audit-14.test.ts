@@ -35,4 +35,61 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
       assert.equal((await call('GET', `/api/events/Election-2028-${tag}-X`)).status, 404);
     });
   });
+  describe('Polymarket\'s list filters active and closed', () => {
+    it('maps active= and closed= onto status, combines them with status, refuses a bad boolean naming it, and caches each filter apart', async () => {
+      const category = `pm14${Math.random().toString(36).slice(2, 8)}`;
+      const active = await market(category);
+      const pending = await market(category, { status: 'pending' });
+      const resolved = await market(category);
+      await ok(admin('POST', `/admin/markets/${resolved.id}/resolve`, { outcome: 'yes' }));
+      const cancelled = await market(category);
+      await ok(admin('POST', `/admin/markets/${cancelled.id}/cancel`));
+      const list = async (query: string) => {
+        const body = await ok(call('GET', `/api/markets?category=${category}&${query}`));
+        const ids = (body.data as { id: number }[]).map((m) => m.id).sort((a, b) => a - b);
+        assert.equal(body.total, ids.length, `${query}: total counts the same markets`);
+        return ids;
+      };
+      const sorted = (...ms: { id: number }[]) => ms.map((m) => m.id).sort((a, b) => a - b);
+      assert.deepEqual(await list(''), sorted(active, pending, resolved, cancelled));
+      assert.deepEqual(await list('active=true'), sorted(active));
+      assert.deepEqual(await list('active=false'), sorted(pending, resolved, cancelled));
+      assert.deepEqual(await list('closed=true'), sorted(resolved, cancelled));
+      assert.deepEqual(await list('closed=false'), sorted(active, pending));
+      // Polymarket's usual "open markets" query.
+      assert.deepEqual(await list('active=true&closed=false'), sorted(active));
+      assert.deepEqual(await list('active=false&closed=false'), sorted(pending));
+      assert.deepEqual(await list('active=false&closed=true'), sorted(resolved, cancelled));
+      // With status: the markets that meet both; a contradiction is an empty list, not an error.
+      assert.deepEqual(await list('status=resolved&closed=true'), sorted(resolved));
+      assert.deepEqual(await list('status=pending&closed=false'), sorted(pending));
+      assert.deepEqual(await list('status=active&active=true'), sorted(active));
+      assert.deepEqual(await list('status=resolved&closed=false'), []);
+      assert.deepEqual(await list('status=pending&active=true'), []);
+      assert.deepEqual(await list('active=true&closed=true'), []);
+      // The whole list (no category) obeys them too, its total from the counts table.
+      const all = await ok(call('GET', '/api/markets?closed=true&limit=100'));
+      assert.ok(all.data.every((m: { status: string }) => m.status === 'resolved' || m.status === 'cancelled'));
+      assert.ok(all.total >= 2);
+      const none = await ok(call('GET', '/api/markets?active=true&closed=true'));
+      assert.deepEqual([none.data, none.total], [[], 0]);
+      // Bad booleans are 400 naming the parameter.
+      for (const [name, value] of [['active', 'yes'], ['active', 'TRUE'], ['active', ''], ['closed', '1'], ['closed', 'False']]) {
+        assert.deepEqual(await call('GET', `/api/markets?${name}=${value}`), {
+          status: 400,
+          body: { success: false, error: `Invalid ${name}: must be one of true, false` },
+        }, `${name}=${value}`);
+      }
+      const twice = await call('GET', '/api/markets?closed=true&closed=false');
+      assert.equal(twice.status, 400);
+      assert.match(twice.body.error, /closed/);
+      // The in-memory answers are kept per query: a filter asked again after another still answers its own.
+      assert.deepEqual(await list('closed=true'), sorted(resolved, cancelled));
+      assert.deepEqual(await list('closed=false'), sorted(active, pending));
+      // A market leaving the open set leaves the open list at once.
+      await ok(admin('POST', `/admin/markets/${active.id}/cancel`));
+      assert.deepEqual(await list('closed=false'), sorted(pending));
+      assert.deepEqual(await list('closed=true'), sorted(active, resolved, cancelled));
+    });
+  });
 });
