@@ -19,7 +19,7 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
   });
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { call, admin, ok, market } = marketOverSocket(() => base);
+  const { call, admin, ok, send, trader, market } = marketOverSocket(() => base);
 
   describe('event slugs in any case', () => {
     it('GET /api/events/:slug finds the event whatever the case of the slug in the URL', async () => {
@@ -90,6 +90,65 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
       await ok(admin('POST', `/admin/markets/${active.id}/cancel`));
       assert.deepEqual(await list('closed=false'), sorted(pending));
       assert.deepEqual(await list('closed=true'), sorted(active, resolved, cancelled));
+    });
+  });
+  describe('price history by startTs and endTs', () => {
+    it('samples the window asked in unix seconds, clamped to the market\'s life and now, and refuses bad bounds naming them', async () => {
+      const m = await market('hist14');
+      const detail = await ok(call('GET', `/api/markets/${m.id}`));
+      const opened = Math.floor(Date.parse(detail.data.created_at) / 1000);
+      const p = await trader('20');
+      await ok(send(p.viaKey, { method: 'POST', url: '/api/pool/trade', body: { wallet_addr: p.wallet, market_id: m.id, side: 'yes', amount: 10 } }));
+      const after = (await ok(call('GET', `/api/markets/${m.id}/price`))).data.yes_price;
+      const history = (query: string) => call('GET', `/api/markets/${m.id}/history?${query}`);
+      const now = () => Math.floor(Date.now() / 1000);
+
+      // A window reaching back before the opening starts at the opening; no endTs ends it now.
+      const asked = now();
+      const a = (await ok(history(`startTs=${opened - 86_400}`))).data;
+      assert.equal(a.interval, 'custom');
+      assert.equal(a.fidelity, 1, 'a window under an hour gets 1-minute points, as interval=1h');
+      assert.equal(a.start_ts, opened);
+      assert.ok(a.end_ts >= asked && a.end_ts <= now(), 'ends now');
+      assert.equal(a.history[0].t, opened);
+      // The opening's 0.5, unless the trade fell in the same second (samples of one second collapse into the later).
+      assert.ok([0.5, after].includes(a.history[0].p));
+      assert.equal(a.history.at(-1).t, a.end_ts);
+      assert.equal(a.history.at(-1).p, after);
+      assert.deepEqual(Object.keys(a.history[0]).sort(), ['p', 'prices', 't']);
+      // An endTs ahead of now is read as now; endTs alone starts at the opening.
+      const b = (await ok(history(`endTs=${now() + 3_600}&fidelity=5&outcome=no`))).data;
+      assert.equal(b.start_ts, opened);
+      assert.ok(b.end_ts <= now());
+      assert.equal(b.fidelity, 5);
+      assert.equal(b.outcome, 'no');
+      assert.equal(b.history.at(-1).p, b.history.at(-1).prices.no);
+      // A window wholly before the market existed, or ahead of now, has no points.
+      const before = (await ok(history(`startTs=${opened - 7_200}&endTs=${opened - 3_600}`))).data;
+      assert.deepEqual(before.history, []);
+      const ahead = (await ok(history(`startTs=${now() + 3_600}`))).data;
+      assert.deepEqual(ahead.history, []);
+      // startTs = endTs is one point.
+      const one = (await ok(history(`startTs=${opened}&endTs=${opened}`))).data;
+      assert.deepEqual(one.history.map((pt: { t: number }) => pt.t), [opened]);
+      // The default interval answer is unchanged (no window fields).
+      const day = (await ok(history(''))).data;
+      assert.equal(day.interval, '1d');
+      assert.ok(!('start_ts' in day));
+
+      const refused = (query: string, error: string) =>
+        history(query).then((r) => assert.deepEqual(r, { status: 400, body: { success: false, error } }, query));
+      await refused(`startTs=${opened}&endTs=${opened - 1}`, 'Invalid startTs: must not be after endTs');
+      for (const name of ['startTs', 'endTs']) {
+        for (const bad of ['-1', '1.5', 'abc', '', '1e3x', '99999999999999']) {
+          await refused(`${name}=${bad}`, `Invalid ${name}: must be between 0 and 253402300799`);
+        }
+      }
+      await refused(`interval=1w&startTs=${opened}`, 'Invalid interval: cannot be combined with startTs or endTs');
+      await refused(`interval=1h&endTs=${opened}`, 'Invalid interval: cannot be combined with startTs or endTs');
+      // The point cap holds for windows as for intervals (the market is new, so only a window
+      // far back from now would exceed it, and such a window is clamped to the opening).
+      assert.equal((await history(`startTs=0&fidelity=1`)).status, 200);
     });
   });
 });
