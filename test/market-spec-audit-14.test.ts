@@ -3,6 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
+import { dashboardSession } from './helpers/dashboard-session.ts';
 
 /**
  * The fourteenth audit of the market API: what a user coming from Polymarket or Kalshi reaches
@@ -149,6 +150,51 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
       // The point cap holds for windows as for intervals (the market is new, so only a window
       // far back from now would exceed it, and such a window is clamped to the opening).
       assert.equal((await history(`startTs=0&fidelity=1`)).status, 200);
+    });
+  });
+  describe('the dashboard: a person reading the credits ledger', () => {
+    it('pages GET /dashboard/api/credits with limit and a before cursor, back to the first row, and refuses bad values naming them', async () => {
+      const browser = await dashboardSession(base);
+      const email = `ledger14-${Date.now()}@example.com`;
+      assert.equal((await browser.call('POST', '/sign-up', { email, password: 'a long passphrase' })).status, 201);
+      await browser.refresh();
+      const account = await t.deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      for (let i = 1; i <= 7; i++) await ok(admin('POST', `/admin/accounts/${account.id}/credits`, { credits: i, note: `grant ${i}` }));
+      const whole = await browser.call('GET', '/credits');
+      assert.equal(whole.status, 200);
+      const all = whole.json.ledger as { id: number; note: string | null }[];
+      assert.ok(all.length >= 7, 'the default page still shows the latest rows');
+      assert.deepEqual(all.slice(0, 7).map((l) => l.note), ['grant 7', 'grant 6', 'grant 5', 'grant 4', 'grant 3', 'grant 2', 'grant 1']);
+      assert.equal(whole.json.next_before, null, 'nothing older than the whole ledger');
+      // Page by 3: the pages joined are the whole ledger, newest first, each row once.
+      const seen: number[] = [];
+      let path = '/credits?limit=3';
+      for (let pages = 0; pages < 10; pages++) {
+        const page = await browser.call('GET', path);
+        assert.equal(page.status, 200, JSON.stringify(page.json));
+        const rows = page.json.ledger as { id: number }[];
+        assert.ok(rows.length <= 3);
+        seen.push(...rows.map((r) => r.id));
+        if (page.json.next_before === null) break;
+        assert.equal(page.json.next_before, rows.at(-1)!.id);
+        path = `/credits?limit=3&before=${page.json.next_before}`;
+      }
+      assert.deepEqual(seen, all.map((l) => l.id));
+      // A cursor past the oldest row is an empty page.
+      const past = await browser.call('GET', `/credits?before=${all.at(-1)!.id}`);
+      assert.deepEqual([past.json.ledger, past.json.next_before], [[], null]);
+      for (const [query, error] of [
+        ['limit=0', 'limit: must be a whole number from 1 to 100'],
+        ['limit=101', 'limit: must be a whole number from 1 to 100'],
+        ['limit=1.5', 'limit: must be a whole number from 1 to 100'],
+        ['limit=', 'limit: must be a whole number from 1 to 100'],
+        ['before=0', 'before: must be a ledger row id (a whole number from 1)'],
+        ['before=-3', 'before: must be a ledger row id (a whole number from 1)'],
+        ['before=abc', 'before: must be a ledger row id (a whole number from 1)'],
+      ]) {
+        const r = await browser.call('GET', `/credits?${query}`);
+        assert.deepEqual({ status: r.status, json: r.json }, { status: 400, json: { error } }, query);
+      }
     });
   });
 });
