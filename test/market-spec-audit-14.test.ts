@@ -4,6 +4,7 @@ import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { dashboardSession } from './helpers/dashboard-session.ts';
+import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
 
 /**
  * The fourteenth audit of the market API: what a user coming from Polymarket or Kalshi reaches
@@ -194,6 +195,39 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
       ]) {
         const r = await browser.call('GET', `/credits?${query}`);
         assert.deepEqual({ status: r.status, json: r.json }, { status: 400, json: { error } }, query);
+      }
+    });
+  });
+  describe('the dashboard in Chromium: the credits page pages its ledger', { skip: chromiumSkip }, () => {
+    it('shows 25 rows, an Older link to the rest and a Newest link back', async () => {
+      const browser = await launchChromium();
+      try {
+        const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+        const page = await ctx.newPage();
+        const email = `ledger14-page-${Date.now()}@example.com`;
+        await signUpInPage(page, base, email, 'a long passphrase');
+        const account = await t.deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+        for (let i = 1; i <= 30; i++) await ok(admin('POST', `/admin/accounts/${account.id}/credits`, { credits: i, note: `grant ${i}` }));
+        const total = (await t.deps.db.selectFrom('credit_ledger').select('id').where('account_id', '=', account.id).execute()).length;
+        const rows = page.locator('main table tbody tr');
+        await page.goto(`${base}/account/credits`);
+        await page.getByRole('link', { name: 'Older' }).waitFor();
+        assert.equal(await rows.count(), 25);
+        assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 30');
+        assert.equal(await page.getByRole('link', { name: 'Newest' }).count(), 0, 'no Newest link on the newest page');
+        await page.getByRole('link', { name: 'Older' }).click();
+        await page.waitForURL(/\/account\/credits\?before=\d+$/);
+        await page.getByRole('link', { name: 'Newest' }).waitFor();
+        assert.equal(await rows.count(), total - 25);
+        assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 5');
+        assert.equal(await page.getByRole('link', { name: 'Older' }).count(), 0, 'the oldest page has no Older link');
+        await page.getByRole('link', { name: 'Newest' }).click();
+        await page.waitForURL(`${base}/account/credits`);
+        await page.getByRole('link', { name: 'Older' }).waitFor();
+        assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 30');
+        await ctx.close();
+      } finally {
+        await browser.close();
       }
     });
   });
