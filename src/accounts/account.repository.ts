@@ -71,12 +71,9 @@ export async function grantCredits(db: Db, id: number, amount: bigint, note: str
   });
 }
 
-export async function listLedger(db: Db, accountId: number, limit: number): Promise<CreditLedgerRow[]> {
-  return db
-    .selectFrom('credit_ledger')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** An account's ledger rows newest first, those older than row `before` when given. */
+export async function listLedger(db: Db, accountId: number, limit: number, before?: bigint): Promise<CreditLedgerRow[]> {
+  let q = db.selectFrom('credit_ledger').selectAll().where('account_id', '=', accountId);
+  if (before !== undefined) q = q.where('id', '<', before);
+  return q.orderBy('id', 'desc').limit(limit).execute();
 }

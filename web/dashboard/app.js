@@ -341,8 +341,12 @@ async function viewUsage(params) {
   );
 }
 
+/** Ledger rows per page of the Credits page; older pages by the API's `before` cursor. */
+const LEDGER_PAGE = 25;
+
 async function viewCredits(params) {
-  const { account, ledger } = await api('GET', '/dashboard/api/credits');
+  const before = params.get('before');
+  const { account, ledger, next_before } = await api('GET', `/dashboard/api/credits?limit=${LEDGER_PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
   const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
   if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
   if (state.topup_enabled) {
@@ -357,7 +361,10 @@ async function viewCredits(params) {
   parts.push(h('section', { class: 'card' }, h('h2', {}, 'Ledger'), h('div', { class: 'table-wrap' }, h('table', {},
     h('thead', {}, h('tr', {}, ...['Time', 'Kind', 'Credits', 'Balance after', 'Note'].map((t, i) => h('th', { scope: 'col', class: i === 2 || i === 3 ? 'num' : null }, t)))),
     h('tbody', {}, ...ledger.map((l) => h('tr', {}, h('td', {}, new Date(l.time).toLocaleString()), h('td', {}, l.kind), h('td', { class: 'num' }, money(l.credits)), h('td', { class: 'num' }, money(l.balance_after)), h('td', {}, l.note || '')))),
-  ))));
+  )), ledger.length === 0 ? h('p', { class: 'muted' }, 'No ledger rows here.') : null,
+  h('nav', { class: 'row', 'aria-label': 'Ledger pages' },
+    before ? h('a', { href: '/account/credits', 'data-nav': '' }, 'Newest') : null,
+    next_before !== null ? h('a', { href: `/account/credits?before=${next_before}`, 'data-nav': '' }, 'Older') : null)));
   show('Credits', ...parts);
 }
 

@@ -79,6 +79,19 @@ function rangeOf(query: { from?: string; to?: string }, now: number): UsageRange
   return { from, to };
 }
 
+/** Most credit ledger rows on one page (and the default: the page shows the latest 100). */
+const MAX_LEDGER_PAGE = 100;
+const WHOLE = /^[1-9][0-9]{0,14}$/;
+
+/** The credits page's `limit` and `before`, checked here so the words name the field. */
+function ledgerPageOf(query: { limit?: string; before?: string }): { limit: number; before?: bigint } {
+  const limit = query.limit === undefined ? MAX_LEDGER_PAGE : WHOLE.test(query.limit) ? Number(query.limit) : 0;
+  if (limit < 1 || limit > MAX_LEDGER_PAGE) throw badRequest(`limit: must be a whole number from 1 to ${MAX_LEDGER_PAGE}`);
+  if (query.before === undefined) return { limit };
+  if (!WHOLE.test(query.before)) throw badRequest('before: must be a ledger row id (a whole number from 1)');
+  return { limit, before: BigInt(query.before) };
+}
+
 /**
  * The JSON API behind the dashboard pages, under /dashboard/api. A session is a server-side row
  * named by an httpOnly cookie; every state-changing request carries `x-csrf-token`: the
@@ -424,13 +437,26 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     {
       schema: {
         tags,
-        summary: 'Balance and the latest credit ledger rows',
+        summary: 'Balance and a page of credit ledger rows, newest first',
+        querystring: Type.Object({
+          limit: Type.Optional(Type.String({ description: `Rows per page, 1 to ${MAX_LEDGER_PAGE}; default ${MAX_LEDGER_PAGE}` })),
+          before: Type.Optional(Type.String({ description: 'Rows older than this ledger row id (the previous page\'s next_before)' })),
+        }),
         response: {
           200: Type.Object({
             account: AccountSummary,
             ledger: Type.Array(
-              Type.Object({ time: Type.String(), kind: Type.String(), credits: Type.Number(), amount_micro: Type.String(), balance_after: Type.Number(), note: Type.Union([Type.String(), Type.Null()]) }),
+              Type.Object({
+                id: Type.Integer(),
+                time: Type.String(),
+                kind: Type.String(),
+                credits: Type.Number(),
+                amount_micro: Type.String(),
+                balance_after: Type.Number(),
+                note: Type.Union([Type.String(), Type.Null()]),
+              }),
             ),
+            next_before: Type.Union([Type.Integer(), Type.Null()], { description: 'The `before` of the next (older) page; null on the last' }),
           }),
           401: ErrorBody,
         },
@@ -438,10 +464,15 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     },
     async (request) => {
       const s = requireAccount(request);
-      const ledger = await listLedger(db, s.accountId, 100);
+      const { limit, before } = ledgerPageOf(request.query as { limit?: string; before?: string });
+      // One row more than the page tells whether an older page exists.
+      const rows = await listLedger(db, s.accountId, limit + 1, before);
+      const ledger = rows.slice(0, limit);
       return {
         account: await summary(s.accountId),
+        next_before: rows.length > limit ? Number(ledger[ledger.length - 1]!.id) : null,
         ledger: ledger.map((l) => ({
+          id: Number(l.id),
           time: l.created_at.toISOString(),
           kind: l.kind,
           credits: creditsNumber(l.amount),

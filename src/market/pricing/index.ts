@@ -44,6 +44,7 @@ export {
   priceChange,
   priceChanges,
   priceHistory,
+  windowFidelity,
   replayPrices,
 } from './price-history.ts';
 export { type PayoutIfWon, payoutIfWon } from './payout-if-won.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { marketPools } from './market-pools.ts';
 import { openingSeeds } from './opening-seeds.ts';
 import { poolPrices } from './pool-price.ts';
-import { CHANGE_WINDOWS, type PricePoint, priceAt, priceChange, priceChanges, priceHistory, replayPrices } from './price-history.ts';
+import { CHANGE_WINDOWS, type PricePoint, priceAt, priceChange, priceChanges, priceHistory, replayPrices, windowFidelity } from './price-history.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -113,5 +113,24 @@ describe('priceHistory', () => {
       status: 400,
       message: 'fidelity is too fine for interval 1m: at most 5000 points',
     });
+  });
+});
+
+describe('priceHistory over a startTs/endTs window', () => {
+  const opening = { yes: 0.5, no: 0.5 };
+  const H = 3_600_000;
+  it('samples from the window start (no earlier than the opening) to its end', () => {
+    const pts = priceHistory([], opening, { interval: '1d', fidelity: 60, now: 10 * H, openedAt: 2 * H, from: 0 });
+    assert.deepEqual(pts.map((p) => p.t), [2, 3, 4, 5, 6, 7, 8, 9, 10].map((h) => h * 3600));
+    assert.deepEqual(priceHistory([], opening, { interval: '1d', fidelity: 60, now: H, openedAt: 2 * H, from: 0 }), [], 'ends before the opening');
+  });
+  it('caps a window at MAX_HISTORY_POINTS, naming the window', () => {
+    assert.throws(
+      () => priceHistory([], opening, { interval: '1d', fidelity: 1, now: 6000 * 60_000, from: 0 }),
+      /fidelity is too fine for the window startTs\.\.endTs: at most 5000 points/,
+    );
+  });
+  it('defaults the fidelity of a window to that of the shortest interval covering it', () => {
+    assert.deepEqual([H, H + 1, 24 * H, 7 * 24 * H, 30 * 24 * H, 31 * 24 * H].map(windowFidelity), [1, 5, 5, 60, 180, 1440]);
   });
 });

@@ -83,6 +83,20 @@ export interface HistoryQuery {
   readonly openedAt?: number;
   /** Default `yes`. */
   readonly outcome?: Outcome;
+  /**
+   * A window's start (ms) in place of the interval's, for startTs/endTs: sampling runs from it
+   * (no earlier than openedAt) to `now`, which is then the window's end.
+   */
+  readonly from?: number;
+}
+
+/**
+ * The default fidelity of a window of `ms`: that of the shortest interval covering it, so a
+ * window gets the points its interval would (a day's window 5-minute points, a year's daily).
+ */
+export function windowFidelity(ms: number): number {
+  for (const w of ['1h', '1d', '1w', '1m'] as const) if (ms <= CHANGE_WINDOWS[w]) return DEFAULT_FIDELITY[w];
+  return DEFAULT_FIDELITY.all;
 }
 
 /**
@@ -98,10 +112,17 @@ export function priceHistory(series: readonly PricePoint[], opening: Prices, que
   const outcome = query.outcome ?? 'yes';
   const earliest = query.openedAt ?? -Infinity;
   const start =
-    query.interval === 'all' ? Math.min(now, query.openedAt ?? series[0]?.at ?? now) : Math.min(now, Math.max(earliest, now - CHANGE_WINDOWS[query.interval]));
+    query.from !== undefined
+      ? Math.max(earliest, query.from)
+      : query.interval === 'all'
+        ? Math.min(now, query.openedAt ?? series[0]?.at ?? now)
+        : Math.min(now, Math.max(earliest, now - CHANGE_WINDOWS[query.interval]));
+  // A window wholly before the opening (or empty) has no price to show.
+  if (start > now) return [];
   const step = fidelity * 60_000;
   if ((now - start) / step + 2 > MAX_HISTORY_POINTS) {
-    throw badRequest(`fidelity is too fine for interval ${query.interval}: at most ${MAX_HISTORY_POINTS} points`);
+    const over = query.from !== undefined ? 'the window startTs..endTs' : `interval ${query.interval}`;
+    throw badRequest(`fidelity is too fine for ${over}: at most ${MAX_HISTORY_POINTS} points`);
   }
   const times = [start];
   for (let t = Math.ceil(start / step) * step; t <= now; t += step) times.push(t);

@@ -93,12 +93,14 @@ export async function withMarkets(db: Db, event: EventItem, now: Date): Promise<
 
 /**
  * An event by its numeric id or its slug: digits are tried as an id first, then as a slug (so a
- * numeric slug still resolves when no event has that id).
+ * numeric slug still resolves when no event has that id). Slugs are only ever stored lower case
+ * (slugify), so the slug asked is lowered rather than the column: `Election-2028` finds
+ * `election-2028` through the unique index on `slug`.
  */
 export async function getEventBySlugOrId(db: Db, slugOrId: string, now: Date): Promise<EventWithMarkets | null> {
   let event: EventItem | null = null;
   if (/^[0-9]{1,9}$/.test(slugOrId)) event = await getEventById(db, Number(slugOrId));
-  event ??= await oneEvent(db, sql`e.slug = ${slugOrId}`);
+  event ??= await oneEvent(db, sql`e.slug = ${slugOrId.toLowerCase()}`);
   return event ? withMarkets(db, event, now) : null;
 }
 

@@ -10,6 +10,7 @@ import {
   type Prices,
   marketOutcomes,
   priceHistory,
+  windowFidelity,
 } from '../pricing/index.ts';
 import { MARKET_COLUMNS, type MarketReadRow, type TradePrices } from './market-row.ts';
 import { openingPricesOf } from '../markets/market-row-pools.ts';
@@ -23,6 +24,11 @@ export interface HistoryRequest {
   readonly fidelity?: number;
   /** The outcome `p` follows; default `yes`. */
   readonly outcome?: Outcome;
+  /**
+   * A window in unix seconds (Polymarket's startTs/endTs) in place of the interval: from
+   * `startTs` (default the opening) to `endTs` (default now; later is read as now).
+   */
+  readonly window?: { readonly startTs?: number; readonly endTs?: number };
 }
 
 export interface HistoryPoint {
@@ -69,16 +75,18 @@ export async function getMarketHistory(db: Db, id: number, req: HistoryRequest, 
   const row = r.rows[0];
   if (!row) return null;
   const outcome = req.outcome ?? 'yes';
-  const fidelity = req.fidelity ?? DEFAULT_FIDELITY[req.interval];
+  const openedAt = row.created_at.getTime();
+  const win = req.window && windowOf(req.window, openedAt, now.getTime());
+  const fidelity = req.fidelity ?? (win ? windowFidelity(Math.max(0, win.end - win.start)) : DEFAULT_FIDELITY[req.interval]);
   const opening = openingPricesOf(row);
-  const query = { interval: req.interval, fidelity, now: now.getTime(), openedAt: row.created_at.getTime() };
+  const query = { interval: req.interval, fidelity, now: win?.end ?? now.getTime(), openedAt, ...(win ? { from: win.start } : {}) };
   const outcomes = marketOutcomes(row.market_type);
   if (!outcomes.includes(outcome)) throw badRequest(`Invalid outcome: must be one of ${outcomes.join(', ')}`);
   // Refuses a too fine fidelity before reading any trade.
   priceHistory([], opening, query);
   // No trade precedes the market's opening, so the window's start needs no clamping here.
-  const start = req.interval === 'all' ? Math.min(query.now, query.openedAt) : query.now - CHANGE_WINDOWS[req.interval];
-  const series = await sampledSeries(db, row, new Date(start), now, fidelity * 60_000);
+  const start = win ? win.start : req.interval === 'all' ? Math.min(query.now, query.openedAt) : query.now - CHANGE_WINDOWS[req.interval];
+  const series = win && win.start > win.end ? [] : await sampledSeries(db, row, new Date(start), new Date(query.now), fidelity * 60_000);
   const perOutcome = outcomes.map((o) => priceHistory(series, opening, { ...query, outcome: o }));
   const main = priceHistory(series, opening, { ...query, outcome });
   const history: HistoryPoint[] = main.map((pt, i) => ({
@@ -86,5 +94,18 @@ export async function getMarketHistory(db: Db, id: number, req: HistoryRequest, 
     p: pt.p,
     prices: Object.fromEntries(outcomes.map((o, k) => [o, perOutcome[k]![i]!.p])) as unknown as Prices,
   }));
-  return { market_id: row.id, market_type: row.market_type, outcome, interval: req.interval, fidelity, history };
+  const shown = win ? { interval: 'custom', start_ts: Math.floor(win.start / 1000), end_ts: Math.floor(win.end / 1000) } : { interval: req.interval };
+  return { market_id: row.id, market_type: row.market_type, outcome, ...shown, fidelity, history };
+}
+
+/**
+ * The window sampled, in ms: from startTs (no earlier than the opening) to the end of second
+ * endTs (no later than now). Its start may pass its end (a window before the opening or ahead of now): no points.
+ */
+function windowOf(w: NonNullable<HistoryRequest['window']>, openedAt: number, now: number): { start: number; end: number } {
+  if (w.startTs !== undefined && w.endTs !== undefined && w.startTs > w.endTs) throw badRequest('Invalid startTs: must not be after endTs');
+  const start = Math.max(openedAt, w.startTs === undefined ? openedAt : w.startTs * 1000);
+  // endTs names a whole second (as the points' t do): the window runs to its last millisecond.
+  const end = Math.min(now, w.endTs === undefined ? now : w.endTs * 1000 + 999);
+  return { start, end };
 }

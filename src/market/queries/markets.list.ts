@@ -11,7 +11,8 @@ export const MARKET_SORTS = ['newest', 'volume', 'ending_soon', 'trending'] as c
 export type MarketSort = (typeof MARKET_SORTS)[number];
 
 export interface MarketFilter {
-  readonly status?: MarketStatus;
+  /** The statuses listed (every status when absent; none when empty). */
+  readonly statuses?: readonly MarketStatus[];
   readonly category?: string;
   readonly market_type?: MarketType;
   /** Words matched as case-insensitive substrings (see search-terms.ts). */
@@ -27,10 +28,16 @@ export interface MarketPage {
   readonly limit: number;
 }
 
+/** The condition of a status set on `column`; an empty set matches nothing. */
+function statusIn(column: string, statuses: readonly MarketStatus[]): RawBuilder<unknown> {
+  if (statuses.length === 0) return sql`false`;
+  return sql`${sql.ref(column)} in (${sql.join(statuses)})`;
+}
+
 /** The `where` of a market filter over `markets m`. */
 export function marketWhere(f: MarketFilter): RawBuilder<unknown> {
   const conds: RawBuilder<unknown>[] = [];
-  if (f.status) conds.push(sql`m.status = ${f.status}`);
+  if (f.statuses) conds.push(statusIn('m.status', f.statuses));
   if (f.category !== undefined) conds.push(sql`m.category = ${f.category}`);
   if (f.market_type) conds.push(sql`m.market_type = ${f.market_type}`);
   if (f.event_id !== undefined) conds.push(sql`m.event_id = ${f.event_id}`);
@@ -82,7 +89,7 @@ function totalOf(f: MarketFilter): RawBuilder<number> {
   const terms = f.q === undefined ? [] : searchTerms(f.q);
   if (terms.length > 0 || f.event_id !== undefined) return sql<number>`(select count(*)::int from markets m ${marketWhere(f)})`;
   const conds: RawBuilder<unknown>[] = [];
-  if (f.status) conds.push(sql`c.status = ${f.status}`);
+  if (f.statuses) conds.push(statusIn('c.status', f.statuses));
   if (f.category !== undefined) conds.push(sql`c.category = ${f.category}`);
   if (f.market_type) conds.push(sql`c.market_type = ${f.market_type}`);
   const where = conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;

@@ -15,6 +15,9 @@ export const MAX_BATCH_IDS = 50;
 /** Largest fidelity: one point a year. */
 export const MAX_FIDELITY_MINUTES = 525_600;
 
+/** 9999-12-31T23:59:59Z: the last second a date holds. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
 const tags = ['market'];
 const IDS_RULE = `must be a comma-separated list of at most ${MAX_BATCH_IDS} market ids (positive integers)`;
 
@@ -80,7 +83,11 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
         summary: 'Price history, sampled every `fidelity` minutes (Polymarket prices-history shape)',
         params: Type.Object({ id: IdParam }),
         querystring: Type.Object({
-          interval: Type.Optional(stringEnum(HISTORY_INTERVALS, 'Window back from now (1m = 30 days); default 1d')),
+          interval: Type.Optional(stringEnum(HISTORY_INTERVALS, 'Window back from now (1m = 30 days); default 1d; not with startTs or endTs')),
+          startTs: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Window start, unix seconds (default the market opening); not after endTs' }),
+          ),
+          endTs: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Window end, unix seconds (default now; later is read as now)' })),
           fidelity: Type.Optional(
             Type.Integer({
               minimum: 1,
@@ -94,9 +101,14 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
       },
     },
     async (req) => {
-      const { fidelity, outcome } = req.query;
+      const { fidelity, outcome, startTs, endTs } = req.query;
+      const windowed = startTs !== undefined || endTs !== undefined;
+      // Polymarket documents interval as exclusive of startTs/endTs; answering one of them
+      // silently would hide which window the points cover.
+      if (windowed && req.query.interval !== undefined) throw badRequest('Invalid interval: cannot be combined with startTs or endTs');
       const interval = req.query.interval ?? '1d';
-      const history = await getMarketHistory(opts.db, req.params.id, { interval, fidelity, outcome }, nowOf(opts));
+      const window = windowed ? { startTs, endTs } : undefined;
+      const history = await getMarketHistory(opts.db, req.params.id, { interval, fidelity, outcome, window }, nowOf(opts));
       if (!history) throw notFound('Market not found');
       return { success: true, data: history };
     },

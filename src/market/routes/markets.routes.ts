@@ -7,6 +7,7 @@ import { sendLiveAnswer } from './send-live-answer.ts';
 import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
 import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
+import { statusesOf } from '../queries/status-filter.ts';
 import { CATEGORY_RULE, isCategory, normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
@@ -18,6 +19,8 @@ export const MARKET_TYPES = ['yesno', 'threeway', 'updown', 'custom'] as const;
 export const TRENDING_COUNT = 10;
 
 const tags = ['market'];
+const BOOLEANS = ['true', 'false'] as const;
+const booleanOf = (v: 'true' | 'false' | undefined): boolean | undefined => (v === undefined ? undefined : v === 'true');
 
 export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,6 +37,10 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         summary: 'List markets',
         querystring: Type.Object({
           status: Type.Optional(stringEnum(MARKET_STATUSES, 'Market status')),
+          active: Type.Optional(stringEnum(BOOLEANS, "Polymarket's filter: true is status active, false every other status; combines with status")),
+          closed: Type.Optional(
+            stringEnum(BOOLEANS, "Polymarket's filter: true is resolved or cancelled, false active or pending; combines with status"),
+          ),
           category: Type.Optional(Type.String({ maxLength: 100, description: 'Category, e.g. crypto (compared trimmed and in lower case, as stored; 1 to 40 letters, digits, spaces, hyphens or underscores)' })),
           market_type: Type.Optional(stringEnum(MARKET_TYPES)),
           sort: Type.Optional(stringEnum(MARKET_SORTS, 'Default newest')),
@@ -52,9 +59,10 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       // Compared as stored, so `Politics` finds the markets the operator filed under it.
       const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
       return sendLiveAnswer(opts.live, req, reply, deps, async () => {
-        const { status, market_type, q, limit } = req.query;
+        const { status, active, closed, market_type, q, limit } = req.query;
+        const statuses = statusesOf({ status, active: booleanOf(active), closed: booleanOf(closed) });
         // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
-        const filter = { status, category, market_type, q };
+        const filter = { statuses, category, market_type, q };
         const { offset, answer } = pageWindow(req.query);
         const { items, total } = await listMarkets(opts.db, filter, { sort, offset, limit }, nowOf(opts));
         return { success: true, data: items, total, ...answer };
@@ -73,7 +81,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
     },
     async (req, reply) =>
       sendLiveAnswer(opts.live, req, reply, { ...items, over: 'all' }, async () => {
-        const { items } = await listMarkets(opts.db, { status: 'active' }, { sort: 'trending', offset: 0, limit: TRENDING_COUNT }, nowOf(opts));
+        const { items } = await listMarkets(opts.db, { statuses: ['active'] }, { sort: 'trending', offset: 0, limit: TRENDING_COUNT }, nowOf(opts));
         return { success: true, data: items };
       }),
   );

@@ -121,7 +121,9 @@ export const PriceHistory = Type.Object({
   market_id: Type.Integer(),
   market_type: Type.String(),
   outcome: Type.String({ description: 'The outcome p follows' }),
-  interval: Type.String(),
+  interval: Type.String({ description: 'The interval asked, or `custom` for a startTs/endTs window' }),
+  start_ts: Type.Optional(Type.Integer({ description: 'A window\'s sampled start, unix seconds (startTs, no earlier than the opening)' })),
+  end_ts: Type.Optional(Type.Integer({ description: 'A window\'s sampled end, unix seconds (endTs, no later than now)' })),
   fidelity: Type.Integer({ description: 'Minutes between points' }),
   history: Type.Array(
     Type.Object({
