@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { formatResult, runLoad, type LoadResult } from './lib/load.ts';
-import { machineTimes, type ServerStats } from './lib/thread-cpu.ts';
+import { machineTimes, serverProcessesCpuMicros, type ServerStats } from './lib/thread-cpu.ts';
 
 /**
  * The gateway benchmark (`npx tsx bench/gateway.ts`). In one run, against an OpenAI-style upstream
@@ -214,6 +214,7 @@ async function main(): Promise<void> {
   // CPU time the server process spent per request it answered (warm-up included): unlike req/s
   // and latency, it does not move when other processes share the machine's cores.
   const cpuPerRequest: Cpu = new Map();
+  const dbCpuPerRequest: Cpu = new Map();
   const stats = (c: Child) => c.ask<ServerStats>({ type: 'stats' }, 'stats');
   // Whether a server's main thread was busy all the time (then it bounds the throughput) or the
   // machine's cores were (then every process's CPU counts): docs/bench-gateway.md, "Session 18".
@@ -227,6 +228,9 @@ async function main(): Promise<void> {
           const s0 = target.server ? await stats(target.server) : null;
           const profiled = PROFILE && target.server !== undefined && PROFILE_TARGETS.includes(target.name[1]!);
           if (profiled) await target.server!.ask({ type: 'profile-start', allocations: ALLOCATIONS, live: LIVE }, 'profile-started');
+          // The database and cache servers work for the gateway alone (the proxy and floor use none).
+          const servers = target.server === gateway && gateway.ready.database !== 'pglite';
+          const d0 = servers ? serverProcessesCpuMicros() : null;
           const m0 = machineTimes();
           const t0 = performance.now();
           const r = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body ? target.body(mode.stream) : mode.body, concurrency, durationMs: DURATION });
@@ -243,6 +247,12 @@ async function main(): Promise<void> {
             const perRequest = (s1.cpuMicros - s0.cpuMicros) / 1000 / Math.max(1, s1.requests - s0.requests);
             push(cpuPerRequest, key, perRequest);
             cpu = `  cpu ${perRequest.toFixed(3)} ms/req`;
+            const d1 = d0 === null ? null : serverProcessesCpuMicros();
+            if (d0 !== null && d1 !== null) {
+              const dbPerRequest = (d1 - d0) / 1000 / Math.max(1, s1.requests - s0.requests);
+              push(dbCpuPerRequest, key, dbPerRequest);
+              cpu += ` (+ postgres/redis ${dbPerRequest.toFixed(3)})`;
+            }
             if (s1.mainThreadCpuMicros !== null && s0.mainThreadCpuMicros !== null && m0 && m1) {
               const main = (s1.mainThreadCpuMicros - s0.mainThreadCpuMicros) / wallMicros;
               const idle = (m1.idle - m0.idle) / Math.max(1, m1.total - m0.total);
@@ -263,6 +273,7 @@ async function main(): Promise<void> {
             `  ${target.name.padEnd(40)} ${median(runs.map((r) => r.rps)).toFixed(0).padStart(8)} req/s  p50 ${median(runs.map((r) => r.p50Ms)).toFixed(2)} ms  ` +
               `p99 ${median(runs.map((r) => r.p99Ms)).toFixed(2)} ms  errors ${runs.reduce((n, r) => n + r.errors, 0)}` +
               (cpu ? `  cpu ${median(cpu).toFixed(3)} ms/req` : '') +
+              (dbCpuPerRequest.has(key) ? ` (+ postgres/redis ${median(dbCpuPerRequest.get(key)!).toFixed(3)})` : '') +
               (shares.has(key) ? `  main thread ${(median(shares.get(key)!.map((x) => x.main)) * 100).toFixed(0)}% busy, machine ${(median(shares.get(key)!.map((x) => x.idle)) * 100).toFixed(0)}% idle` : ''),
           );
         }

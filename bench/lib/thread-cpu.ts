@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU accounting a bench server child reports with its request count: the whole process
@@ -37,6 +37,34 @@ export function machineTimes(): { idle: number; total: number } | null {
   try {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
     return { idle: cpu[3]! + cpu[4]!, total: cpu.reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU used so far by the machine's database and cache servers (every process whose command is
+ * `postgres` or `redis-server`, from /proc), or null off Linux: what a gateway on PostgreSQL and
+ * Redis costs the shared cores beyond its own process (docs/bench-gateway.md, "Session 21").
+ * Other users of those servers during a run count too, so read it on a quiet machine.
+ */
+export function serverProcessesCpuMicros(): number | null {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone since the listing
+      }
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (name !== 'postgres' && name !== 'redis-server') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * TICK_MICROS;
   } catch {
     return null;
   }
