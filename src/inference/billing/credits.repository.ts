@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { UsageSource } from '../../accounts/accounts.tables.ts';
+import { intArrayLiteral, textArrayLiteral } from '../../storage/array-literal.ts';
 import { PREPARED, type Db } from '../../storage/database.ts';
 
 /**
@@ -143,8 +144,6 @@ export interface SettledCharge {
   readonly credits: bigint;
 }
 
-const text = (v: bigint): string => v.toString();
-
 /**
  * Writes the charges of many requests in one transaction (group commit): each request's usage
  * record; its `charged` taken from the balance and from the lease it was held in (so available
@@ -159,7 +158,7 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
   return db.transaction().execute(async (trx) => {
     const ids = [...new Set(items.map((i) => i.usage.accountId))].sort((a, b) => a - b);
     const locked = await sql<{ id: number; credits: bigint }>`${PREPARED}
-      select id, credits from accounts where id = any(${ids}::int[]) order by id for update`.execute(trx);
+      select id, credits from accounts where id = any(${intArrayLiteral(ids)}::int[]) order by id for update`.execute(trx);
     const credits = new Map(locked.rows.map((r) => [r.id, r.credits]));
     const before: bigint[] = [];
     const after = items.map(({ usage, charged }) => {
@@ -169,19 +168,21 @@ export async function settleCharges(db: Db, items: readonly SettleItem[]): Promi
       credits.set(usage.accountId, c - charged);
       return c - charged;
     });
-    const col = <T>(f: (u: UsageRecordInput) => T) => items.map((i) => f(i.usage));
+    const ints = (f: (i: SettleItem) => number | bigint | null) => intArrayLiteral(items.map(f));
+    const texts = (f: (u: UsageRecordInput) => string | null) => textArrayLiteral(items.map((i) => f(i.usage)));
     // Prepared: parsing and planning this statement was most of a small batch's cost on PGlite.
+    // Columns go as array literals made here (array-literal.ts), not as arrays for the driver.
     const r = await sql<{ ord: string; id: bigint }>`${PREPARED}
       with v as (
         select * from unnest(
-          ${items.map((i) => (i.leaseId === null ? null : text(i.leaseId)))}::bigint[], ${items.map((i) => text(i.charged))}::bigint[],
-          ${col((u) => u.accountId)}::int[], ${col((u) => u.keyId)}::int[], ${col((u) => u.model)}::text[],
-          ${col((u) => u.servedModel)}::text[], ${col((u) => u.providerId)}::text[], ${col((u) => u.upstreamModel)}::text[],
-          ${col((u) => u.endpoint)}::text[], ${col((u) => u.inputTokens)}::int[], ${col((u) => u.cachedInputTokens)}::int[],
-          ${col((u) => u.outputTokens)}::int[], ${col((u) => u.imageCount)}::int[], ${col((u) => text(u.cost))}::bigint[],
-          ${col((u) => u.latencyMs)}::int[], ${col((u) => u.status)}::int[], ${col((u) => u.usageSource)}::text[],
-          ${col((u) => u.requestId)}::text[], ${before.map(text)}::bigint[], ${after.map(text)}::bigint[],
-          ${col((u) => u.lane)}::text[]
+          ${ints((i) => i.leaseId)}::bigint[], ${ints((i) => i.charged)}::bigint[],
+          ${ints((i) => i.usage.accountId)}::int[], ${ints((i) => i.usage.keyId)}::int[], ${texts((u) => u.model)}::text[],
+          ${texts((u) => u.servedModel)}::text[], ${texts((u) => u.providerId)}::text[], ${texts((u) => u.upstreamModel)}::text[],
+          ${texts((u) => u.endpoint)}::text[], ${ints((i) => i.usage.inputTokens)}::int[], ${ints((i) => i.usage.cachedInputTokens)}::int[],
+          ${ints((i) => i.usage.outputTokens)}::int[], ${ints((i) => i.usage.imageCount)}::int[], ${ints((i) => i.usage.cost)}::bigint[],
+          ${ints((i) => i.usage.latencyMs)}::int[], ${ints((i) => i.usage.status)}::int[], ${texts((u) => u.usageSource)}::text[],
+          ${texts((u) => u.requestId)}::text[], ${intArrayLiteral(before)}::bigint[], ${intArrayLiteral(after)}::bigint[],
+          ${texts((u) => u.lane)}::text[]
         ) with ordinality as v(lease_id, charged, account_id, key_id, model, served_model, provider_id, upstream_model, endpoint,
           input_tokens, cached_input_tokens, output_tokens, image_count, cost, latency_ms, status, usage_source, request_id,
           balance_before, balance_after, lane, ord)
