@@ -180,7 +180,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     stopPruning = startResponsePruning({ db, clock, logger: deps.logger, everyMs: config.responses.pruneIntervalMs });
   });
   app.addHook('onClose', async () => stopPruning());
-  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messagesRoutes];
+  const messages = messagesRoutes({ db, threadRetentionMs: config.responses.retentionMs });
+  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messages];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes });

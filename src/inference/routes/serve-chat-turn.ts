@@ -17,6 +17,12 @@ export interface ChatTurnFormat {
   readonly idPrefix: string;
   formatResponse(response: CanonicalChatResponse, identity: TurnIdentity): object;
   createStreamEncoder(identity: TurnIdentity): StreamEncoder;
+  /**
+   * Called once an answer came whole (a non-streamed one formatted, a stream finished without
+   * failure), before the client has its end: what the answer must leave behind for the client's
+   * next request (a message thread's turn) is written by then.
+   */
+  answered?(): Promise<void>;
 }
 
 export interface ChatTurn {
@@ -63,7 +69,9 @@ export async function serveChatTurn(
       const upstream = upstreamRequest(hold);
       const { result, target } = await hold.attempt((t, signal) => ctx.upstreams.chat(t, upstream, signal));
       hold.record(result.usage, result.usageEstimated, target);
-      return format.formatResponse(result, identity());
+      const body = format.formatResponse(result, identity());
+      if (format.answered) await format.answered();
+      return body;
     });
   }
 
@@ -101,6 +109,7 @@ export async function serveChatTurn(
     const { usage, estimated } = stream.usage();
     hold.record(usage, estimated, target);
     hold.finish(status);
+    if (status === 200 && format.answered) await format.answered();
     sse.send(encoder.end());
     sse.end();
     return undefined;

@@ -17,6 +17,7 @@ import { ledgerTradeIndexMigration } from './2026_11_27_10_ledger_trade_index.ts
 import { settledNotFeaturedMigration } from './2026_11_27_20_settled_not_featured.ts';
 import { marketKeyNotifyMigration } from './2026_11_28_10_market_key_notify.ts';
 import { marketStatusNotifyMigration } from './2026_11_28_30_market_status_notify.ts';
+import { messageThreadsMigration } from './2026_11_28_40_message_threads.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_20_settled_not_featured': settledNotFeaturedMigration,
   '2026_11_28_10_market_key_notify': marketKeyNotifyMigration,
   '2026_11_28_30_market_status_notify': marketStatusNotifyMigration,
+  '2026_11_28_40_message_threads': messageThreadsMigration,
 };
