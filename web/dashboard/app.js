@@ -92,10 +92,23 @@ async function route() {
   const accountViews = { '/account': viewOverview, '/account/keys': viewKeys, '/account/usage': viewUsage, '/account/credits': viewCredits };
   if (accountViews[path]) {
     if (!state.account) return go('/');
-    return accountViews[path](params);
+    return shown(() => accountViews[path](params));
   }
   if (path === '/' && state.account) return go('/account');
   return (views[path] || viewSignIn)();
+}
+
+/**
+ * Runs a view; an API refusal while it loads (a malformed `before` in the address, the session
+ * ended in another tab) is shown on the page instead of leaving the last view or "Loading…".
+ */
+async function shown(view) {
+  try {
+    await view();
+  } catch (err) {
+    if (err.status === 401) return go('/');
+    show('This page could not be shown', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, err.message), h('a', { href: location.pathname, 'data-nav': '' }, 'Open it afresh')));
+  }
 }
 
 /** Sends a form's fields as JSON, showing each field's error next to it. */
