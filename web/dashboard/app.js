@@ -225,6 +225,8 @@ function viewOverview() {
   const a = state.account;
   show('Overview',
     verifyBanner() || '',
+    // A new account starts at zero: without this its first call's 402 is the first it hears of it.
+    a.credits <= 0 ? h('div', { class: 'banner', role: 'status' }, h('span', {}, `Your balance is ${money(a.credits)} credits: calls are answered 402 until credits are added. `), h('a', { href: '/account/credits', 'data-nav': '' }, 'Add credits')) : '',
     h('div', { class: 'grid' },
       h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(a.credits)} credits`), h('p', { class: 'muted' }, `${money(a.available)} available · 1 credit = $0.001`), h('a', { href: '/account/credits', 'data-nav': '' }, 'Ledger and top-up')),
       h('section', { class: 'card' }, h('h2', {}, 'Keys'), h('p', {}, 'Make an svk_ key and call any model with the OpenAI or Anthropic SDK.'), h('a', { href: '/account/keys', 'data-nav': '' }, 'Manage keys')),
@@ -362,7 +364,9 @@ async function viewCredits(params) {
   const { account, ledger, next_before } = await api('GET', `/dashboard/api/credits?limit=${LEDGER_PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
   const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
   if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
-  if (state.topup_enabled) {
+  if (!state.topup_enabled) {
+    parts.push(h('section', { class: 'card' }, h('h2', {}, 'Add credits'), h('p', {}, `Card payments are not set up here: ask the operator of this service to add credits to account ${account.id} (${account.email}).`)));
+  } else {
     const usd = field('usd', 'Amount (USD, 5 to 1000)', { type: 'number', min: '5', max: '1000', step: '1', value: '20', required: '' });
     parts.push(h('section', { class: 'card' }, h('h2', {}, 'Top up'), jsonForm({
       fields: [usd],
