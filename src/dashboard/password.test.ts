@@ -15,6 +15,8 @@ describe('dashboard passwords', () => {
   });
   it('names what is wrong with a weak password', () => {
     assert.equal(passwordProblem('short'), 'must be at least 10 characters');
+    assert.equal(passwordProblem(' '.repeat(12)), 'must not be only spaces');
+    assert.equal(passwordProblem('\t \n'.repeat(4)), 'must not be only spaces');
     assert.equal(passwordProblem('long enough now'), null);
   });
 });

@@ -35,5 +35,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export function passwordProblem(password: string): string | null {
   if (password.length < 10) return 'must be at least 10 characters';
   if (password.length > 200) return 'must be at most 200 characters';
+  // Spaces inside a passphrase are welcome; a password of nothing else is the first one guessed.
+  if (password.trim() === '') return 'must not be only spaces';
   return null;
 }

@@ -10,6 +10,8 @@ export interface DailyUsage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
   readonly outputTokens: number;
+  /** Images generated (billed per image, not per token). */
+  readonly images: number;
   /** Micro-credits charged: the sum of the ledger's charges for these requests. */
   readonly cost: bigint;
 }
@@ -30,6 +32,7 @@ export async function dailyUsage(db: Db, accountId: number, range: UsageRange): 
       sql<string>`coalesce(sum(input_tokens), 0)`.as('input'),
       sql<string>`coalesce(sum(cached_input_tokens), 0)`.as('cached'),
       sql<string>`coalesce(sum(output_tokens), 0)`.as('output'),
+      sql<string>`coalesce(sum(image_count), 0)`.as('images'),
       sql<string>`coalesce(sum(cost), 0)`.as('cost'),
     ])
     .where('account_id', '=', accountId)
@@ -46,6 +49,7 @@ export async function dailyUsage(db: Db, accountId: number, range: UsageRange): 
     inputTokens: Number(r.input),
     cachedInputTokens: Number(r.cached),
     outputTokens: Number(r.output),
+    images: Number(r.images),
     cost: BigInt(r.cost),
   }));
 }

@@ -4,6 +4,8 @@ export interface DashboardSession {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }>;
   /** Reads the session's CSRF token again (after sign-up or sign-in changed the session). */
   refresh(): Promise<void>;
+  /** The `cookie` header this browser sends, for requests made outside `call`. */
+  cookieHeader(): string;
 }
 
 /**
@@ -13,12 +15,13 @@ export interface DashboardSession {
 export async function dashboardSession(baseUrl: string, opts: { headers?: Record<string, string> } = {}): Promise<DashboardSession> {
   const cookies = new Map<string, string>();
   let csrf = '';
+  const cookieHeader = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   const call: DashboardSession['call'] = async (method, path, body) => {
     const r = await fetch(`${baseUrl}/dashboard/api${path}`, {
       method,
       headers: {
         ...opts.headers,
-        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        cookie: cookieHeader(),
         ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
@@ -33,5 +36,5 @@ export async function dashboardSession(baseUrl: string, opts: { headers?: Record
   };
   const refresh = async () => void (csrf = (await call('GET', '/session')).json.csrf_token as string);
   await refresh();
-  return { call, refresh };
+  return { call, refresh, cookieHeader };
 }

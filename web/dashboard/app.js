@@ -92,10 +92,23 @@ async function route() {
   const accountViews = { '/account': viewOverview, '/account/keys': viewKeys, '/account/usage': viewUsage, '/account/credits': viewCredits };
   if (accountViews[path]) {
     if (!state.account) return go('/');
-    return accountViews[path](params);
+    return shown(() => accountViews[path](params));
   }
   if (path === '/' && state.account) return go('/account');
   return (views[path] || viewSignIn)();
+}
+
+/**
+ * Runs a view; an API refusal while it loads (a malformed `before` in the address, the session
+ * ended in another tab) is shown on the page instead of leaving the last view or "Loading…".
+ */
+async function shown(view) {
+  try {
+    await view();
+  } catch (err) {
+    if (err.status === 401) return go('/');
+    show('This page could not be shown', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, err.message), h('a', { href: location.pathname, 'data-nav': '' }, 'Open it afresh')));
+  }
 }
 
 /** Sends a form's fields as JSON, showing each field's error next to it. */
@@ -212,6 +225,8 @@ function viewOverview() {
   const a = state.account;
   show('Overview',
     verifyBanner() || '',
+    // A new account starts at zero: without this its first call's 402 is the first it hears of it.
+    a.credits <= 0 ? h('div', { class: 'banner', role: 'status' }, h('span', {}, `Your balance is ${money(a.credits)} credits: calls are answered 402 until credits are added. `), h('a', { href: '/account/credits', 'data-nav': '' }, 'Add credits')) : '',
     h('div', { class: 'grid' },
       h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(a.credits)} credits`), h('p', { class: 'muted' }, `${money(a.available)} available · 1 credit = $0.001`), h('a', { href: '/account/credits', 'data-nav': '' }, 'Ledger and top-up')),
       h('section', { class: 'card' }, h('h2', {}, 'Keys'), h('p', {}, 'Make an svk_ key and call any model with the OpenAI or Anthropic SDK.'), h('a', { href: '/account/keys', 'data-nav': '' }, 'Manage keys')),
@@ -331,10 +346,10 @@ async function viewUsage(params) {
     chart('Credits per day', data.daily, (d) => d.credits, 'credits'),
     chart('Tokens per day', data.daily, (d) => d.input_tokens + d.output_tokens, 'tokens'),
     h('section', { class: 'card' }, h('h2', {}, 'Recent requests'), data.recent.length === 0 ? h('p', { class: 'muted' }, 'No requests in this range.') : h('div', { class: 'table-wrap' }, h('table', { 'data-testid': 'usage-table' },
-      h('thead', {}, h('tr', {}, ...['Time', 'Model', 'Served by', 'Lane', 'Tokens in', 'Cached', 'Out', 'Credits', 'Status', 'Latency'].map((t, i) => h('th', { scope: 'col', class: i >= 4 ? 'num' : null }, t)))),
+      h('thead', {}, h('tr', {}, ...['Time', 'Model', 'Served by', 'Lane', 'Tokens in', 'Cached', 'Out', 'Images', 'Credits', 'Status', 'Latency'].map((t, i) => h('th', { scope: 'col', class: i >= 4 ? 'num' : null }, t)))),
       h('tbody', {}, ...data.recent.map((r) => h('tr', {},
         h('td', {}, new Date(r.time).toLocaleString()), h('td', {}, r.model), h('td', {}, r.served_model || ''), h('td', {}, r.lane || ''),
-        h('td', { class: 'num' }, tokens(r.input_tokens)), h('td', { class: 'num' }, tokens(r.cached_input_tokens)), h('td', { class: 'num' }, tokens(r.output_tokens)),
+        h('td', { class: 'num' }, tokens(r.input_tokens)), h('td', { class: 'num' }, tokens(r.cached_input_tokens)), h('td', { class: 'num' }, tokens(r.output_tokens)), h('td', { class: 'num' }, tokens(r.images)),
         h('td', { class: 'num' }, money(r.credits)), h('td', { class: r.status < 400 ? 'ok num' : 'bad num' }, String(r.status)), h('td', { class: 'num' }, `${r.latency_ms} ms`),
       ))),
     ))),
@@ -349,7 +364,9 @@ async function viewCredits(params) {
   const { account, ledger, next_before } = await api('GET', `/dashboard/api/credits?limit=${LEDGER_PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
   const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
   if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
-  if (state.topup_enabled) {
+  if (!state.topup_enabled) {
+    parts.push(h('section', { class: 'card' }, h('h2', {}, 'Add credits'), h('p', {}, `Card payments are not set up here: ask the operator of this service to add credits to account ${account.id} (${account.email}).`)));
+  } else {
     const usd = field('usd', 'Amount (USD, 5 to 1000)', { type: 'number', min: '5', max: '1000', step: '1', value: '20', required: '' });
     parts.push(h('section', { class: 'card' }, h('h2', {}, 'Top up'), jsonForm({
       fields: [usd],

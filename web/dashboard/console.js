@@ -44,7 +44,7 @@ async function accountsTab(panel, api) {
     results.replaceChildren(h('div', { class: 'table-wrap' }, h('table', {},
       h('thead', {}, h('tr', {}, ...['Id', 'Email', 'Verified', 'Credits', ''].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', {}, ...data.map((a) => h('tr', {}, h('td', {}, String(a.id)), h('td', {}, a.email), h('td', {}, a.email_verified ? 'yes' : 'no'), h('td', { class: 'num' }, money(a.credits)),
-        h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: () => open(a.id) }, 'Open'))))),
+        h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: () => open(a.id).catch((e) => toast(e.message)) }, 'Open'))))),
     )));
   }
   async function open(id) {
@@ -67,7 +67,7 @@ async function accountsTab(panel, api) {
     detail.replaceChildren(h('section', { class: 'card' },
       h('h2', {}, `Account ${a.id}: ${a.email}`),
       h('p', {}, `Balance ${money(a.credits)} credits (${money(a.available)} available) · email ${a.email_verified ? 'verified' : 'not verified'}`),
-      a.email_verified ? '' : h('button', { type: 'button', onclick: async () => { await api('POST', `/admin/accounts/${id}/verify-email`); toast('Verified.'); await open(id); } }, 'Mark email verified'),
+      a.email_verified ? '' : h('button', { type: 'button', onclick: async () => { try { await api('POST', `/admin/accounts/${id}/verify-email`); toast('Verified.'); await open(id); } catch (e) { toast(e.message); } } }, 'Mark email verified'),
       grant,
       h('h2', {}, 'Keys'),
       h('ul', {}, ...a.keys.map((k) => h('li', {}, `${k.name || '(unnamed)'} ${k.prefix}… ${k.revoked_at ? 'revoked' : 'active'}`))),

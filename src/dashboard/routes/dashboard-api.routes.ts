@@ -354,6 +354,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     input_tokens: r.input_tokens,
     cached_input_tokens: r.cached_input_tokens,
     output_tokens: r.output_tokens,
+    images: r.image_count,
     credits: creditsNumber(r.cost),
     cost_micro: r.cost.toString(),
     status: r.status,
@@ -381,6 +382,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
                 input_tokens: Type.Integer(),
                 cached_input_tokens: Type.Integer(),
                 output_tokens: Type.Integer(),
+                images: Type.Integer(),
                 credits: Type.Number(),
                 cost_micro: Type.String(),
               }),
@@ -408,6 +410,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
           input_tokens: d.inputTokens,
           cached_input_tokens: d.cachedInputTokens,
           output_tokens: d.outputTokens,
+          images: d.images,
           credits: creditsNumber(d.cost),
           cost_micro: d.cost.toString(),
         })),
@@ -423,7 +426,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       const s = requireAccount(request);
       const range = rangeOf(request.query, Date.now());
       const rows = (await usageRows(db, s.accountId, range, 100_000)).map(usageRow);
-      const header = ['time', 'model', 'served_model', 'lane', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'credits', 'status', 'latency_ms'] as const;
+      const header = ['time', 'model', 'served_model', 'lane', 'endpoint', 'input_tokens', 'cached_input_tokens', 'output_tokens', 'images', 'credits', 'status', 'latency_ms'] as const;
       const lines = [csvLine([...header]), ...rows.map((r) => csvLine(header.map((h) => r[h])))];
       return reply
         .type('text/csv; charset=utf-8')
