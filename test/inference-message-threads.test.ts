@@ -52,6 +52,26 @@ describe('message threads through the Anthropic SDK', () => {
     });
   }
 
+  it('over an Anthropic upstream, streamed with thinking: the upstream gets its own signatures back in the thread', async () => {
+    s.g.anthropic.chat.enqueue({ reasoning: 'Need the weather.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { reasoning: 'Now answer.', text: 'Oslo is cold.' });
+    const before = s.g.anthropic.requests.length;
+    const runner = s.anthropic.beta.messages.toolRunner({
+      model: 'svc-vision',
+      max_tokens: 4000,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+      messages: [{ role: 'user', content: 'weather in Oslo?' }],
+      tools: [{ ...weatherTool, run: () => 'cold' }],
+      stream: true,
+    });
+    const final = await runner.runUntilDone();
+    assert.deepEqual(final.content.map((b) => b.type), ['thinking', 'text']);
+    const second = s.g.anthropic.requests.slice(before)[1]!.body as { messages: { role: string; content: { type: string; signature?: string }[] }[]; tools?: unknown[] };
+    assert.deepEqual(second.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(second.messages[1]!.content.map((b) => b.type), ['thinking', 'tool_use']);
+    assert.equal(second.messages[1]!.content[0]!.signature, 'EqQBfakeanthropicsignature');
+    assert.equal(second.tools?.length, 1);
+  });
+
   it('beta.messages.thread() keeps a plain conversation turn after turn', async () => {
     s.g.openai.chat.enqueue({ text: 'Hello, Ada.' }, { text: 'Your name is Ada.' });
     const before = s.g.openai.requests.length;
