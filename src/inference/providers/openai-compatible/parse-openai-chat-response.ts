@@ -3,7 +3,7 @@ import type { ToolCall } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
+import { failIfErrorFinish, mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
 import { readOpenAIErrorObject } from './parse-openai-error.ts';
 
 interface OpenAIChatResponse {
@@ -27,6 +27,7 @@ export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => stri
   if (err) throw new ProviderFailure(err.status ?? 502, err.message);
   const choice = body.choices?.[0];
   if (!choice?.message) throw new ProviderFailure(502, 'the upstream answer has no choices');
+  failIfErrorFinish(choice.finish_reason);
   const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: newToolCallId(),
     name: c.function?.name ?? '',

@@ -5,7 +5,7 @@ import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type 
 import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { LaterToolCalls } from './later-tool-calls.ts';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
+import { failIfErrorFinish, mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
 import { readOpenAIErrorObject } from './parse-openai-error.ts';
 
 interface OpenAIChunk {
@@ -76,6 +76,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       }
       if (delta?.tool_calls) later.endChunk(out);
       if (choice?.finish_reason) {
+        failIfErrorFinish(choice.finish_reason);
         finish = mapOpenAIFinishReason(choice.finish_reason);
         later.release(out);
       }
