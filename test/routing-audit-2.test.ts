@@ -166,6 +166,22 @@ models:
       assert.ok(Date.now() - started < TIMEOUT_MS + 400, `answered after ${Date.now() - started} ms`);
     });
 
+    it('a connection reset in the middle of a non-streamed body falls over, and only the answer is billed', async () => {
+      const a2 = await createTestAccount(g.t, { credits: 1000 });
+      const before = await accountCredits(g.t, a2.id);
+      trkO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+        res.write('{"id": "chatcmpl-trk", "choices": [{"index": 0, "message": {"role": "assistant", "content": "half');
+        setTimeout(() => res.destroy(), 30);
+      });
+      g.openai.chat.enqueue({ text: 'fallback answer', usage: USAGE });
+      const r = await g.client(a2.key).chat.completions.create({ model: 'svc-t', messages: [{ role: 'user', content: 'hello' }] });
+      assert.equal(r.choices[0]!.message.content, 'fallback answer');
+      const rows = await waitForUsage(g.t, a2.id, 1);
+      assert.deepEqual([rows.length, rows[0]!.provider], [1, 'main-openai']);
+      assert.equal(before.credits - (await accountCredits(g.t, a2.id)).credits, expectedCost(PRICES['svc-fast'], USAGE));
+    });
+
     it('before the first content, a trickle of an unfinished event falls over at first_byte_timeout_ms', async () => {
       trkO.scripts.push((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -358,6 +374,13 @@ models:
         if (last !== null) assert.equal(remaining, last - 1, `${name}: remaining counts down by one`);
         last = remaining;
       }
+      for (const path of ['/v1/models', '/v1/available-models']) {
+        const m = await fetch(`${g.t.url}${path}`, { headers: { authorization: `Bearer ${a2.key}` } });
+        await m.text();
+        assert.equal(m.status, 200);
+        // Reading the catalog shows the budget without spending it.
+        assert.deepEqual([m.headers.get('x-ratelimit-limit-requests'), Number(m.headers.get('x-ratelimit-remaining-requests'))], ['100000', last], path);
+      }
       const r = await postJson(g, broke.key, '/v1/chat/completions', chat('svc-fast'));
       assert.equal(r.status, 402);
       assert.equal(r.headers.get('x-ratelimit-limit-requests'), '100000', 'a 402 too');
@@ -434,6 +457,7 @@ models:
 
   describe('after the first byte, in the Anthropic protocol', () => {
     const cuts: Record<string, { tail: string; type: string }> = {
+      'the body ending without message_delta or message_stop': { tail: '', type: 'api_error' },
       'an api_error event': { tail: ev({ type: 'error', error: { type: 'api_error', message: `claude-sonnet-4-5 failed at https://internal.example (key ${UPSTREAM_KEY})` } }), type: 'api_error' },
       'an overloaded_error event': { tail: ev({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), type: 'overloaded_error' },
       'a malformed event': { tail: 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {\n\n', type: 'api_error' },

@@ -14,9 +14,9 @@ export interface ReadProviderEventsOptions {
    */
   readonly textRuns?: boolean;
   /**
-   * How long reads may bring bytes that hold no event (pings, SSE comments) before the stream
-   * fails as timed out: keep-alives alone would otherwise hold a stalled stream open for as long
-   * as the upstream sends them, past the transport's idle timeout, which any byte resets.
+   * How long after its last event a stream whose reads bring bytes that hold no event (pings,
+   * SSE comments) fails as timed out: keep-alives alone would otherwise hold a stalled stream open
+   * for as long as the upstream sends them, past the transport's idle timeout, which any byte resets.
    */
   readonly idleMs?: number;
 }

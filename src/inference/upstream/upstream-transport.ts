@@ -1,6 +1,6 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
-import { toAbortSignal, type CancelSignal } from '../../shared/cancel-signal.ts';
+import { Cancellation, type CancelSignal } from '../../shared/cancel-signal.ts';
 import { ProviderFailure, type ErrorBodyReader } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
@@ -461,13 +461,19 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     async download(url, timeoutMs, signal) {
       throwIfAborted(signal);
       const dispatcher = options.dispatcher ?? (downloader ??= new Agent({ connect: { timeout: Math.min(10_000, timeoutMs) } }));
+      // The whole download within timeoutMs, as a non-streamed call's answer: undici's timeouts
+      // restart at every byte. The caller's abort comes through the same signal.
+      const limit = new Cancellation();
+      const timer = setTimeout(() => limit.abort(new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' })), timeoutMs).unref();
+      const onAbort = () => limit.abort(signal!.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const u = new URL(url);
         const res = await dispatcher.request({
           origin: u.origin,
           path: u.pathname + u.search,
           method: 'GET',
-          signal: signal ? toAbortSignal(signal) : null,
+          signal: limit.toAbortSignal(),
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         });
@@ -477,7 +483,10 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
         }
         return await readCapped(res.body, MAX_DOWNLOAD);
       } catch (e) {
-        throw networkFailure(e, signal);
+        throw networkFailure(limit.aborted && !signal?.aborted ? limit.reason : e, signal);
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       }
     },
 
