@@ -182,6 +182,16 @@ models:
       assert.equal(before.credits - (await accountCredits(g.t, a2.id)).credits, expectedCost(PRICES['svc-fast'], USAGE));
     });
 
+    it('a 200 stream of an HTML page (a proxy in the way) falls over', async () => {
+      trkO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body>502 Bad Gateway: upstream openai unreachable</body></html>');
+      });
+      g.openai.chat.enqueue({ text: 'fallback answer', usage: USAGE });
+      const r = await readChat('svc-t');
+      assert.deepEqual([r.error, r.text], [null, 'fallback answer']);
+    });
+
     it('before the first content, a trickle of an unfinished event falls over at first_byte_timeout_ms', async () => {
       trkO.scripts.push((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -265,6 +275,8 @@ models:
     const midStream: Record<string, string> = {
       'a chunk with finish_reason "error" and the error': chunk({ content: '' }, 'error', routerError),
       'a chunk with finish_reason "error" alone, then [DONE]': chunk({ content: '' }, 'error') + 'data: [DONE]\n\n',
+      // vLLM and FastChat-style servers stream their errors as an object of this shape.
+      'an {"object": "error"} chunk, then [DONE]': `data: ${JSON.stringify({ object: 'error', message: 'gpt-4.1-mini ran out of KV cache at trk-openai', type: 'InternalServerError', param: null, code: 500 })}\n\ndata: [DONE]\n\n`,
     };
     for (const [name, tail] of Object.entries(midStream)) {
       it(`after content, ${name}: the client gets an error, not a clean end, and no second upstream is called`, async () => {
