@@ -14,8 +14,9 @@ import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
  * The second audit of routing and resilience (docs/api-decisions.md, "Routing and resilience:
  * second audit"): fake upstreams on loopback that fail the ways peer gateways' users reported
  * (a slow trickle, keep-alives just under the idle timeout, OpenRouter's 200 carrying an error
- * and its `finish_reason: "error"`, retry-after in each of its forms, a failure after an
- * Anthropic `message_start` that reported usage), through the official SDKs.
+ * and its `finish_reason: "error"`, vLLM's `{"object": "error"}` chunk, retry-after in each of its
+ * forms, a failure after an Anthropic `message_start` that reported usage), through the official
+ * SDKs and plain fetch where the exact bytes matter.
  */
 
 type Script = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
