@@ -102,6 +102,21 @@ describe('ProviderEventBatches', () => {
     }
     assert.equal(b.ended, 'destroyed');
 
+    // Keep-alives just under the idle time: the silence counts from the last event.
+    const near = body();
+    const s1 = new ProviderEventBatches(near, parser(), undefined, { idleMs: 100 });
+    near.give(chunk('a'));
+    assert.equal((await s1.next())?.length, 1);
+    const lastEvent = Date.now();
+    const slow = setInterval(() => near.give(': keep-alive\n\n'), 80);
+    try {
+      await assert.rejects(s1.next(), (e: unknown) => e instanceof ProviderFailure && e.status === 504);
+    } finally {
+      clearInterval(slow);
+    }
+    const silent = Date.now() - lastEvent;
+    assert.ok(silent >= 100 && silent < 160, `failed ${silent} ms after the last event, idleMs is 100`);
+
     const steady = body();
     const s2 = new ProviderEventBatches(steady, parser(), undefined, { idleMs: 60 });
     for (let i = 0; i < 5; i++) {

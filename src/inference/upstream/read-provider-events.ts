@@ -14,12 +14,14 @@ export interface ReadProviderEventsOptions {
    */
   readonly textRuns?: boolean;
   /**
-   * How long reads may bring bytes that hold no event (pings, SSE comments) before the stream
-   * fails as timed out: keep-alives alone would otherwise hold a stalled stream open for as long
-   * as the upstream sends them, past the transport's idle timeout, which any byte resets.
+   * How long after its last event a stream whose reads bring bytes that hold no event (pings,
+   * SSE comments) fails as timed out: keep-alives alone would otherwise hold a stalled stream open
+   * for as long as the upstream sends them, past the transport's idle timeout, which any byte resets.
    */
   readonly idleMs?: number;
 }
+
+const idleTimeout = (): ProviderFailure => new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
 
 /** The parser's side of the SSE reader, for one stream: what a read completes goes into `out`. */
 class ParsingVisitor implements SseVisitor {
@@ -64,8 +66,11 @@ export class ProviderEventBatches implements EventBatchSource {
   private failed = false;
   private failure: unknown = undefined;
   private readonly idleMs: number;
-  // When the reads of this next() began bringing nothing but keep-alives (0: they have not).
-  private emptySince = 0;
+  // When a read last brought an event (the stream's start before any did).
+  private lastEventAt = Date.now();
+  // Set after a read that brought only keep-alives: how long the next read may wait before the
+  // stream has been without events for idleMs (0: the next read waits on the transport alone).
+  private quietLeftMs = 0;
 
   constructor(
     private readonly reader: BodyReader,
@@ -87,7 +92,7 @@ export class ProviderEventBatches implements EventBatchSource {
     while (this.reading) {
       let chunk: Buffer | null;
       try {
-        chunk = await this.reader.read();
+        chunk = this.quietLeftMs > 0 ? await this.readWithin(this.quietLeftMs) : await this.reader.read();
       } catch (e) {
         this.close();
         throw networkFailure(e, this.signal);
@@ -111,21 +116,34 @@ export class ProviderEventBatches implements EventBatchSource {
         this.failed = true;
         this.failure = e;
       }
+      this.quietLeftMs = 0;
       if (out.length > 0) {
-        this.emptySince = 0;
+        // One clock read per upstream read, not per event.
+        if (this.idleMs !== Infinity) this.lastEventAt = Date.now();
         return out;
       }
-      // Only reads without an event look at the clock: a stream of content never does.
+      // Keep-alives reset the transport's idle timer; the silence is counted from the last event,
+      // and the next read is held to what is left of it, so the stream ends at idleMs however
+      // often they come.
       if (this.reading && this.idleMs !== Infinity) {
-        const now = Date.now();
-        if (this.emptySince === 0) this.emptySince = now;
-        else if (now - this.emptySince >= this.idleMs) {
+        const left = this.lastEventAt + this.idleMs - Date.now();
+        if (left <= 0) {
           this.close();
-          throw new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
+          throw idleTimeout();
         }
+        this.quietLeftMs = left;
       }
     }
     return null;
+  }
+
+  /** The next read, failed as timed out when nothing came within `ms`. */
+  private readWithin(ms: number): Promise<Buffer | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(idleTimeout()), ms);
+    });
+    return Promise.race([this.reader.read(), expired]).finally(() => clearTimeout(timer));
   }
 
   close(): void {

@@ -24,7 +24,7 @@ export class UpstreamError extends HttpError {
     readonly retryable: boolean,
     readonly detail: UpstreamErrorDetail = { upstreamStatus: null, upstreamMessage: message },
   ) {
-    super(status, message, status === 429 ? { 'retry-after': retryAfterSeconds(detail.retryAfterMs) } : detail.refusedService ? NO_CLIENT_RETRY : {});
+    super(status, message, clientHeaders(status, detail));
     this.name = 'UpstreamError';
   }
 
@@ -32,6 +32,17 @@ export class UpstreamError extends HttpError {
   get clientMessage(): string {
     return this.message;
   }
+}
+
+/**
+ * A 429 always says when to retry; a 503 passes on the upstream's own retry-after when it sent one
+ * (HTTP gives the header to both), else the client's backoff decides. A refusal of the service
+ * itself says no client retry clears it.
+ */
+function clientHeaders(status: number, detail: UpstreamErrorDetail): Record<string, string> {
+  if (status === 429) return { 'retry-after': retryAfterSeconds(detail.retryAfterMs) };
+  if (status === 503 && detail.retryAfterMs !== undefined) return { 'retry-after': retryAfterSeconds(detail.retryAfterMs) };
+  return detail.refusedService ? NO_CLIENT_RETRY : {};
 }
 
 /**

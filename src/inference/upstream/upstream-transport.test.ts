@@ -121,6 +121,48 @@ describe('upstream transport: postJson', () => {
     );
   });
 
+  it('holds the whole answer to timeout_ms: a body trickled a byte at a time is a 504, and the call is closed', async () => {
+    let closed = false;
+    up.handler = (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const body = JSON.stringify({ text: 'x'.repeat(400) });
+      let i = 0;
+      const t = setInterval(() => (i < body.length ? res.write(body[i++]!) : res.end()), 10);
+      res.on('close', () => {
+        clearInterval(t);
+        closed = !res.writableFinished;
+      });
+    };
+    const started = Date.now();
+    await assert.rejects(post(), (e: unknown) => e instanceof ProviderFailure && e.status === 504 && e.extra.network === 'timeout');
+    const took = Date.now() - started;
+    assert.ok(took < up.provider.timeoutMs + 150, `failed after ${took} ms, timeout_ms is ${up.provider.timeoutMs}`);
+    await waitFor(() => closed, { message: 'the upstream did not see its request closed' });
+  });
+
+  it('holds an image download to its timeout as a whole, and passes the caller\'s abort on', async () => {
+    let closed = false;
+    up.handler = (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      const t = setInterval(() => res.write('x'), 10);
+      res.on('close', () => {
+        clearInterval(t);
+        closed = true;
+      });
+    };
+    const url = new URL('image.png', up.provider.baseUrl).href;
+    const started = Date.now();
+    await assert.rejects(transport.download(url, 300), (e: unknown) => e instanceof ProviderFailure && e.status === 504 && e.extra.network === 'timeout');
+    assert.ok(Date.now() - started < 450, `failed after ${Date.now() - started} ms`);
+    await waitFor(() => closed, { message: 'the download was not closed' });
+    closed = false;
+    const reason = new Error('client left');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(reason), 50);
+    await assert.rejects(transport.download(url, 300, controller.signal), (e: unknown) => e === reason);
+    await waitFor(() => closed, { message: 'the download was not closed' });
+  });
+
   it("rejects with the caller's abort reason, before the call and during it, and closes the upstream request", async () => {
     const reason = new Error('client left');
     await assert.rejects(post({}, AbortSignal.abort(reason)), (e: unknown) => e === reason);

@@ -1,6 +1,6 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../config/catalog.ts';
-import { toAbortSignal, type CancelSignal } from '../../shared/cancel-signal.ts';
+import { Cancellation, type CancelSignal } from '../../shared/cancel-signal.ts';
 import { ProviderFailure, type ErrorBodyReader } from '../providers/provider-failure.ts';
 
 export interface UpstreamTransportOptions {
@@ -42,9 +42,11 @@ export interface StreamBody extends BodyReader {
 }
 
 /**
- * The limits of one call. Non-streamed: the whole answer within `timeout_ms` (it arrives with the
- * headers). Streamed: headers within the first-byte timeout (the first content is watched by the
- * caller), then at most the idle timeout between chunks.
+ * undici's limits of one call. Non-streamed: the headers, and each gap in the body, within
+ * `timeout_ms` (the whole answer is held to it by the call's own deadline: these reset on every
+ * byte, so an upstream trickling its body would outlast them). Streamed: headers within the
+ * first-byte timeout (the first content is watched by the caller), then at most the idle timeout
+ * between chunks.
  */
 function limits(provider: ProviderConfig, stream: boolean): { headersTimeout: number; bodyTimeout: number } {
   return stream
@@ -189,6 +191,9 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   // Set while a released body drains: stops its cut-off timer once it ended.
   private cutOff: NodeJS.Timeout | null = null;
   private readonly onAbort: (() => void) | null;
+  // A non-streamed call's limit for its whole answer (timeout_ms), from the dispatch.
+  private deadline: NodeJS.Timeout | null = null;
+  private expired: ProviderFailure | null = null;
   json = false;
 
   constructor(
@@ -200,18 +205,37 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
     this.onAbort = signal ? () => this.abortCall?.(signal.reason as Error) : null;
   }
 
-  /** Dispatches, unless the caller's signal already fired (the promise is then rejected with its reason). */
-  start(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions): void {
+  /**
+   * Dispatches, unless the caller's signal already fired (the promise is then rejected with its
+   * reason). `wholeMs`: the answer must be complete by then (non-streamed calls), or the call fails
+   * as timed out.
+   */
+  start(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, wholeMs: number | null): void {
     const { signal } = this;
     if (signal) {
       if (signal.aborted) return this.reject(signal.reason);
       signal.addEventListener('abort', this.onAbort!, { once: true });
     }
+    if (wholeMs !== null) this.deadline = setTimeout(() => this.expire(), wholeMs).unref();
     dispatcher.dispatch(opts, this);
+  }
+
+  private expire(): void {
+    this.deadline = null;
+    if (this.phase !== 'head' && this.phase !== 'whole') return;
+    this.phase = 'settled';
+    this.stopWatching();
+    this.expired = new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
+    this.reject(this.expired);
+    this.abortCall?.(this.expired);
   }
 
   private stopWatching(): void {
     if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    if (this.deadline) {
+      clearTimeout(this.deadline);
+      this.deadline = null;
+    }
   }
 
   private notify(): void {
@@ -282,6 +306,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   onConnect(abort: (e?: Error) => void): void {
     this.abortCall = abort;
     if (this.signal?.aborted) abort(this.signal.reason as Error);
+    else if (this.expired) abort(this.expired);
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void): boolean {
@@ -342,8 +367,8 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   }
 }
 
-function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean): Promise<Answer> {
-  return new Promise((resolve, reject) => new UpstreamCall(signal, stream, resolve, reject).start(dispatcher, opts));
+function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean, wholeMs: number | null): Promise<Answer> {
+  return new Promise((resolve, reject) => new UpstreamCall(signal, stream, resolve, reject).start(dispatcher, opts, wholeMs));
 }
 
 interface SplitBase {
@@ -410,6 +435,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
         },
         request.signal,
         stream,
+        stream ? null : provider.timeoutMs,
       );
     } catch (e) {
       throw networkFailure(e, request.signal);
@@ -435,13 +461,19 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
     async download(url, timeoutMs, signal) {
       throwIfAborted(signal);
       const dispatcher = options.dispatcher ?? (downloader ??= new Agent({ connect: { timeout: Math.min(10_000, timeoutMs) } }));
+      // The whole download within timeoutMs, as a non-streamed call's answer: undici's timeouts
+      // restart at every byte. The caller's abort comes through the same signal.
+      const limit = new Cancellation();
+      const timer = setTimeout(() => limit.abort(new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' })), timeoutMs).unref();
+      const onAbort = () => limit.abort(signal!.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const u = new URL(url);
         const res = await dispatcher.request({
           origin: u.origin,
           path: u.pathname + u.search,
           method: 'GET',
-          signal: signal ? toAbortSignal(signal) : null,
+          signal: limit.toAbortSignal(),
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         });
@@ -451,7 +483,10 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
         }
         return await readCapped(res.body, MAX_DOWNLOAD);
       } catch (e) {
-        throw networkFailure(e, signal);
+        throw networkFailure(limit.aborted && !signal?.aborted ? limit.reason : e, signal);
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       }
     },
 

@@ -3,8 +3,8 @@ import type { ToolCall } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
-import { readOpenAIErrorObject } from './parse-openai-error.ts';
+import { failIfErrorFinish, mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
+import { readErrorInAnswer } from './parse-openai-error.ts';
 
 interface OpenAIChatResponse {
   choices?: {
@@ -18,15 +18,17 @@ interface OpenAIChatResponse {
   }[];
   usage?: unknown;
   error?: unknown;
+  object?: unknown;
 }
 
 /** Reads the fields the service uses from a chat.completion; tool-call ids are reissued. */
 export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => string = () => createId('call_')): ProviderChatResult {
   const body = (json ?? {}) as OpenAIChatResponse;
-  const err = readOpenAIErrorObject(body.error);
+  const err = readErrorInAnswer(body);
   if (err) throw new ProviderFailure(err.status ?? 502, err.message);
   const choice = body.choices?.[0];
   if (!choice?.message) throw new ProviderFailure(502, 'the upstream answer has no choices');
+  failIfErrorFinish(choice.finish_reason);
   const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: newToolCallId(),
     name: c.function?.name ?? '',

@@ -5,8 +5,8 @@ import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type 
 import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertOpenAIUsage } from './convert-openai-usage.ts';
 import { LaterToolCalls } from './later-tool-calls.ts';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
-import { readOpenAIErrorObject } from './parse-openai-error.ts';
+import { failIfErrorFinish, mapOpenAIFinishReason } from './map-openai-finish-reason.ts';
+import { readErrorInAnswer } from './parse-openai-error.ts';
 
 interface OpenAIChunk {
   choices?: {
@@ -20,6 +20,7 @@ interface OpenAIChunk {
   }[];
   usage?: unknown;
   error?: unknown;
+  object?: unknown;
 }
 
 /**
@@ -55,7 +56,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       } catch {
         throw new ProviderFailure(502, 'the upstream sent a malformed stream chunk');
       }
-      const err = readOpenAIErrorObject(chunk.error);
+      const err = readErrorInAnswer(chunk);
       if (err) throw new ProviderFailure(err.status ?? 502, err.message);
       const choice = chunk.choices?.[0];
       const delta = choice?.delta;
@@ -76,6 +77,7 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       }
       if (delta?.tool_calls) later.endChunk(out);
       if (choice?.finish_reason) {
+        failIfErrorFinish(choice.finish_reason);
         finish = mapOpenAIFinishReason(choice.finish_reason);
         later.release(out);
       }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixtureText } from '../../../../test/fixtures/load-fixture.ts';
 import type { ErrorBodyReading } from '../provider-failure.ts';
-import { parseOpenAIError, readOpenAIErrorObject } from './parse-openai-error.ts';
+import { parseOpenAIError, readErrorInAnswer, readOpenAIErrorObject } from './parse-openai-error.ts';
 
 /** A reading that is a message alone (the HTTP status stands). */
 function text(reading: ErrorBodyReading): string {
@@ -35,5 +35,12 @@ describe('OpenAI error bodies', () => {
     assert.deepEqual(readOpenAIErrorObject({ message: 'm', code: 503 }), { message: 'm', status: 503 });
     assert.deepEqual(readOpenAIErrorObject('plain'), { message: 'plain', status: null });
     assert.equal(readOpenAIErrorObject(null), null);
+  });
+
+  it('finds the error a 200 carries: an error object, or a vLLM-style {"object": "error"} body; nothing in an answer', () => {
+    assert.deepEqual(readErrorInAnswer({ error: { message: 'Provider returned error', code: 502 } }), { message: 'Provider returned error', status: 502 });
+    assert.deepEqual(readErrorInAnswer({ object: 'error', message: 'out of KV cache', type: 'InternalServerError', param: null, code: 500 } as object), { message: 'out of KV cache', status: 500 });
+    assert.deepEqual(readErrorInAnswer({ object: 'error', message: 'too long', type: 'BadRequestError', code: 400 } as object), { message: 'too long', status: 400 });
+    assert.equal(readErrorInAnswer({ object: 'chat.completion.chunk', choices: [] } as object), null);
   });
 });

@@ -33,6 +33,15 @@ export function readOpenAIErrorObject(error: unknown): OpenAIErrorInfo | null {
 }
 
 /**
+ * The error a 200 carries in place of an answer: an `error` object (OpenAI, OpenRouter), or the
+ * body itself when it is `{"object": "error", "message", "type", "code"}`, as vLLM and
+ * FastChat-style servers stream their errors. Null for anything else.
+ */
+export function readErrorInAnswer(body: { readonly error?: unknown; readonly object?: unknown }): OpenAIErrorInfo | null {
+  return readOpenAIErrorObject(body.error) ?? (body.object === 'error' ? readOpenAIErrorObject(body) : null);
+}
+
+/**
  * The message of an error response body (`{"error": {...}}`, or plain text from a proxy), with the
  * status of an `insufficient_quota` error, which OpenAI answers as a 429.
  */
