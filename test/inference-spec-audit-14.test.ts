@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
+
+/**
+ * Findings of a fourteenth audit of the inference API, tried as a new user would with the official
+ * `openai` and `@anthropic-ai/sdk` clients and plain HTTP (docs/api-decisions.md, "Inference:
+ * fourteenth audit").
+ */
+describe('inference API, fourteenth audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let anthropic: Anthropic;
+  let openai: OpenAI;
+
+  before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
+  after(() => g.close());
+
+  const { post } = auditRequests(() => ({ g, key: acct.key }));
+
+  describe('citations in an Anthropic upstream\'s answer reach a /v1/messages client', () => {
+    const CITATION = {
+      type: 'char_location',
+      cited_text: 'Revenue rose 5% in Q3.',
+      document_index: 0,
+      document_title: 'Q3 report',
+      start_char_index: 0,
+      end_char_index: 22,
+    };
+    const textBlocks = [{ text: 'According to the report, ' }, { text: 'revenue rose 5%', citations: [CITATION] }, { text: '.' }];
+    const ask = {
+      model: 'svc-vision',
+      max_tokens: 200,
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'Revenue rose 5% in Q3.' }, title: 'Q3 report', citations: { enabled: true } },
+            { type: 'text' as const, text: 'How did revenue do?' },
+          ],
+        },
+      ],
+    };
+    const expected = [
+      { type: 'text', text: 'According to the report, ' },
+      { type: 'text', text: 'revenue rose 5%', citations: [CITATION] },
+      { type: 'text', text: '.' },
+    ];
+    /** The text blocks without the `citations: null` the SDK's types allow on uncited ones. */
+    const blocks = (m: Anthropic.Message) =>
+      m.content.map((b) => {
+        const t = b as Anthropic.TextBlock;
+        return { type: t.type, text: t.text, ...(t.citations ? { citations: t.citations } : {}) };
+      });
+
+    for (const streamed of [false, true]) {
+      it(`as the upstream's text blocks, each with its citations, ${streamed ? 'streamed (citations_delta)' : 'not streamed'}; the document's citations setting reaches the upstream`, async () => {
+        g.anthropic.chat.enqueue({ textBlocks });
+        const m = streamed ? await anthropic.messages.stream(ask).finalMessage() : await anthropic.messages.create(ask);
+        assert.deepEqual(blocks(m), expected);
+        const sent = g.anthropic.requests.at(-1)!.body as { messages: { content: { type: string; citations?: unknown }[] }[] };
+        assert.deepEqual(sent.messages[0]!.content[0]!.citations, { enabled: true });
+      });
+    }
+
+    it('streams each cited block as content_block_start, citations_delta, text_delta, content_block_stop', async () => {
+      g.anthropic.chat.enqueue({ textBlocks });
+      const r = await post('/inference/v1/messages', { ...ask, stream: true });
+      const text = await r.text();
+      assert.equal(r.status, 200, text);
+      const events = text
+        .split('\n\n')
+        .filter((e) => e.startsWith('event: content_block'))
+        .map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)) as { type: string; index: number; delta?: { type: string } });
+      const cited = events.filter((e) => e.index === 1).map((e) => e.delta?.type ?? e.type);
+      assert.equal(cited[0], 'content_block_start');
+      assert.equal(cited[1], 'citations_delta');
+      assert.ok(cited.slice(2, -1).every((t) => t === 'text_delta'));
+      assert.equal(cited.at(-1), 'content_block_stop');
+    });
+
+    it('a chat completions or responses client gets the whole text', async () => {
+      g.anthropic.chat.enqueue({ textBlocks });
+      const c = await openai.chat.completions.create({ model: 'svc-vision', messages: [{ role: 'user', content: 'How did revenue do?' }] });
+      assert.equal(c.choices[0]!.message.content, 'According to the report, revenue rose 5%.');
+      g.anthropic.chat.enqueue({ textBlocks });
+      const s = await openai.responses.stream({ model: 'svc-vision', input: 'How did revenue do?' }).finalResponse();
+      const message = s.output[0] as OpenAI.Responses.ResponseOutputMessage;
+      assert.deepEqual(message.content.map((p) => (p as OpenAI.Responses.ResponseOutputText).text), ['According to the report, revenue rose 5%.']);
+    });
+  });
+});
