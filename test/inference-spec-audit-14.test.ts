@@ -20,7 +20,28 @@ describe('inference API, fourteenth audit', () => {
   before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const { post } = auditRequests(() => ({ g, key: acct.key }));
+  const { post, refused, answered } = auditRequests(() => ({ g, key: acct.key }));
+
+  describe('stop sequences: at most four on every protocol, whatever upstream kind serves the model', () => {
+    const five = ['a1', 'b2', 'c3', 'd4', 'e5'];
+    const messages = [{ role: 'user', content: 'count' }];
+
+    it('a fifth is a 400 naming the field before any upstream call (messages on both kinds, chat, completions)', async () => {
+      for (const model of ['svc-vision', 'svc-fast', 'svc-shiplow']) {
+        await refused('/inference/v1/messages', { model, max_tokens: 50, stop_sequences: five, messages }, 'stop_sequences: must have at most 4 items');
+        await refused('/v1/messages', { model, max_tokens: 50, stop_sequences: five, messages, stream: true }, 'stop_sequences: must have at most 4 items');
+        await refused('/v1/chat/completions', { model, stop: five, messages }, 'stop: must have at most 4 items');
+        await refused('/v1/completions', { model, stop: five, prompt: 'count' }, 'stop: must have at most 4 items');
+      }
+    });
+
+    it('four reach either upstream kind as they are', async () => {
+      await answered('/inference/v1/messages', { model: 'svc-vision', max_tokens: 50, stop_sequences: five.slice(0, 4), messages }, 'anthropic');
+      assert.deepEqual((g.anthropic.requests.at(-1)!.body as { stop_sequences: unknown }).stop_sequences, five.slice(0, 4));
+      await answered('/inference/v1/messages', { model: 'svc-fast', max_tokens: 50, stop_sequences: five.slice(0, 4), messages });
+      assert.deepEqual((g.openai.requests.at(-1)!.body as { stop: unknown }).stop, five.slice(0, 4));
+    });
+  });
 
   describe('citations in an Anthropic upstream\'s answer reach a /v1/messages client', () => {
     const CITATION = {
