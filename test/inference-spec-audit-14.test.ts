@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { PNG_BASE64 } from './helpers/images.ts';
 import type { TestAccount } from './helpers/inference.ts';
 import { auditRequests } from './helpers/spec-audit.ts';
 
@@ -112,6 +113,45 @@ describe('inference API, fourteenth audit', () => {
       const s = await openai.responses.stream({ model: 'svc-vision', input: 'How did revenue do?' }).finalResponse();
       const message = s.output[0] as OpenAI.Responses.ResponseOutputMessage;
       assert.deepEqual(message.content.map((p) => (p as OpenAI.Responses.ResponseOutputText).text), ['According to the report, revenue rose 5%.']);
+    });
+  });
+
+  describe('custom_tool_call_output takes OpenAI\'s list of input parts, as function_call_output does', () => {
+    const png = `data:image/png;base64,${PNG_BASE64}`;
+    const conversation = (model: string, output: unknown) => ({
+      model,
+      store: false,
+      tools: [{ type: 'custom', name: 'screenshot', description: 'Takes a screenshot.' }],
+      input: [
+        { role: 'user', content: 'What is on the screen?' },
+        { type: 'custom_tool_call', call_id: 'call_shot1', name: 'screenshot', input: 'full' },
+        { type: 'custom_tool_call_output', call_id: 'call_shot1', output },
+      ],
+    });
+    const parts = [
+      { type: 'input_text', text: 'The screen:' },
+      { type: 'input_image', image_url: png, detail: 'auto' },
+    ];
+
+    it('an image in it reaches an Anthropic upstream inside the tool_result, through the SDK', async () => {
+      g.anthropic.chat.enqueue({ text: 'A login form.' });
+      const r = await openai.responses.create(conversation('svc-vision', parts) as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      assert.equal(r.output_text, 'A login form.');
+      type Block = { type: string; content?: { type: string; text?: string; source?: { type: string; data?: string } }[] };
+      const sent = g.anthropic.requests.at(-1)!.body as { messages: { role: string; content: Block[] }[] };
+      const result = sent.messages.at(-1)!.content.find((b) => b.type === 'tool_result')!;
+      assert.deepEqual(result.content!.map((b) => b.type), ['text', 'image']);
+      assert.equal(result.content![1]!.source!.data, PNG_BASE64);
+    });
+
+    it('text parts only are the text; an image needs a vision model; an unknown part is a 400 naming it', async () => {
+      g.openai.chat.enqueue({ text: 'ok' });
+      const r = await post('/v1/responses', conversation('svc-fast', [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }]));
+      assert.equal(r.status, 200, await r.clone().text());
+      const sent = g.openai.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+      assert.deepEqual(sent.messages.at(-1), { role: 'tool', tool_call_id: 'call_shot1', content: 'ab' });
+      await refused('/v1/responses', conversation('svc-fast', parts), 'input[2]: model svc-fast does not accept images in tool results');
+      await refused('/v1/responses', conversation('svc-vision', [{ type: 'input_audio', data: 'x' }]), 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text, input_image or input_file');
     });
   });
 });
