@@ -154,4 +154,42 @@ describe('inference API, fourteenth audit', () => {
       await refused('/v1/responses', conversation('svc-vision', [{ type: 'input_audio', data: 'x' }]), 'input[2].output[0].type: unsupported content part type "input_audio"; expected input_text, input_image or input_file');
     });
   });
+
+  describe('chat completions: tool_choice allowed_tools, and the deprecated functions', () => {
+    const tools: OpenAI.Chat.ChatCompletionTool[] = ['get_time', 'get_weather', 'get_news'].map((name) => ({
+      type: 'function' as const,
+      function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    }));
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Time in Oslo?' }];
+    type Sent = { tools?: { name?: string; function?: { name: string } }[]; tool_choice?: unknown };
+
+    for (const [model, kind] of [['svc-fast', 'openai'], ['svc-vision', 'anthropic']] as const) {
+      it(`allowed_tools sends only the allowed tools upstream, with its mode as the choice (${kind} upstream)`, async () => {
+        g[kind].chat.enqueue({ toolCalls: [{ name: 'get_time', arguments: { city: 'Oslo' } }] });
+        const c = await openai.chat.completions.create({
+          model,
+          messages,
+          tools,
+          tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_time' } }, { type: 'function', function: { name: 'get_news' } }] } },
+        });
+        const call = c.choices[0]!.message.tool_calls![0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+        assert.equal(call.function.name, 'get_time');
+        const sent = g[kind].requests.at(-1)!.body as Sent;
+        assert.deepEqual(sent.tools!.map((t) => t.name ?? t.function!.name), ['get_time', 'get_news']);
+        assert.deepEqual(sent.tool_choice, kind === 'openai' ? 'required' : { type: 'any' });
+      });
+    }
+
+    it('allowed_tools naming a tool not in tools, or without mode, is a 400 naming the field', async () => {
+      const choice = (allowed: unknown) => ({ model: 'svc-fast', messages, tools, tool_choice: { type: 'allowed_tools', allowed_tools: allowed } });
+      await refused('/v1/chat/completions', choice({ mode: 'auto', tools: [{ type: 'function', function: { name: 'nope' } }] }), 'tool_choice.allowed_tools.tools[0].function.name: no tool named nope in tools');
+      await refused('/v1/chat/completions', choice({ tools: [{ type: 'function', function: { name: 'get_time' } }] }), 'tool_choice.allowed_tools.mode: is required');
+      await refused('/v1/chat/completions', choice({ mode: 'auto', tools: [] }), 'tool_choice.allowed_tools.tools: must not be empty');
+    });
+
+    it('the deprecated functions and function_call are a 400 pointing to tools, not silently ignored', async () => {
+      await refused('/v1/chat/completions', { model: 'svc-fast', messages, functions: [{ name: 'f', parameters: { type: 'object' } }] }, 'functions: is deprecated and not supported; use tools');
+      await refused('/v1/chat/completions', { model: 'svc-fast', messages, tools, function_call: 'auto' }, 'function_call: is deprecated and not supported; use tool_choice');
+    });
+  });
 });
