@@ -36,6 +36,18 @@ describe('inference API, fourteenth audit', () => {
       }
     });
 
+    it('an empty `stop` string (stops nothing) is left out, so an Anthropic upstream, which refuses it, answers', async () => {
+      for (const [path, body] of [
+        ['/v1/chat/completions', { model: 'svc-vision', messages, stop: ['a1', ''] }],
+        ['/v1/completions', { model: 'svc-vision', prompt: 'count', stop: ['a1', ''] }],
+      ] as const) {
+        await answered(path, body, 'anthropic');
+        assert.deepEqual((g.anthropic.requests.at(-1)!.body as { stop_sequences?: unknown }).stop_sequences, ['a1'], path);
+        await answered(path, { ...body, stop: '' }, 'anthropic');
+        assert.equal((g.anthropic.requests.at(-1)!.body as { stop_sequences?: unknown }).stop_sequences, undefined, path);
+      }
+    });
+
     it('four reach either upstream kind as they are', async () => {
       await answered('/inference/v1/messages', { model: 'svc-vision', max_tokens: 50, stop_sequences: five.slice(0, 4), messages }, 'anthropic');
       assert.deepEqual((g.anthropic.requests.at(-1)!.body as { stop_sequences: unknown }).stop_sequences, five.slice(0, 4));

@@ -9,7 +9,7 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
  * the signature is not its own) and redacted thinking whose data it did not give out, an empty
- * `messages`, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
+ * `messages`, an empty stop sequence, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
  * whose text ends in whitespace, and `tool_choice` `auto`, `any` or `tool` without tools. The last
  * two the gateway refuses before calling an upstream (docs/api-decisions.md, "Inference: fourth
  * audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
@@ -234,6 +234,9 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), { ...HEADERS, ...scenario.error.headers });
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.includes('')) {
+    return sendJson(res, 400, errorBody('invalid_request_error', 'stop_sequences: each stop sequence must be non-empty'), HEADERS);
+  }
   const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);

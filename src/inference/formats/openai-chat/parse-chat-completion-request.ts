@@ -330,7 +330,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
-  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
+  // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
+  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const n = readInteger(body, 'n', '', { min: 1 });
   if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
   const stream = readBoolean(body, 'stream', '') ?? false;
