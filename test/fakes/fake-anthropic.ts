@@ -9,7 +9,7 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
  * the signature is not its own) and redacted thinking whose data it did not give out, an empty
- * `messages`, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
+ * `messages`, an empty stop sequence, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
  * whose text ends in whitespace, and `tool_choice` `auto`, `any` or `tool` without tools. The last
  * two the gateway refuses before calling an upstream (docs/api-decisions.md, "Inference: fourth
  * audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
@@ -49,7 +49,7 @@ const TYPE_OF_STATUS: Record<number, string> = {
 type Block =
   | { type: 'thinking'; thinking: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; citations?: readonly Record<string, unknown>[] | null }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): { blocks: Block[]; stop: string } {
@@ -67,7 +67,8 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
     blocks.push({ type: 'tool_use', id: 'toolu_fakeanthropicjson0001', name: forcedJson.name, input: scenario.json });
     return { blocks, stop: 'tool_use' };
   }
-  if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
+  if (scenario.textBlocks) for (const b of scenario.textBlocks) blocks.push({ type: 'text', text: b.text, citations: b.citations ?? null });
+  else if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
   return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
@@ -233,6 +234,9 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     return sendJson(res, scenario.error.status, errorBody(type, scenario.error.message ?? `Anthropic could not serve ${model} (claude upstream, request req_fakeanthropic0123456789)`), { ...HEADERS, ...scenario.error.headers });
   }
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
+  if (Array.isArray(body.stop_sequences) && body.stop_sequences.includes('')) {
+    return sendJson(res, 400, errorBody('invalid_request_error', 'stop_sequences: each stop sequence must be non-empty'), HEADERS);
+  }
   const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
@@ -280,8 +284,9 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     } else if (b.type === 'redacted_thinking') {
       events.push(ev({ type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: b.data } } as { type: string }));
     } else if (b.type === 'text') {
-      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } } as { type: string }));
+      events.push(ev({ type: 'content_block_start', index, content_block: { type: 'text', text: '', ...(b.citations ? { citations: [] } : {}) } } as { type: string }));
       if (index === 0) events.push(ev({ type: 'ping' }));
+      for (const citation of b.citations ?? []) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } } as { type: string }));
       for (const p of pieces(b.text)) events.push(ev({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } } as { type: string }));
     } else {
       events.push(ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } } as { type: string }));

@@ -10,6 +10,12 @@ export interface FakeChatScenario {
   readonly reasoning?: string;
   /** Anthropic only: a `redacted_thinking` block with this data after the thinking block. */
   readonly redactedThinking?: string;
+  /**
+   * Anthropic only: the answer's text as these text blocks (instead of `text`), each with the
+   * `citations` it has, streamed as the API does: a cited block's `citations_delta` events before
+   * its text.
+   */
+  readonly textBlocks?: readonly { readonly text: string; readonly citations?: readonly Record<string, unknown>[] }[];
   /** Anthropic only: the answer ended on this stop sequence. */
   readonly stopSequence?: string;
   /** Tool calls, answered when the request offers tools. */

@@ -152,6 +152,16 @@ export interface CanonicalChatRequest {
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/**
+ * A piece of an answer's text as the upstream's own block, with the citations it has (Anthropic
+ * cites documents by splitting its text into blocks, the cited ones carrying `citations`). The
+ * citations are the upstream's objects, passed on unread.
+ */
+export interface CitedTextBlock {
+  readonly text: string;
+  readonly citations?: readonly JsonObject[];
+}
+
 export interface CanonicalChatResponse {
   readonly text: string;
   /** Reasoning text the upstream exposed (Anthropic thinking, OpenAI-compatible reasoning_content). */
@@ -160,6 +170,8 @@ export interface CanonicalChatResponse {
   readonly finishReason: FinishReason;
   /** The stop sequence that ended the answer, when the upstream says which. */
   readonly stopSequence?: string;
+  /** `text` as the upstream's blocks, when one of them has citations (their texts joined are `text`). */
+  readonly textBlocks?: readonly CitedTextBlock[];
   /** The reasoning as the upstream's blocks (with signatures), when it gave blocks. */
   readonly reasoningBlocks?: readonly ReasoningBlock[];
   readonly usage: Usage;
@@ -179,6 +191,13 @@ export type StreamPart =
    * whole redacted block's data (its text is empty).
    */
   | { readonly type: 'reasoning-delta'; readonly text: string; readonly signature?: string; readonly redacted?: string }
+  /**
+   * A citation of the text block the upstream has open (Anthropic's `citations_delta`, sent before
+   * the block's text); a cited block ends with a `text-break`, so that the text after it is not
+   * taken for cited text.
+   */
+  | { readonly type: 'citation'; readonly citation: JsonObject }
+  | { readonly type: 'text-break' }
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }

@@ -20,7 +20,13 @@ export function eventsOfResult(result: ProviderChatResult): ProviderStreamEvent[
   } else if (result.reasoning !== '') {
     out.push({ type: 'reasoning-delta', text: result.reasoning });
   }
-  if (result.text !== '') out.push({ type: 'text-delta', text: result.text });
+  if (result.textBlocks) {
+    for (const block of result.textBlocks) {
+      for (const citation of block.citations ?? []) out.push({ type: 'citation', citation });
+      if (block.text !== '') out.push({ type: 'text-delta', text: block.text });
+      if (block.citations) out.push({ type: 'text-break' });
+    }
+  } else if (result.text !== '') out.push({ type: 'text-delta', text: result.text });
   result.toolCalls.forEach((call, index) => {
     out.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
     out.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments });

@@ -88,9 +88,13 @@ function hasImages(items: readonly ConversationItem[]): number {
   return items.findIndex((i) => i.type === 'message' && i.content.some((p) => p.type === 'input_image'));
 }
 
+/** A function's or a custom tool's output: they pair with calls alike and take the same parts. */
+const isToolOutput = (item: ConversationItem): item is FunctionCallOutputItem | CustomToolCallOutputItem =>
+  item.type === 'function_call_output' || item.type === 'custom_tool_call_output';
+
 /** The first function_call_output with an image part (a screenshot tool's result), or -1. */
 function hasToolImages(items: readonly ConversationItem[]): number {
-  return items.findIndex((i) => i.type === 'function_call_output' && typeof i.output !== 'string' && i.output.some((p) => p.type === 'input_image'));
+  return items.findIndex((i) => isToolOutput(i) && typeof i.output !== 'string' && i.output.some((p) => p.type === 'input_image'));
 }
 
 /**
@@ -101,7 +105,7 @@ function hasPdfFiles(items: readonly ConversationItem[]): number {
   const pdf = (p: { readonly type: string; readonly file_data?: string }) =>
     p.type === 'input_file' && !/^data:text\/plain[;,]/i.test(p.file_data ?? '');
   return items.findIndex(
-    (i) => (i.type === 'message' && i.content.some(pdf)) || (i.type === 'function_call_output' && typeof i.output !== 'string' && i.output.some(pdf)),
+    (i) => (i.type === 'message' && i.content.some(pdf)) || (isToolOutput(i) && typeof i.output !== 'string' && i.output.some(pdf)),
   );
 }
 
@@ -294,19 +298,17 @@ export async function serveResponse(
 function checkCallOutputs(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
   // Custom tool calls and their outputs pair by call_id like function calls (either output answers either call: the upstream sees one kind).
   const isCall = (item: ConversationItem): item is FunctionCallItem | CustomToolCallItem => item.type === 'function_call' || item.type === 'custom_tool_call';
-  const isOutput = (item: ConversationItem): item is FunctionCallOutputItem | CustomToolCallOutputItem =>
-    item.type === 'function_call_output' || item.type === 'custom_tool_call_output';
   const calls = new Set<string>();
   for (const item of history) if (isCall(item)) calls.add(item.call_id);
   input.forEach((item, i) => {
     if (isCall(item)) calls.add(item.call_id);
-    else if (isOutput(item) && !calls.has(item.call_id)) {
+    else if (isToolOutput(item) && !calls.has(item.call_id)) {
       const what = item.type === 'custom_tool_call_output' ? 'custom tool call output' : 'function call output';
       throw badRequest(`input[${i}].call_id: no tool call found for ${what} with call_id ${item.call_id}`);
     }
   });
   const known = [...history, ...input];
-  const goesOn = (item: ConversationItem) => isOutput(item) || item.type === 'mcp_approval_response' || (item.type === 'message' && item.role !== 'assistant');
+  const goesOn = (item: ConversationItem) => isToolOutput(item) || item.type === 'mcp_approval_response' || (item.type === 'message' && item.role !== 'assistant');
   // From the end, so each call sees what comes after it; the first unanswered call is named.
   const outputsAfter = new Set<string>();
   let goesOnAfter = false;
@@ -315,7 +317,7 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
   for (let k = known.length - 1; k >= 0; k--) {
     const item = known[k]!;
     if (isCall(item) && goesOnAfter && !outputsAfter.has(item.call_id)) [first, firstAt] = [item, k];
-    if (isOutput(item)) outputsAfter.add(item.call_id);
+    if (isToolOutput(item)) outputsAfter.add(item.call_id);
     goesOnAfter ||= goesOn(item);
   }
   if (first === null) return;

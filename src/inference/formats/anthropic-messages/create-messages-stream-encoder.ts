@@ -46,7 +46,7 @@ const messageStart = (identity: TurnIdentity): string =>
   `event: message_start\ndata: {"type":"message_start","message":{"id":${JSON.stringify(identity.id)},"type":"message","role":"assistant","model":${JSON.stringify(identity.model)},` +
   '"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}\n\n';
 
-type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
+type Open = { kind: 'text'; cited: boolean; written: boolean } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
 
 /**
  * The Messages stream: `message_start` (empty content, zero usage: the counts are known only at
@@ -54,7 +54,8 @@ type Open = { kind: 'text' } | { kind: 'thinking'; signed: boolean } | { kind: '
  * then `message_delta` with the stop reason and the whole usage (the SDK takes the cumulative
  * counts it carries), then `message_stop`. Every event has its `event:` line. A block closes when
  * a part of another kind arrives; a thinking block also closes at its signature, so a following
- * reasoning part starts a new block. Signatures (`signature_delta`) and redacted data are the
+ * reasoning part starts a new block. A cited text block (the upstream's citations, each a
+ * `citations_delta` before its text) ends at the upstream's `text-break`. Signatures (`signature_delta`) and redacted data are the
  * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
 export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: ReasoningSealer): StreamEncoder {
@@ -81,6 +82,12 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
   // block around the text (what delta() makes of it, tested to be equal): made once per block.
   let textDeltaHead = '';
 
+  function beginText(cited: boolean, block: object | null, written: boolean): string {
+    const out = begin({ kind: 'text', cited, written }, block);
+    textDeltaHead = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
+    return out;
+  }
+
   function reasoning(part: Extract<StreamPart, { type: 'reasoning-delta' }>): string {
     let out = '';
     if (part.redacted !== undefined) {
@@ -102,12 +109,21 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
       switch (part.type) {
         case 'text-delta': {
           if (part.text === '') return '';
-          if (open?.kind === 'text') return textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
+          if (open?.kind === 'text') {
+            open.written = true;
+            return textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
+          }
           // A text block starts empty (textBlockStart).
-          const head = begin({ kind: 'text' }, null);
-          textDeltaHead = `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":`;
+          const head = beginText(false, null, true);
           return head + textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
+        case 'citation': {
+          // A block's citations come before its text: one that already has text is closed first.
+          const head = open?.kind === 'text' && open.cited && !open.written ? '' : beginText(true, { type: 'text', text: '', citations: [] }, false);
+          return head + delta({ type: 'citations_delta', citation: part.citation });
+        }
+        case 'text-break':
+          return open?.kind === 'text' ? close() : '';
         case 'reasoning-delta':
           return reasoning(part);
         case 'tool-call-start':
@@ -130,7 +146,9 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
     encodeRun(run) {
       // In an open text block a text delta is the block's head and tail around the text's literal:
       // the upstream's literal as it came, whichever protocol it came in.
-      return open?.kind === 'text' ? rewriteRun(run, textDeltaHead, TEXT_DELTA_TAIL) : encodeRunAsDeltas(run, (part) => this.encode(part));
+      if (open?.kind !== 'text') return encodeRunAsDeltas(run, (part) => this.encode(part));
+      open.written = true;
+      return rewriteRun(run, textDeltaHead, TEXT_DELTA_TAIL);
     },
     fail(error) {
       failed = true;

@@ -7,7 +7,7 @@ import { toAnthropicStopReason, toAnthropicUsage, toolInput } from './to-anthrop
 /**
  * A canonical answer as a Messages API `message`: reasoning blocks first (with their signatures
  * when the upstream gave them; reasoning from an upstream without signatures gets an empty one),
- * then the text, then tool calls, as the API orders them. Signatures and redacted data are the
+ * then the text (as the upstream's blocks with their citations when it cited), then tool calls, as the API orders them. Signatures and redacted data are the
  * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
 export function formatMessage(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
@@ -19,7 +19,9 @@ export function formatMessage(response: CanonicalChatResponse, identity: TurnIde
       ? { type: 'thinking', thinking: b.thinking, signature: sealBlockValue('signature', b.signature ?? '', sealer) }
       : { type: 'redacted_thinking', data: sealBlockValue('data', b.data, sealer) },
   );
-  if (response.text !== '') content.push({ type: 'text', text: response.text });
+  if (response.textBlocks) {
+    for (const b of response.textBlocks) content.push({ type: 'text', text: b.text, ...(b.citations ? { citations: b.citations } : {}) });
+  } else if (response.text !== '') content.push({ type: 'text', text: response.text });
   for (const c of response.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });
   return {
     id: identity.id,

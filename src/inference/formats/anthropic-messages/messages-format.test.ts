@@ -275,6 +275,57 @@ describe('round trips through canonical (property)', () => {
   });
 });
 
+describe('citations (an Anthropic upstream citing a document)', () => {
+  const citation = { type: 'char_location', cited_text: 'Rose 5%.', document_index: 0, start_char_index: 0, end_char_index: 8 };
+
+  it('formats the upstream\'s text blocks, citations on the cited ones', () => {
+    const m = formatMessage(
+      {
+        text: 'It rose 5%.',
+        textBlocks: [{ text: 'It ' }, { text: 'rose 5%', citations: [citation] }, { text: '.' }],
+        reasoning: '',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 },
+        usageEstimated: false,
+      },
+      identity,
+      unused,
+    );
+    assert.deepEqual(m.content, [{ type: 'text', text: 'It ' }, { type: 'text', text: 'rose 5%', citations: [citation] }, { type: 'text', text: '.' }]);
+  });
+
+  it('streams a cited block as its own block, citations_delta before its text, and reads back the same parts', async () => {
+    const parts: StreamPart[] = [
+      { type: 'text-delta', text: 'It ' },
+      { type: 'citation', citation },
+      { type: 'citation', citation: { ...citation, document_index: 1 } },
+      { type: 'text-delta', text: 'rose 5%' },
+      { type: 'text-break' },
+      { type: 'citation', citation },
+      { type: 'text-delta', text: ' twice' },
+      { type: 'text-break' },
+      { type: 'text-delta', text: '.' },
+    ];
+    const encoder = createMessagesStreamEncoder(identity, unused);
+    let sse = encoder.start();
+    for (const p of parts) sse += encoder.encode(p);
+    sse += encoder.encode({ type: 'finish', reason: 'stop' });
+    sse += encoder.encode({ type: 'usage', usage: { inputTokens: 1, cachedInputTokens: 0, outputTokens: 1 }, estimated: false });
+    sse += encoder.end();
+    const starts = [...sse.matchAll(/"content_block":(\{[^}]*\})/g)].map((m) => JSON.parse(m[1]!) as object);
+    assert.deepEqual(starts, [
+      { type: 'text', text: '' },
+      { type: 'text', text: '', citations: [] },
+      { type: 'text', text: '', citations: [] },
+      { type: 'text', text: '' },
+    ]);
+    const back = [];
+    for await (const e of parseAnthropicStream(events(sse), null, () => 'call_x')) back.push(e);
+    assert.deepEqual(back.filter((e) => e.type !== 'reported-usage' && e.type !== 'finish'), parts);
+  });
+});
+
 describe('createMessagesStreamEncoder', () => {
   it('writes text deltas from its template exactly as a generic event would be', () => {
     const encoder = createMessagesStreamEncoder(identity, sealer);

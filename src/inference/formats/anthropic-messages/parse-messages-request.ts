@@ -461,6 +461,8 @@ function checkPrefill(path: string, assistant: CanonicalMessage | null): void {
   if (/\s$/u.test(assistant.content)) invalid(at(path, 'content'), 'final assistant content cannot end with trailing whitespace');
 }
 
+const MAX_STOP_SEQUENCES = 4;
+
 /**
  * Parses and validates an Anthropic Messages request into the canonical request. Fields the service
  * does not act on (`service_tier`, `container`, `context_management`, ...) are accepted and
@@ -530,6 +532,9 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (!Array.isArray(stop) || !stop.every((s): s is string => typeof s === 'string' && s !== '')) {
     invalid('stop_sequences', 'must be an array of non-empty strings');
   }
+  // OpenAI-compatible upstreams take at most four; a model may be served or fall back to one, so
+  // the limit is the same on every model (docs/api-decisions.md, "Inference: fourteenth audit").
+  if (stop.length > MAX_STOP_SEQUENCES) invalid('stop_sequences', `must have at most ${MAX_STOP_SEQUENCES} items`);
   const stream = readBoolean(body, 'stream', '') ?? false;
   let user: string | undefined;
   if (body.metadata !== undefined && body.metadata !== null) user = readString(expectFields(body.metadata, 'metadata'), 'user_id', 'metadata');

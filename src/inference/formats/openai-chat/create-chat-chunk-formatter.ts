@@ -93,6 +93,10 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
           return part.argumentsDelta === ''
             ? []
             : [...opening(), chunk({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] })];
+        // Chat completions has no citation of a client's document (its annotations are web URLs).
+        case 'citation':
+        case 'text-break':
+          return [];
         case 'finish':
           return [...opening(), chunk({}, part.reason)];
         case 'usage':

@@ -228,24 +228,47 @@ function readTools(body: Fields): ToolDefinition[] {
 
 /**
  * `tool_choice`: a value of OpenAI's, and only next to tools, as OpenAI refuses it otherwise
- * (`none` included; docs/api-decisions.md, "Inference: fourth audit").
+ * (`none` included; docs/api-decisions.md, "Inference: fourth audit"). `allowed_tools` gives its
+ * mode as the choice and the tools it allows, the only ones sent upstream, as on /v1/responses
+ * (docs/api-decisions.md, "Responses: allowed tools and custom tools").
  */
-function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): ToolChoice | undefined {
+function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { choice?: ToolChoice; allowed?: ReadonlySet<string> } {
   const v = body.tool_choice;
-  if (v === undefined || v === null) return undefined;
+  if (v === undefined || v === null) return {};
   const withoutTools = () => invalid('tool_choice', 'is only allowed when tools are specified');
   if (typeof v === 'string') {
     if (v !== 'auto' && v !== 'none' && v !== 'required') invalid('tool_choice', 'must be one of auto, none, required or a function choice');
     if (tools.length === 0) withoutTools();
-    return { type: v };
+    return { choice: { type: v } };
   }
   const f = expectFields(v, 'tool_choice');
-  readEnum(f, 'type', 'tool_choice', ['function'] as const, { required: true });
+  const type = readEnum(f, 'type', 'tool_choice', ['function', 'allowed_tools'] as const, { required: true });
+  if (tools.length === 0) withoutTools();
+  if (type === 'allowed_tools') return readAllowedTools(f, tools);
   const fn = expectFields(f.function, 'tool_choice.function');
   const name = readString(fn, 'name', 'tool_choice.function', { required: true })!;
-  if (tools.length === 0) withoutTools();
   if (!tools.some((t) => t.name === name)) invalid('tool_choice.function.name', `no tool named ${name} in tools`);
-  return { type: 'tool', name };
+  return { choice: { type: 'tool', name } };
+}
+
+/** `{type: "allowed_tools", allowed_tools: {mode, tools: [{type: "function", function: {name}}]}}`. */
+function readAllowedTools(f: Fields, tools: readonly ToolDefinition[]): { choice: ToolChoice; allowed: ReadonlySet<string> } {
+  const p = 'tool_choice.allowed_tools';
+  const a = expectFields(f.allowed_tools, p);
+  const mode = readEnum(a, 'mode', p, ['auto', 'required'] as const, { required: true })!;
+  const list = a.tools;
+  if (!Array.isArray(list)) invalid(at(p, 'tools'), list === undefined ? 'is required' : 'must be an array');
+  if (list.length === 0) invalid(at(p, 'tools'), 'must not be empty');
+  const allowed = new Set<string>();
+  list.forEach((entry, i) => {
+    const ep = at(at(p, 'tools'), i);
+    const e = expectFields(entry, ep);
+    readEnum(e, 'type', ep, ['function'] as const, { required: true });
+    const name = readString(expectFields(e.function, at(ep, 'function')), 'name', at(ep, 'function'), { required: true })!;
+    if (!tools.some((t) => t.name === name)) invalid(at(at(ep, 'function'), 'name'), `no tool named ${name} in tools`);
+    allowed.add(name);
+  });
+  return { choice: { type: mode }, allowed };
 }
 
 /**
@@ -297,13 +320,18 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   checkToolMessages(messages);
   // As on /v1/messages: system text alone is no conversation (an Anthropic upstream refuses it).
   if (!messages.some(isTurn)) invalid('messages', 'must have a user or assistant message');
-  const tools = readTools(body);
-  const toolChoice = readToolChoice(body, tools);
+  // Silently dropping them would answer without the functions the client offered.
+  if (body.functions !== undefined && body.functions !== null) invalid('functions', 'is deprecated and not supported; use tools');
+  if (body.function_call !== undefined && body.function_call !== null) invalid('function_call', 'is deprecated and not supported; use tool_choice');
+  const declared = readTools(body);
+  const { choice: toolChoice, allowed } = readToolChoice(body, declared);
+  const tools = allowed ? declared.filter((t) => allowed.has(t.name)) : declared;
   const responseFormat = readResponseFormat(body);
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
-  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
+  // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
+  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const n = readInteger(body, 'n', '', { min: 1 });
   if (n !== undefined && n !== 1) invalid('n', 'only 1 is supported');
   const stream = readBoolean(body, 'stream', '') ?? false;

@@ -46,7 +46,8 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
-  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 });
+  // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
+  const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const stream = readBoolean(body, 'stream', '') ?? false;
   const streamOptions = readStreamOptions(body, stream);
   const includeUsage = streamOptions !== undefined && readBoolean(streamOptions, 'include_usage', 'stream_options') === true;

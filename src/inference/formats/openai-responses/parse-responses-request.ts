@@ -147,16 +147,18 @@ function readJsonText(f: Fields, key: string, path: string): string {
 }
 
 /** A tool output: a string, or text parts joined. */
-function readOutputText(f: Fields, path: string): string {
+/**
+ * A tool output (`function_call_output`, `custom_tool_call_output`): text, or OpenAI's list of
+ * text, image and file parts, read as a user message's are (an image as the result of a
+ * screenshot tool). Text only stays a string, as it was stored before.
+ */
+function readToolOutput(f: Fields, path: string): string | (InputTextPart | InputImagePart | InputFilePart)[] {
   const output = f.output;
   if (typeof output === 'string') return output;
-  if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of text parts');
-  return output
-    .map((part, i) => {
-      const pf = expectFields(part, at(at(path, 'output'), i));
-      return readString(pf, 'text', at(at(path, 'output'), i), { required: true })!;
-    })
-    .join('');
+  if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text, input_image and input_file parts');
+  const parts = readContent(output.map((part) => (isFields(part) && (part.type === undefined || part.type === 'text' || part.type === 'output_text') ? { ...part, type: 'input_text' } : part)), at(path, 'output'), 'user');
+  if (parts.every((p) => p.type === 'input_text')) return parts.map((p) => p.text).join('');
+  return parts as (InputTextPart | InputImagePart | InputFilePart)[];
 }
 
 function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputItem {
@@ -179,19 +181,9 @@ function readItem(value: unknown, path: string, sealer: ReasoningSealer): InputI
         arguments: readJsonText(f, 'arguments', path),
         ...withId,
       };
-    case 'function_call_output': {
-      const output = f.output;
-      const call_id = readString(f, 'call_id', path, { required: true, nonEmpty: true })!;
-      if (typeof output === 'string') return { type: 'function_call_output', call_id, output, ...withId };
-      if (!Array.isArray(output)) return invalid(at(path, 'output'), 'must be a string or an array of input_text, input_image and input_file parts');
-      // OpenAI's output list: text and image parts, read as a user message's are (an image as the
-      // result of a screenshot tool). Text only stays a string, as it was stored before.
-      const parts = readContent(output.map((part) => (isFields(part) && (part.type === undefined || part.type === 'text' || part.type === 'output_text') ? { ...part, type: 'input_text' } : part)), at(path, 'output'), 'user');
-      if (parts.every((p) => p.type === 'input_text')) return { type: 'function_call_output', call_id, output: parts.map((p) => p.text).join(''), ...withId };
-      return { type: 'function_call_output', call_id, output: parts as (InputTextPart | InputImagePart | InputFilePart)[], ...withId };
-    }
+    case 'function_call_output':
     case 'custom_tool_call_output':
-      return { type, call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: readOutputText(f, path), ...withId };
+      return { type, call_id: readString(f, 'call_id', path, { required: true, nonEmpty: true })!, output: readToolOutput(f, path), ...withId };
     case 'custom_tool_call':
       return {
         type: 'custom_tool_call',

@@ -76,7 +76,8 @@ export interface CustomToolCallOutputItem {
   readonly type: 'custom_tool_call_output';
   readonly id?: string;
   readonly call_id: string;
-  readonly output: string;
+  /** As a function call's output: text, or text, image and file parts. */
+  readonly output: FunctionCallOutputItem['output'];
 }
 
 export interface ReasoningItem {

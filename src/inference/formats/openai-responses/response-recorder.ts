@@ -271,6 +271,10 @@ export class ResponseRecorder {
         }
         return;
       }
+      // No annotation type of the API fits a citation of a document given inline
+      // (docs/api-decisions.md, "Inference: fourteenth audit"): the text stays one output_text.
+      case 'citation':
+      case 'text-break':
       case 'finish':
       case 'usage':
         return;

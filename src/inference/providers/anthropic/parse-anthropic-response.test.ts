@@ -37,6 +37,18 @@ describe('parseAnthropicResponse', () => {
     assert.equal(r.finishReason, 'stop');
   });
 
+  it('keeps the text blocks with their citations when the upstream cited, and only then', () => {
+    const citation = { type: 'page_location', cited_text: 'x', document_index: 0, start_page_number: 1, end_page_number: 2 };
+    const cited = parseAnthropicResponse(
+      { content: [{ type: 'text', text: 'A ', citations: null }, { type: 'text', text: 'b', citations: [citation] }], stop_reason: 'end_turn' },
+      null,
+    );
+    assert.equal(cited.text, 'A b');
+    assert.deepEqual(cited.textBlocks, [{ text: 'A ' }, { text: 'b', citations: [citation] }]);
+    const plain = parseAnthropicResponse({ content: [{ type: 'text', text: 'A ', citations: null }, { type: 'text', text: 'b' }], stop_reason: 'end_turn' }, null);
+    assert.equal(plain.textBlocks, undefined);
+  });
+
   it('fails on an error body or a body without content', () => {
     assert.throws(
       () => parseAnthropicResponse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, null),

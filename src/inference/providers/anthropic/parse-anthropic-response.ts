@@ -1,5 +1,5 @@
 import { createId } from '../../canonical/create-id.ts';
-import type { ReasoningBlock, ToolCall } from '../../canonical/chat.ts';
+import type { CitedTextBlock, JsonObject, ReasoningBlock, ToolCall } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
@@ -7,7 +7,7 @@ import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 import { readAnthropicError, statusOfAnthropicError } from './parse-anthropic-error.ts';
 
 interface AnthropicResponse {
-  content?: { type?: string; text?: string; thinking?: string; signature?: string; data?: string; name?: string; input?: unknown }[];
+  content?: { type?: string; text?: string; citations?: unknown; thinking?: string; signature?: string; data?: string; name?: string; input?: unknown }[];
   stop_reason?: string | null;
   stop_sequence?: string | null;
   usage?: unknown;
@@ -27,12 +27,19 @@ export function parseAnthropicResponse(
   const body = (json ?? {}) as AnthropicResponse;
   if (!Array.isArray(body.content)) throw new ProviderFailure(502, 'the upstream answer has no content');
   let text = '';
+  const textBlocks: CitedTextBlock[] = [];
+  let cited = false;
   let reasoning = '';
   const reasoningBlocks: ReasoningBlock[] = [];
   let answeredWithJson = false;
   const toolCalls: ToolCall[] = [];
   for (const block of body.content) {
-    if (block.type === 'text') text += block.text ?? '';
+    if (block.type === 'text') {
+      text += block.text ?? '';
+      const citations = Array.isArray(block.citations) ? block.citations.filter(isObject) : [];
+      if (citations.length > 0) cited = true;
+      textBlocks.push({ text: block.text ?? '', ...(citations.length > 0 ? { citations } : {}) });
+    }
     else if (block.type === 'thinking') {
       reasoning += block.thinking ?? '';
       reasoningBlocks.push({ type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
@@ -54,7 +61,10 @@ export function parseAnthropicResponse(
     toolCalls,
     finishReason: answeredWithJson && toolCalls.length === 0 && reason === 'tool_calls' ? 'stop' : reason,
     ...(typeof body.stop_sequence === 'string' && body.stop_reason === 'stop_sequence' ? { stopSequence: body.stop_sequence } : {}),
+    ...(cited ? { textBlocks } : {}),
     ...(reasoningBlocks.length > 0 ? { reasoningBlocks } : {}),
     usage: convertAnthropicUsage(body.usage),
   };
 }
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { createId } from '../../canonical/create-id.ts';
-import type { FinishReason } from '../../canonical/chat.ts';
+import type { FinishReason, JsonObject } from '../../canonical/chat.ts';
 import { ProviderFailure } from '../provider-failure.ts';
 import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type SseEvent } from '../provider-stream.ts';
 import { createStringFieldTemplate } from '../string-field-template.ts';
@@ -18,6 +18,7 @@ interface AnthropicEvent {
     thinking?: string;
     signature?: string;
     partial_json?: string;
+    citation?: unknown;
     stop_reason?: string | null;
     stop_sequence?: string | null;
   };
@@ -25,12 +26,13 @@ interface AnthropicEvent {
 }
 
 type Block =
-  | { kind: 'text' | 'thinking' | 'json' | 'other' }
+  | { kind: 'text'; cited: boolean }
+  | { kind: 'thinking' | 'json' | 'other' }
   | { kind: 'tool'; index: number; sentArguments: boolean };
 
 /**
- * Parses the Messages SSE sequence: message_start (input usage), content blocks (text, thinking,
- * tool_use with input_json_delta), message_delta (stop reason, output usage), message_stop, with
+ * Parses the Messages SSE sequence: message_start (input usage), content blocks (text with its
+ * citations_delta, thinking, tool_use with input_json_delta), message_delta (stop reason, output usage), message_stop, with
  * pings anywhere and an `error` event that fails the stream. Blocks of the structured-output tool
  * stream as text. A tool whose input never streamed gets `{}` as arguments. A text delta like the
  * last one parsed in full (same block) is read from its bytes (see createStringFieldTemplate).
@@ -71,7 +73,7 @@ export function createAnthropicStreamParser(
           const cb = e.content_block ?? {};
           const at = e.index ?? 0;
           if (cb.type === 'text') {
-            blocks.set(at, { kind: 'text' });
+            blocks.set(at, { kind: 'text', cited: false });
             if (cb.text) out.push({ type: 'text-delta', text: cb.text });
           } else if (cb.type === 'thinking') {
             blocks.set(at, { kind: 'thinking' });
@@ -98,6 +100,9 @@ export function createAnthropicStreamParser(
             out.push({ type: 'text-delta', text: d.text });
             // Later deltas of this block that differ only in their text are read without parsing.
             textDelta.learn(event.data, d.text);
+          } else if (d.type === 'citations_delta' && block?.kind === 'text' && typeof d.citation === 'object' && d.citation !== null) {
+            block.cited = true;
+            out.push({ type: 'citation', citation: d.citation as JsonObject });
           } else if (d.type === 'thinking_delta' && d.thinking) out.push({ type: 'reasoning-delta', text: d.thinking });
           else if (d.type === 'signature_delta' && d.signature) out.push({ type: 'reasoning-delta', text: '', signature: d.signature });
           else if (d.type === 'input_json_delta' && d.partial_json) {
@@ -115,6 +120,7 @@ export function createAnthropicStreamParser(
             block.sentArguments = true;
             out.push({ type: 'tool-call-delta', index: block.index, argumentsDelta: '{}' });
           }
+          if (block?.kind === 'text' && block.cited) out.push({ type: 'text-break' });
           break;
         }
         case 'message_delta': {
