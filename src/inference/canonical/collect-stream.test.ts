@@ -44,4 +44,35 @@ describe('StreamCollector', () => {
     assert.deepEqual(r.reasoningBlocks, [{ type: 'thinking', thinking: 'hmm' }]);
     assert.equal(r.stopSequence, 'END');
   });
+
+  it('keeps the text as the upstream blocks when one is cited, as a non-streamed answer has them', () => {
+    const c = new StreamCollector();
+    const cite = (n: number) => ({ type: 'char_location', cited_text: `c${n}`, document_index: 0, start_char_index: n, end_char_index: n + 1 });
+    c.add({ type: 'text-delta', text: 'According to the file, ' });
+    c.add({ type: 'text-break' });
+    c.add({ type: 'citation', citation: cite(1) });
+    c.add({ type: 'citation', citation: cite(2) });
+    c.add({ type: 'text-delta', text: 'it is ' });
+    c.add({ type: 'text-delta', text: 'red' });
+    c.add({ type: 'citation', citation: cite(3) });
+    c.add({ type: 'text-delta', text: ' and round' });
+    c.add({ type: 'text-break' });
+    c.add({ type: 'text-delta', text: '.' });
+    c.add({ type: 'finish', reason: 'stop' });
+    const r = c.response()!;
+    assert.equal(r.text, 'According to the file, it is red and round.');
+    assert.deepEqual(r.textBlocks, [
+      { text: 'According to the file, ' },
+      { text: 'it is red', citations: [cite(1), cite(2)] },
+      { text: ' and round', citations: [cite(3)] },
+      { text: '.' },
+    ]);
+  });
+
+  it('gives no text blocks when nothing is cited', () => {
+    const c = new StreamCollector();
+    c.add({ type: 'text-delta', text: 'plain' });
+    c.add({ type: 'finish', reason: 'stop' });
+    assert.equal(c.response()!.textBlocks, undefined);
+  });
 });

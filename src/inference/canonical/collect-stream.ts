@@ -1,4 +1,4 @@
-import type { CanonicalChatResponse, FinishReason, ReasoningBlock, StreamPart, ToolCall } from './chat.ts';
+import type { CanonicalChatResponse, CitedTextBlock, FinishReason, JsonObject, ReasoningBlock, StreamPart, ToolCall } from './chat.ts';
 import { ZERO_USAGE, type Usage } from './usage.ts';
 
 /**
@@ -8,6 +8,10 @@ import { ZERO_USAGE, type Usage } from './usage.ts';
  */
 export class StreamCollector {
   private text = '';
+  // The text as the upstream's blocks, kept when one is cited (chat.ts, CitedTextBlock).
+  private readonly textBlocks: { text: string; citations: JsonObject[] }[] = [];
+  private textBlock: { text: string; citations: JsonObject[] } | null = null;
+  private cited = false;
   private reasoning = '';
   private readonly blocks: ReasoningBlock[] = [];
   private thinking: string | null = null;
@@ -19,9 +23,21 @@ export class StreamCollector {
   add(part: StreamPart): void {
     switch (part.type) {
       case 'text-delta':
+        if (part.text === '') break;
         this.text += part.text;
+        (this.textBlock ??= { text: '', citations: [] }).text += part.text;
+        break;
+      case 'citation':
+        // A block's citations come before its text: one arriving after text opens the next block.
+        if (this.textBlock === null || this.textBlock.text !== '' || this.textBlock.citations.length === 0) this.closeText();
+        (this.textBlock ??= { text: '', citations: [] }).citations.push(part.citation);
+        this.cited = true;
+        break;
+      case 'text-break':
+        this.closeText();
         break;
       case 'reasoning-delta':
+        this.closeText();
         this.reasoning += part.text;
         if (part.redacted !== undefined) {
           this.closeThinking(undefined);
@@ -32,6 +48,7 @@ export class StreamCollector {
         if (part.signature !== undefined) this.closeThinking(part.signature);
         break;
       case 'tool-call-start':
+        this.closeText();
         this.calls[part.index] = { id: part.id, name: part.name, arguments: '' };
         break;
       case 'tool-call-delta': {
@@ -49,6 +66,12 @@ export class StreamCollector {
     }
   }
 
+  private closeText(): void {
+    if (this.textBlock === null) return;
+    this.textBlocks.push(this.textBlock);
+    this.textBlock = null;
+  }
+
   private closeThinking(signature: string | undefined): void {
     if (this.thinking === null) return;
     this.blocks.push(signature === undefined ? { type: 'thinking', thinking: this.thinking } : { type: 'thinking', thinking: this.thinking, signature });
@@ -59,9 +82,12 @@ export class StreamCollector {
   response(): CanonicalChatResponse | null {
     if (this.finish === null) return null;
     this.closeThinking(undefined);
+    this.closeText();
+    const textBlocks: CitedTextBlock[] = this.textBlocks.map((b) => (b.citations.length > 0 ? { text: b.text, citations: b.citations } : { text: b.text }));
     const toolCalls: ToolCall[] = this.calls.filter((c) => c !== undefined);
     return {
       text: this.text,
+      ...(this.cited ? { textBlocks } : {}),
       reasoning: this.reasoning,
       reasoningBlocks: this.blocks.slice(),
       toolCalls,
