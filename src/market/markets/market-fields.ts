@@ -101,5 +101,15 @@ export function parseOutcomeLabels(marketType: MarketType, value: Record<string,
     if (label.trim().length > 60) throw badRequest(`invalid outcome_labels.${o}: must be at most 60 characters`);
     labels[o] = label.trim();
   }
+  // Outcomes told apart by their labels alone (a custom market's two teams) must not share one:
+  // a trader could not know which side a stake backs.
+  for (let i = 0; i < outcomes.length; i++) {
+    for (let j = i + 1; j < outcomes.length; j++) {
+      const [a, b] = [outcomes[i]!, outcomes[j]!];
+      if (labels[a]!.toLowerCase() === labels[b]!.toLowerCase()) {
+        throw badRequest(`invalid outcome_labels: ${a} and ${b} have the same label "${labels[a]}"; each outcome needs its own`);
+      }
+    }
+  }
   return labels;
 }

@@ -55,11 +55,14 @@ export function tradeHash(r: Pick<TradeRow, 'id' | 'market_id' | 'wallet' | 'out
 }
 
 /**
- * Trades, newest first, of one market or of all. The total is the markets' trade_count (kept in
- * the trading transaction), which avoids counting a large table. Null when `market` is unknown.
+ * Trades, newest first, of one market or of all, and of one wallet (lower case) or of all. The
+ * total without a wallet is the markets' trade_count (kept in the trading transaction), which
+ * avoids counting a large table; a wallet's trades are counted on its index. Null when `market`
+ * is unknown.
  */
-export async function listTrades(db: Db, f: { market?: number; offset: number; limit: number }) {
+export async function listTrades(db: Db, f: { market?: number; wallet?: string; offset: number; limit: number }) {
   const { offset } = f;
+  if (f.wallet !== undefined) return listWalletTrades(db, { ...f, wallet: f.wallet });
   if (f.market !== undefined) {
     const m = await sql<{ trade_count: number }>`select trade_count from markets where id = ${f.market}`.execute(db);
     if (!m.rows[0]) return null;
@@ -71,6 +74,20 @@ export async function listTrades(db: Db, f: { market?: number; offset: number; l
     sql<TradeRow>`select id, market_id, wallet, outcome, amount, price, shares, created_at from trades
       order by created_at desc, id desc limit ${f.limit} offset ${offset}`.execute(db),
     sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`.execute(db),
+  ]);
+  return { items: rows.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
+}
+
+async function listWalletTrades(db: Db, f: { market?: number; wallet: string; offset: number; limit: number }) {
+  if (f.market !== undefined) {
+    const m = await sql<{ id: number }>`select id from markets where id = ${f.market}`.execute(db);
+    if (!m.rows[0]) return null;
+  }
+  const inMarket = f.market === undefined ? sql`` : sql`and market_id = ${f.market}`;
+  const [rows, count] = await Promise.all([
+    sql<TradeRow>`select id, market_id, wallet, outcome, amount, price, shares, created_at from trades
+      where wallet = ${f.wallet} ${inMarket} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db),
+    sql<{ n: bigint }>`select count(*)::bigint as n from trades where wallet = ${f.wallet} ${inMarket}`.execute(db),
   ]);
   return { items: rows.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
 }

@@ -3,6 +3,7 @@ import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { GUARD_KEYWORDS } from '../../http/input-guard.ts';
 import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import { HttpError } from '../../shared/errors.ts';
+import { WALLET_PATTERN } from './read-schemas.ts';
 
 interface ParamSchema {
   readonly type?: string | string[];
@@ -36,6 +37,7 @@ export function describeRule(name: string, s: ParamSchema | undefined): string {
   const shape = SHAPES[name];
   if (shape) return shape;
   if (!s) return 'is not valid';
+  if (s.pattern === WALLET_PATTERN) return SHAPES.wallet!;
   if (s.enum) return `must be one of ${s.enum.join(', ')}`;
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   if (type === 'integer' || type === 'number') {
