@@ -88,13 +88,15 @@ const SCHEMA = INFERENCE_ROUTE_SCHEMA;
  * between turns.
  */
 export function messagesRoutes(deps: MessagesDeps): InferenceRoutes {
-  /** The request as a whole: a continuing turn's body with its thread's system, tools and messages. */
-  async function wholeBody(body: unknown, thread: ThreadParam | null, accountId: number, now: number): Promise<unknown> {
-    if (thread?.type !== 'continue') return body;
-    const found = await loadThread(deps.db, accountId, thread.previousMessageId, new Date(now));
-    if (found.kind === 'missing') throw notFound(`thread.previous_message_id: no thread has a message ${thread.previousMessageId}`);
+  /**
+   * The request as a whole: a continuing turn's body with its thread's system, tools and messages.
+   * Only a continuing turn reads the database; every other request keeps its body and no await.
+   */
+  async function continuedTurn(body: unknown, previousMessageId: string, accountId: number, now: number): Promise<unknown> {
+    const found = await loadThread(deps.db, accountId, previousMessageId, new Date(now));
+    if (found.kind === 'missing') throw notFound(`thread.previous_message_id: no thread has a message ${previousMessageId}`);
     if (found.kind === 'broken') {
-      throw notFound(`thread.previous_message_id: message ${thread.previousMessageId} continues a thread whose earlier turns have expired; start a new thread`);
+      throw notFound(`thread.previous_message_id: message ${previousMessageId} continues a thread whose earlier turns have expired; start a new thread`);
     }
     return continuedBody(body, found);
   }
@@ -133,7 +135,7 @@ export function messagesRoutes(deps: MessagesDeps): InferenceRoutes {
         const sealer = ctx.reasoningSealer(accountId);
         const thread = readThreadParam(request.body);
         const now = ctx.clock.now();
-        const body = await wholeBody(request.body, thread, accountId, now);
+        const body = thread?.type === 'continue' ? await continuedTurn(request.body, thread.previousMessageId, accountId, now) : request.body;
         const parsed = parseMessagesRequest(body, sealer);
         const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
         checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
@@ -157,7 +159,8 @@ export function messagesRoutes(deps: MessagesDeps): InferenceRoutes {
         // thinking budget (it must be below max_tokens). A max_tokens the client gives is still
         // checked, as the messages request would be (docs/api-decisions.md, "Inference: thirteenth audit").
         const accountId = principalOf(request).accountId;
-        const body = await wholeBody(request.body, readThreadParam(request.body), accountId, ctx.clock.now());
+        const thread = readThreadParam(request.body);
+        const body = thread?.type === 'continue' ? await continuedTurn(request.body, thread.previousMessageId, accountId, ctx.clock.now()) : request.body;
         const parsed = parseMessagesRequest(body, ctx.reasoningSealer(accountId));
         const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'messages');
         checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
