@@ -176,15 +176,17 @@ describe('/v1/responses: custom tools and allowed_tools over both upstream kinds
         await assert.rejects(client.responses.retrieve(r1.id), OpenAI.NotFoundError);
 
         // store: false: the client sends the whole conversation back, the call as it got it.
-        const stream2 = client.responses.stream({
-          model: kind.model,
-          store: false,
-          tools: TOOLS,
-          input: [{ role: 'user', content: 'Find the todos' }, ...(r1.output as OpenAI.Responses.ResponseInputItem[]), { type: 'custom_tool_call_output', call_id: call.call_id, output: 'a.ts:1: todo\nb.ts:9: todo' }],
-        });
+        // The stream is opened inside billed: its request starts at once, and the usage count must be read before it.
         let r2!: OpenAI.Responses.Response;
         await billed(acct, kind.model, [u2], async () => {
-          r2 = await stream2.finalResponse();
+          r2 = await client.responses
+            .stream({
+              model: kind.model,
+              store: false,
+              tools: TOOLS,
+              input: [{ role: 'user', content: 'Find the todos' }, ...(r1.output as OpenAI.Responses.ResponseInputItem[]), { type: 'custom_tool_call_output', call_id: call.call_id, output: 'a.ts:1: todo\nb.ts:9: todo' }],
+            })
+            .finalResponse();
         });
         assert.equal(textOf(r2), 'Two todos.');
         const up = upstreamCalls(fake);
