@@ -38,7 +38,12 @@ describe('completions format', () => {
 
   it('names the invalid field', () => {
     assert.equal(error400({ model: 'm' }), 'prompt: is required');
-    assert.equal(error400({ model: 'm', prompt: ['a', 'b'] }), 'prompt: must be a string');
+    assert.equal(error400({ model: 'm', prompt: ['a', 'b'] }), 'prompt: several prompts in one request are not supported; send one request per prompt');
+    assert.equal(error400({ model: 'm', prompt: [1, 2] }), 'prompt: token arrays are not supported; send the prompt as text');
+    assert.equal(error400({ model: 'm', prompt: [[1], [2, 3]] }), 'prompt: token arrays are not supported; send the prompt as text');
+    assert.equal(error400({ model: 'm', prompt: [] }), 'prompt: must not be empty');
+    assert.equal(error400({ model: 'm', prompt: [1.5] }), 'prompt: must be a string');
+    assert.equal(error400({ model: 'm', prompt: 7 }), 'prompt: must be a string');
     assert.equal(error400({ model: 'm', prompt: '' }), 'prompt: must not be empty');
     assert.equal(error400({ model: 'm', prompt: 'p', echo: true }), 'echo: is not supported');
     assert.equal(error400({ model: 'm', prompt: 'p', suffix: 'end' }), 'suffix: is not supported');

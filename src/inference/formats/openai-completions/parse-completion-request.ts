@@ -18,10 +18,23 @@ export interface ParsedCompletionRequest {
 export const CONTINUATION_INSTRUCTION =
   'Continue the text the user gives, as a raw text completion would: reply with the continuation only, without repeating the text or adding commentary.';
 
+const isTokens = (v: unknown): boolean => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t));
+
+/**
+ * The one prompt: a string, or a list of one. OpenAI's batch forms (several prompts, one choice
+ * each; token arrays of its own tokenizers) are named in the 400: one prompt is one chat turn here,
+ * as `n` and `best_of` are 1, and tokens of OpenAI's vocabularies mean nothing to every upstream.
+ */
 function readPrompt(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') return value[0];
   if (value === undefined || value === null) invalid('prompt', 'is required');
+  if (!Array.isArray(value)) return invalid('prompt', 'must be a string');
+  if (value.length === 0) invalid('prompt', 'must not be empty');
+  if (value.every((v) => typeof v === 'string')) {
+    if (value.length === 1) return value[0] as string;
+    invalid('prompt', 'several prompts in one request are not supported; send one request per prompt');
+  }
+  if (isTokens(value) || value.every(isTokens)) invalid('prompt', 'token arrays are not supported; send the prompt as text');
   return invalid('prompt', 'must be a string');
 }
 
