@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createChatStreamEncoder } from '../formats/openai-chat/create-chat-chunk-formatter.ts';
 import { formatChatCompletion } from '../formats/openai-chat/format-chat-completion.ts';
-import { parseChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
+import { parseChatCompletionRequest, type ParsedChatCompletionRequest } from '../formats/openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../formats/reasoning-content.ts';
 import { checkContext, checkModelFeatures } from '../http/check-model-features.ts';
 import { principalOf } from '../http/principal.ts';
@@ -11,13 +11,16 @@ import { routeModel } from '../routing/route-model.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
-/** The format of one request: `sealer` (the account's) seals the reasoning blocks of its answer. */
-function chatFormat(includeUsage: boolean, sealer: ReasoningSealer): ChatTurnFormat {
+/**
+ * The format of one request: `sealer` (the account's) seals the reasoning blocks of its answer;
+ * calls of the request's custom tools are custom tool calls.
+ */
+function chatFormat({ includeUsage, customTools }: ParsedChatCompletionRequest, sealer: ReasoningSealer): ChatTurnFormat {
   return {
     endpoint: 'chat.completions',
     idPrefix: 'chatcmpl-',
-    formatResponse: (response, identity) => formatChatCompletion(response, identity, sealer),
-    createStreamEncoder: (identity) => createChatStreamEncoder({ id: identity.id, model: identity.model, created: identity.created, includeUsage, sealer }),
+    formatResponse: (response, identity) => formatChatCompletion(response, identity, sealer, customTools),
+    createStreamEncoder: (identity) => createChatStreamEncoder({ id: identity.id, model: identity.model, created: identity.created, includeUsage, sealer, customTools }),
   };
 }
 
@@ -38,7 +41,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
       checkContext(model, parsed.request, 'messages');
       const route = routeModel(ctx.catalog, model, parsed.request, ctx.upstreams.health.takesCalls);
-      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed.includeUsage, sealer));
+      return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed, sealer));
     },
   );
 }

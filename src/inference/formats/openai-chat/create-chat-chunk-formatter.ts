@@ -3,6 +3,8 @@ import { rewriteRun } from '../../canonical/text-run.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseData, SSE_DONE } from '../sse.ts';
 import type { StreamEncoder } from '../stream-encoder.ts';
+import { CustomInputStream } from '../openai-responses/client-tools.ts';
+import { NO_CUSTOM_TOOLS } from './format-chat-completion.ts';
 import { formatOpenAIStreamError } from './format-openai-stream-error.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { detailOf, REASONING_DETAILS_FORMAT, type ReasoningDetail } from './reasoning-details.ts';
@@ -13,6 +15,8 @@ export interface ChatChunkFormatterOptions extends TurnIdentity {
   readonly includeUsage: boolean;
   /** Seals the reasoning blocks of `reasoning_details` (reasoning-details.ts). */
   readonly sealer: ReasoningSealer;
+  /** The request's custom tools: their calls stream as `custom` calls of plain-text input. */
+  readonly customTools?: ReadonlySet<string>;
 }
 
 interface Delta {
@@ -20,7 +24,10 @@ interface Delta {
   content?: string;
   reasoning?: string;
   reasoning_details?: ReasoningDetail[];
-  tool_calls?: { index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }[];
+  tool_calls?: (
+    | { index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }
+    | { index: number; id?: string; type?: 'custom'; custom: { name?: string; input: string } }
+  )[];
 }
 
 /**
@@ -42,6 +49,9 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
   // (null when none is open: the next text starts block `block`).
   let block = 0;
   let thinking: string | null = null;
+  // The custom tool calls open, by index: their arguments decoded to the input text as they come.
+  const customInputs = new Map<number, CustomInputStream>();
+  const customTools = options.customTools ?? NO_CUSTOM_TOOLS;
   const chunk = (delta: Delta, finishReason: FinishReason | null = null) => ({
     id: options.id,
     object: 'chat.completion.chunk' as const,
@@ -85,14 +95,24 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
           return [...opening(), chunk(part.text !== '' ? { reasoning: part.text, reasoning_details: details } : { reasoning_details: details })];
         }
         case 'tool-call-start':
+          if (customTools.has(part.name)) {
+            customInputs.set(part.index, new CustomInputStream());
+            return [...opening(), chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'custom', custom: { name: part.name, input: '' } }] })];
+          }
           return [
             ...opening(),
             chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] }),
           ];
-        case 'tool-call-delta':
+        case 'tool-call-delta': {
+          const custom = customInputs.get(part.index);
+          if (custom) {
+            const input = custom.push(part.argumentsDelta);
+            return input === '' ? [] : [...opening(), chunk({ tool_calls: [{ index: part.index, custom: { input } }] })];
+          }
           return part.argumentsDelta === ''
             ? []
             : [...opening(), chunk({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] })];
+        }
         // Chat completions has no citation of a client's document (its annotations are web URLs).
         case 'citation':
         case 'text-break':

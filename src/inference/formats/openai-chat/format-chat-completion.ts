@@ -1,21 +1,25 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
+
+export const NO_CUSTOM_TOOLS: ReadonlySet<string> = new Set();
+import { customInputOf } from '../openai-responses/client-tools.ts';
 import { reasoningDetailsOf } from './reasoning-details.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
 
 /**
  * A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does.
  * Reasoning, when there was any, is `reasoning` (its text) and `reasoning_details` (its blocks,
- * sealed by `sealer`: reasoning-details.ts).
+ * sealed by `sealer`: reasoning-details.ts). A call of one of `customTools` is a `custom` tool
+ * call of the input string (client-tools.ts).
  */
-export function formatChatCompletion(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
+export function formatChatCompletion(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer, customTools: ReadonlySet<string> = NO_CUSTOM_TOOLS) {
   const details = reasoningDetailsOf(response, sealer);
-  const toolCalls = response.toolCalls.map((c) => ({
-    id: c.id,
-    type: 'function' as const,
-    function: { name: c.name, arguments: c.arguments },
-  }));
+  const toolCalls = response.toolCalls.map((c) =>
+    customTools.has(c.name)
+      ? { id: c.id, type: 'custom' as const, custom: { name: c.name, input: customInputOf(c.arguments) } }
+      : { id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } },
+  );
   return {
     id: identity.id,
     object: 'chat.completion' as const,

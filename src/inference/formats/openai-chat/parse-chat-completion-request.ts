@@ -28,6 +28,8 @@ import type { ReasoningSealer } from '../reasoning-content.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
+import { customCallArguments, customToolDefinition } from '../openai-responses/client-tools.ts';
+import type { CustomToolFormat } from '../openai-responses/response-items.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
 
 export interface ParsedChatCompletionRequest {
@@ -36,6 +38,8 @@ export interface ParsedChatCompletionRequest {
   readonly request: CanonicalChatRequest;
   /** `stream_options.include_usage`: the client wants the usage chunk before `[DONE]`. */
   readonly includeUsage: boolean;
+  /** The names of the `custom` tools: their calls are answered as custom tool calls. */
+  readonly customTools: ReadonlySet<string>;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -94,8 +98,15 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
   return value.map((call, i) => {
     const p = at(path, i);
     const f = expectFields(call, p);
-    readEnum(f, 'type', p, ['function'] as const);
+    const type = readEnum(f, 'type', p, ['function', 'custom'] as const);
     const id = readString(f, 'id', p, { required: true, nonEmpty: true })!;
+    if (type === 'custom') {
+      // Sent back as the upstream's function call it was (client-tools.ts).
+      const custom = expectFields(f.custom, at(p, 'custom'));
+      const name = readString(custom, 'name', at(p, 'custom'), { required: true, nonEmpty: true })!;
+      const input = readString(custom, 'input', at(p, 'custom'), { required: true })!;
+      return { id, name, arguments: customCallArguments(input) };
+    }
     const fn = expectFields(f.function, at(p, 'function'));
     const name = readString(fn, 'name', at(p, 'function'), { required: true, nonEmpty: true })!;
     const args = readString(fn, 'arguments', at(p, 'function'), { required: true })!;
@@ -212,18 +223,68 @@ export function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolD
   return description === undefined ? { name, parameters } : { name, description, parameters };
 }
 
-function readTools(body: Fields): ToolDefinition[] {
+/** A chat custom tool's `format`: `{type: "text"}` (the default) or `{type: "grammar", grammar: {syntax, definition}}`. */
+function readCustomFormat(f: Fields, path: string): CustomToolFormat {
+  if (f.format === undefined || f.format === null) return { type: 'text' };
+  const p = at(path, 'format');
+  const format = expectFields(f.format, p);
+  const type = readEnum(format, 'type', p, ['text', 'grammar'] as const, { required: true })!;
+  if (type === 'text') return { type: 'text' };
+  const gp = at(p, 'grammar');
+  const grammar = expectFields(format.grammar, gp);
+  const syntax = readEnum(grammar, 'syntax', gp, ['lark', 'regex'] as const, { required: true })!;
+  const definition = readString(grammar, 'definition', gp, { required: true, nonEmpty: true })!;
+  return { type: 'grammar', syntax, definition };
+}
+
+/**
+ * A `custom` tool (`{type: "custom", custom: {name, description?, format?}}`) as the function tool
+ * of one string the upstream gets, as on /v1/responses (docs/api-decisions.md, "Responses: allowed
+ * tools and custom tools").
+ */
+function readCustomTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
+  const cp = at(p, 'custom');
+  const custom = expectFields(f.custom, cp);
+  const name = readString(custom, 'name', cp, { required: true })!;
+  if (!NAME.test(name)) invalid(at(cp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (seen.has(name)) invalid(at(cp, 'name'), `duplicate tool name ${name}`);
+  seen.add(name);
+  const description = readString(custom, 'description', cp);
+  return customToolDefinition({ name, format: readCustomFormat(custom, cp), ...(description === undefined ? {} : { description }) });
+}
+
+function readTools(body: Fields): { tools: ToolDefinition[]; custom: Set<string> } {
+  const custom = new Set<string>();
   const v = body.tools;
-  if (v === undefined || v === null) return [];
+  if (v === undefined || v === null) return { tools: [], custom };
   if (!Array.isArray(v)) invalid('tools', 'must be an array');
   if (v.length > MAX_TOOLS) invalid('tools', `must have at most ${MAX_TOOLS} items`);
   const seen = new Set<string>();
-  return v.map((tool, i) => {
+  const tools = v.map((tool, i) => {
     const p = at('tools', i);
     const f = expectFields(tool, p);
-    readEnum(f, 'type', p, ['function'] as const, { required: true });
-    return readFunctionTool(f, p, seen);
+    const type = readEnum(f, 'type', p, ['function', 'custom'] as const, { required: true });
+    if (type === 'function') return readFunctionTool(f, p, seen);
+    const t = readCustomTool(f, p, seen);
+    custom.add(t.name);
+    return t;
   });
+  return { tools, custom };
+}
+
+/** The tool `{type, [type]: {name}}` names: a tool of that type in `tools`. */
+function readNamedTool(f: Fields, path: string, type: 'function' | 'custom', declared: Declared): string {
+  const p = at(path, type);
+  const name = readString(expectFields(f[type], p), 'name', p, { required: true })!;
+  const isCustom = declared.custom.has(name);
+  if (!declared.tools.some((t) => t.name === name)) invalid(at(p, 'name'), `no ${type === 'custom' ? 'custom tool' : 'tool'} named ${name} in tools`);
+  if (isCustom !== (type === 'custom')) invalid(at(p, 'name'), isCustom ? `${name} is a custom tool, not a function` : `no custom tool named ${name} in tools`);
+  return name;
+}
+
+interface Declared {
+  readonly tools: readonly ToolDefinition[];
+  readonly custom: ReadonlySet<string>;
 }
 
 /**
@@ -232,27 +293,24 @@ function readTools(body: Fields): ToolDefinition[] {
  * mode as the choice and the tools it allows, the only ones sent upstream, as on /v1/responses
  * (docs/api-decisions.md, "Responses: allowed tools and custom tools").
  */
-function readToolChoice(body: Fields, tools: readonly ToolDefinition[]): { choice?: ToolChoice; allowed?: ReadonlySet<string> } {
+function readToolChoice(body: Fields, declared: Declared): { choice?: ToolChoice; allowed?: ReadonlySet<string> } {
   const v = body.tool_choice;
   if (v === undefined || v === null) return {};
   const withoutTools = () => invalid('tool_choice', 'is only allowed when tools are specified');
   if (typeof v === 'string') {
     if (v !== 'auto' && v !== 'none' && v !== 'required') invalid('tool_choice', 'must be one of auto, none, required or a function choice');
-    if (tools.length === 0) withoutTools();
+    if (declared.tools.length === 0) withoutTools();
     return { choice: { type: v } };
   }
   const f = expectFields(v, 'tool_choice');
-  const type = readEnum(f, 'type', 'tool_choice', ['function', 'allowed_tools'] as const, { required: true });
-  if (tools.length === 0) withoutTools();
-  if (type === 'allowed_tools') return readAllowedTools(f, tools);
-  const fn = expectFields(f.function, 'tool_choice.function');
-  const name = readString(fn, 'name', 'tool_choice.function', { required: true })!;
-  if (!tools.some((t) => t.name === name)) invalid('tool_choice.function.name', `no tool named ${name} in tools`);
-  return { choice: { type: 'tool', name } };
+  const type = readEnum(f, 'type', 'tool_choice', ['function', 'custom', 'allowed_tools'] as const, { required: true })!;
+  if (declared.tools.length === 0) withoutTools();
+  if (type === 'allowed_tools') return readAllowedTools(f, declared);
+  return { choice: { type: 'tool', name: readNamedTool(f, 'tool_choice', type, declared) } };
 }
 
-/** `{type: "allowed_tools", allowed_tools: {mode, tools: [{type: "function", function: {name}}]}}`. */
-function readAllowedTools(f: Fields, tools: readonly ToolDefinition[]): { choice: ToolChoice; allowed: ReadonlySet<string> } {
+/** `{type: "allowed_tools", allowed_tools: {mode, tools: [{type: "function", function: {name}} | {type: "custom", custom: {name}}]}}`. */
+function readAllowedTools(f: Fields, declared: Declared): { choice: ToolChoice; allowed: ReadonlySet<string> } {
   const p = 'tool_choice.allowed_tools';
   const a = expectFields(f.allowed_tools, p);
   const mode = readEnum(a, 'mode', p, ['auto', 'required'] as const, { required: true })!;
@@ -263,10 +321,8 @@ function readAllowedTools(f: Fields, tools: readonly ToolDefinition[]): { choice
   list.forEach((entry, i) => {
     const ep = at(at(p, 'tools'), i);
     const e = expectFields(entry, ep);
-    readEnum(e, 'type', ep, ['function'] as const, { required: true });
-    const name = readString(expectFields(e.function, at(ep, 'function')), 'name', at(ep, 'function'), { required: true })!;
-    if (!tools.some((t) => t.name === name)) invalid(at(at(ep, 'function'), 'name'), `no tool named ${name} in tools`);
-    allowed.add(name);
+    const type = readEnum(e, 'type', ep, ['function', 'custom'] as const, { required: true })!;
+    allowed.add(readNamedTool(e, ep, type, declared));
   });
   return { choice: { type: mode }, allowed };
 }
@@ -325,7 +381,7 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   if (body.function_call !== undefined && body.function_call !== null) invalid('function_call', 'is deprecated and not supported; use tool_choice');
   const declared = readTools(body);
   const { choice: toolChoice, allowed } = readToolChoice(body, declared);
-  const tools = allowed ? declared.filter((t) => allowed.has(t.name)) : declared;
+  const tools = allowed ? declared.tools.filter((t) => allowed.has(t.name)) : declared.tools;
   const responseFormat = readResponseFormat(body);
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
@@ -354,5 +410,5 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
     ...(user !== undefined ? { user } : {}),
     ...(reasoningEffort !== undefined ? { reasoning: { effort: reasoningEffort } } : {}),
   };
-  return { model, request, includeUsage };
+  return { model, request, includeUsage, customTools: declared.custom };
 }
