@@ -1,11 +1,12 @@
 import type { CanonicalChatResponse } from '../../canonical/chat.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
-
-export const NO_CUSTOM_TOOLS: ReadonlySet<string> = new Set();
 import { customInputOf } from '../openai-responses/client-tools.ts';
 import { reasoningDetailsOf } from './reasoning-details.ts';
 import { toOpenAIUsage } from './to-openai-usage.ts';
+
+/** A request without custom tools: every call is a function call. */
+export const NO_CUSTOM_TOOLS: ReadonlySet<string> = new Set();
 
 /**
  * A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does.
