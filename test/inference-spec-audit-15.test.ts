@@ -7,8 +7,7 @@ import { auditRequests } from './helpers/spec-audit.ts';
 
 /**
  * Findings of a fifteenth audit of the inference API, tried with the official `openai` client and
- * plain HTTP (docs/api-decisions.md, "Inference: fifteenth audit"; the message-thread errors are in
- * test/inference-message-threads.test.ts).
+ * plain HTTP (docs/api-decisions.md, "Inference: fifteenth audit").
  */
 describe('inference API, fifteenth audit', () => {
   let g: Gateway;
