@@ -50,7 +50,7 @@ export interface Upstreams {
    */
   run<T>(
     models: readonly ModelConfig[],
-    call: (target: UpstreamTarget) => Promise<T>,
+    call: (target: UpstreamTarget, signal: CancelSignal | undefined) => Promise<T>,
     signal?: CancelSignal,
   ): Promise<{ readonly result: T; readonly target: UpstreamTarget }>;
   /** Breakers, in-flight counts and call events of every deployment (metrics, /admin/upstreams). */
