@@ -39,6 +39,28 @@ const messageStart = ev({ type: 'message_start', message: { id: 'msg_stl', type:
 /** Never answers: the connection stays open until the caller closes it. */
 const stall: Script = () => {};
 
+/**
+ * Writes `head`, then `piece` over and over as fast as the connection takes it, up to `totalBytes`
+ * (a bound for the test machine's sake: far past the caps set here), then holds the body open.
+ */
+function flood(res: ServerResponse, head: string, piece: string, totalBytes: number): void {
+  let sent = 0;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  const pump = () => {
+    while (!closed && sent < totalBytes) {
+      sent += piece.length;
+      if (!res.write(piece)) return void res.once('drain', pump);
+    }
+  };
+  res.write(head);
+  pump();
+}
+
+const MiB = 1024 * 1024;
+const FLOOD_BYTES = 64 * MiB;
+const FILLER = 'x'.repeat(64 * 1024);
+
 /** Sends each piece in turn every `everyMs`, then ends the body. */
 function paced(res: ServerResponse, pieces: readonly string[], everyMs: number): void {
   let i = 0;
@@ -66,7 +88,7 @@ describe('routing and resilience: third audit', () => {
   before(async () => {
     [stlO, stlA] = await Promise.all([startScripted(), startScripted()]);
     g = await startGateway({
-      env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' },
+      env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000', UPSTREAM_MAX_ANSWER_BYTES: String(MiB), UPSTREAM_MAX_EVENT_BYTES: String(MiB) },
       catalog: (f) => `
 resilience: { max_retries: 0, max_total_ms: ${BUDGET_MS}, breaker: { consecutive_failures: 1000000, min_requests: 1000000 } }
 providers:
@@ -166,6 +188,72 @@ models:
       assert.deepEqual([text, finish], [words.join(''), 'stop']);
       const [row] = await waitForUsage(g.t, a.id, 1);
       assert.deepEqual([row!.status, row!.output_tokens], [200, 10]);
+    });
+  });
+
+  describe('answers past the size caps fail over like any failure', () => {
+    it('a non-streamed answer larger than UPSTREAM_MAX_ANSWER_BYTES falls over; only the answer is billed', async () => {
+      const a = await account();
+      stlO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        flood(res, '{"id": "chatcmpl-stl", "choices": [{"index": 0, "message": {"role": "assistant", "content": "', FILLER, FLOOD_BYTES);
+      });
+      g.openai.chat.enqueue({ text: 'fallback answer', usage: { input: 50, cached: 0, output: 7 } });
+      const r = await a.openai.chat.completions.create({ model: 'svc-s', messages: [{ role: 'user', content: 'hello' }] });
+      assert.equal(r.choices[0]!.message.content, 'fallback answer');
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted', 'the oversized answer is closed');
+      const rows = await waitForUsage(g.t, a.id, 1);
+      assert.deepEqual([rows.length, rows[0]!.provider, rows[0]!.output_tokens], [1, 'main-openai', 7]);
+    });
+
+    it('a streamed call answered with one JSON body past the cap falls over', async () => {
+      const a = await account();
+      stlO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        flood(res, '{"id": "chatcmpl-stl", "choices": [{"index": 0, "message": {"role": "assistant", "content": "', FILLER, FLOOD_BYTES);
+      });
+      g.openai.chat.enqueue({ text: 'fallback answer', usage: { input: 50, cached: 0, output: 7 } });
+      let text = '';
+      for await (const c of await a.openai.chat.completions.create({ model: 'svc-s', stream: true, messages: [{ role: 'user', content: 'hello' }] })) text += c.choices[0]?.delta.content ?? '';
+      assert.equal(text, 'fallback answer');
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted');
+    });
+
+    it('before the first content, an SSE event that never ends falls over at UPSTREAM_MAX_EVENT_BYTES', async () => {
+      const a = await account();
+      stlO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        flood(res, 'data: {"id": "chatcmpl-stl", "choices": [{"index": 0, "delta": {"content": "', FILLER, FLOOD_BYTES);
+      });
+      g.openai.chat.enqueue({ text: 'fallback answer', usage: { input: 50, cached: 0, output: 7 } });
+      let text = '';
+      for await (const c of await a.openai.chat.completions.create({ model: 'svc-s', stream: true, messages: [{ role: 'user', content: 'hello' }] })) text += c.choices[0]?.delta.content ?? '';
+      assert.equal(text, 'fallback answer');
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted');
+      const rows = await waitForUsage(g.t, a.id, 1);
+      assert.deepEqual([rows.length, rows[0]!.provider], [1, 'main-openai']);
+    });
+
+    it('after the first content, an SSE event that never ends ends the stream with an error, billed for what was delivered', async () => {
+      const a = await account();
+      const seen = g.openai.requests.length;
+      stlO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        flood(res, chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Once upon a time' }) + 'data: {"id": "chatcmpl-stl", "choices": [{"index": 0, "delta": {"content": "', FILLER, FLOOD_BYTES);
+      });
+      let text = '';
+      let error: unknown = null;
+      try {
+        for await (const c of await a.openai.chat.completions.create({ model: 'svc-s', stream: true, messages: [{ role: 'user', content: 'hello' }] })) text += c.choices[0]?.delta.content ?? '';
+      } catch (e) {
+        error = e;
+      }
+      assert.equal(text, 'Once upon a time');
+      assert.ok(error instanceof OpenAI.APIError && /too large/.test(error.message) && !/stl|127\.0\.0\.1|gpt/i.test(error.message), `the stream ends with an error: ${String(error)}`);
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted');
+      assert.equal(g.openai.requests.length, seen, 'no fallback after the first byte');
+      const [row] = await waitForUsage(g.t, a.id, 1);
+      assert.ok(row!.status >= 500 && BigInt(row!.cost_micro) > 0n, `billed for what was delivered: ${JSON.stringify(row)}`);
     });
   });
 });
