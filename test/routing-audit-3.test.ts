@@ -99,6 +99,9 @@ providers:
 models:
   - { id: svc-fast, type: chat, pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }, deployments: [{ provider: main-openai, model: gpt-4.1-mini }] }
   - { id: svc-s, type: chat, pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }, deployments: [{ provider: stl-openai, model: gpt-4.1-mini }, { provider: main-openai, model: gpt-4.1-mini }] }
+  - { id: svc-so, type: chat, pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }, deployments: [{ provider: stl-openai, model: gpt-4.1-mini }] }
+  - { id: svc-sao, type: chat, pricing: { input: 1.80, cached_input: 0.45, output: 5.50 }, deployments: [{ provider: stl-anthropic, model: claude-sonnet-4-5 }] }
+  - { id: svc-pipe, type: chat, pricing: { input: 0.30, cached_input: 0.075, output: 0.60 }, pipeline: { general: [svc-sao, svc-so] } }
   - { id: svc-sa, type: chat, pricing: { input: 1.80, cached_input: 0.45, output: 5.50 }, deployments: [{ provider: stl-anthropic, model: claude-sonnet-4-5 }, { provider: main-anthropic, model: claude-sonnet-4-5 }] }
 `,
     });
@@ -254,6 +257,59 @@ models:
       assert.equal(g.openai.requests.length, seen, 'no fallback after the first byte');
       const [row] = await waitForUsage(g.t, a.id, 1);
       assert.ok(row!.status >= 500 && BigInt(row!.cost_micro) > 0n, `billed for what was delivered: ${JSON.stringify(row)}`);
+    });
+  });
+
+  describe('probes of the routing documents', () => {
+    it('a pipeline whose first executor fails and whose fallback stalls is cut by the budget: 504, the lane tried last on the record, nothing billed', async () => {
+      const a = await account();
+      stlA.scripts.push((_req, res) => sendJson(res, 503, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
+      stlO.scripts.push(stall);
+      const r = await fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'svc-pipe', messages: [{ role: 'user', content: 'What are fun things to do in Paris?' }] }),
+        signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+      });
+      assert.equal(r.status, 504);
+      assert.deepEqual(await r.json(), { error: 'no upstream answered within the time the request may take' });
+      assert.equal(r.headers.get('x-svc-model'), null, 'no executor answered');
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted');
+      const [row] = await waitForUsage(g.t, a.id, 1);
+      assert.deepEqual([row!.status, row!.cost_micro, row!.served_model, row!.lane], [504, '0', 'svc-so', 'general']);
+    });
+
+    it('a responses stream stalled before its first content is a 504 status, not an empty stream', async () => {
+      const a = await account();
+      stlO.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk({ role: 'assistant', content: '' }));
+      });
+      await assert.rejects(a.openai.responses.create({ model: 'svc-so', stream: true, input: 'hello' }), is504);
+      assert.equal(await stlO.requests.at(-1)!.closed, 'aborted');
+    });
+
+    it('a Messages stream whose event grows past the cap after content ends with an error event the SDK throws', async () => {
+      const a = await account();
+      stlA.scripts.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const start = ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+        const delta = ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon a time' } });
+        flood(res, messageStart + start + delta + 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "', FILLER, FLOOD_BYTES);
+      });
+      let text = '';
+      let error: unknown = null;
+      try {
+        const s = a.anthropic.messages.stream({ model: 'svc-sao', max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });
+        s.on('text', (t) => (text += t));
+        await s.finalMessage();
+      } catch (e) {
+        error = e;
+      }
+      assert.equal(text, 'Once upon a time');
+      assert.ok(error instanceof Anthropic.APIError && /too large/.test(error.message) && !/stl|127\.0\.0\.1|claude/i.test(error.message), String(error));
+      const [row] = await waitForUsage(g.t, a.id, 1);
+      assert.ok(row!.status >= 500 && BigInt(row!.cost_micro) > 0n, JSON.stringify(row));
     });
   });
 });
