@@ -120,6 +120,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config.catalog,
     createUpstreams(config.catalog, {
       now: () => clock.now(),
+      ...config.upstreamLimits,
       breakerStore: redis ? createRedisBreakerStore(redis, config.redisPrefix) : null,
       onBreakerStoreError: (err) => logger.warn({ err }, 'sharing upstream breakers through Redis failed'),
     }),

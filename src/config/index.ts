@@ -85,6 +85,13 @@ export interface Config {
   };
   /** How long Idempotency-Key answers are kept before the upkeep job prunes them. */
   readonly idempotencyTtlMs: number;
+  /** Bounds on what one upstream answer may hold in memory; past them the call fails over. */
+  readonly upstreamLimits: {
+    /** A whole (non-streamed, or JSON instead of a stream) 2xx answer. */
+    readonly maxAnswerBytes: number;
+    /** One server-sent event of a stream, until its end. */
+    readonly maxEventBytes: number;
+  };
   readonly catalog: Catalog;
   /** Where deposits are verified and withdrawals paid; `none` leaves both to the operator. */
   readonly chain: ChainConfig;
@@ -222,6 +229,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: int(env, 'MARKET_STREAM_MAX_BUFFERED_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     },
     idempotencyTtlMs: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    upstreamLimits: Object.freeze({
+      // The largest legitimate answers are embeddings: 2,048 vectors of 3,072 floats as
+      // pretty-printed JSON are about 150 MB.
+      maxAnswerBytes: int(env, 'UPSTREAM_MAX_ANSWER_BYTES', 256 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+      maxEventBytes: int(env, 'UPSTREAM_MAX_EVENT_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    }),
     catalog: demoUpstream(env) ? withDemoUpstream(readCatalogFile(configFile, env)) : readCatalogFile(configFile, env),
     chain: loadChainConfig(env),
     custody: loadCustodyConfig(env),

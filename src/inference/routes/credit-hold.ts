@@ -145,9 +145,10 @@ class RequestHold implements CreditHold {
     const { route, signal } = this;
     const served = await this.ctx.upstreams.run(
       route.executors.map((e) => e.upstreamModel),
-      (target) => {
+      (target, attemptSignal) => {
         this.lastTarget = target;
-        return call(target, signal);
+        // The attempt's signal also ends the call when the request's time budget runs out.
+        return call(target, attemptSignal ?? signal);
       },
       signal,
     );
@@ -207,7 +208,7 @@ export interface BilledCall<T> extends HoldTerms {
   readonly ctx: InferenceContext;
   readonly request: FastifyRequest;
   readonly reply: FastifyReply;
-  /** One attempt on one deployment; the signal aborts when the client leaves. */
+  /** One attempt on one deployment; the signal aborts when the client leaves or the request's time budget runs out before the answer starts. */
   readonly call: (target: UpstreamTarget, signal: CancelSignal) => Promise<T>;
   /** What the answer consumed, and whether it was counted here rather than reported. */
   readonly usageOf: (result: T) => { readonly usage: BillableUsage; readonly estimated: boolean };

@@ -50,7 +50,7 @@ export interface Upstreams {
    */
   run<T>(
     models: readonly ModelConfig[],
-    call: (target: UpstreamTarget) => Promise<T>,
+    call: (target: UpstreamTarget, signal: CancelSignal | undefined) => Promise<T>,
     signal?: CancelSignal,
   ): Promise<{ readonly result: T; readonly target: UpstreamTarget }>;
   /** Breakers, in-flight counts and call events of every deployment (metrics, /admin/upstreams). */
@@ -71,6 +71,10 @@ export interface UpstreamsOptions {
   readonly resilience?: ResilienceSettings;
   readonly now?: () => number;
   readonly random?: () => number;
+  /** Largest whole 2xx answer read (UPSTREAM_MAX_ANSWER_BYTES); none: unbounded. */
+  readonly maxAnswerBytes?: number;
+  /** Largest server-sent event of a stream (UPSTREAM_MAX_EVENT_BYTES); none: unbounded. */
+  readonly maxEventBytes?: number;
 }
 
 /** A stream's first content did not arrive in time: fail over like any timeout. */
@@ -86,7 +90,9 @@ const CHAT_ADAPTERS: Partial<Record<ProviderConfig['type'], ChatAdapter>> = {
 };
 
 export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}): Upstreams {
-  const transport = createUpstreamTransport(options.dispatcher ? { dispatcher: options.dispatcher } : {});
+  const maxAnswerBytes = options.maxAnswerBytes ?? Infinity;
+  const maxEventBytes = options.maxEventBytes ?? Infinity;
+  const transport = createUpstreamTransport({ ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}), maxAnswerBytes });
   const redact = createRedactor(catalog);
   const newToolCallId = options.newToolCallId ?? (() => createId('call_'));
   const now = options.now ?? Date.now;
@@ -172,9 +178,9 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
         const asEventStream = (reader: BodyReader) =>
-          new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs });
+          new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
         const events = body.json
-          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId)), asEventStream, callSignal)
+          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId)), asEventStream, callSignal, maxAnswerBytes)
           : asEventStream(body);
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),

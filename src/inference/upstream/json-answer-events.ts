@@ -1,7 +1,7 @@
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
 import type { EventBatchSource } from './start-chat-stream.ts';
-import { networkFailure, parseJsonAnswer, type BodyReader } from './upstream-transport.ts';
+import { answerTooLarge, networkFailure, parseJsonAnswer, type BodyReader } from './upstream-transport.ts';
 
 /** The first bytes of a body that is an event stream after all, whatever its content type said. */
 const EVENT_STREAM_START = /^\uFEFF?(?:data|event|id|retry)?:/;
@@ -12,7 +12,7 @@ const EVENT_STREAM_START = /^\uFEFF?(?:data|event|id|retry)?:/;
  * as stream events) gives them in one batch, so the client still gets a stream in its protocol,
  * billed from the answer's usage. A body labelled JSON that is an event stream (a server that
  * streams with the wrong content type) is read as one by `asEventStream`, from the bytes already
- * read. Failures come out as ProviderEventBatches' do.
+ * read. Failures come out as ProviderEventBatches' do; a body past `maxBytes` is one (answerTooLarge).
  */
 export class JsonAnswerEvents implements EventBatchSource {
   private done = false;
@@ -23,6 +23,7 @@ export class JsonAnswerEvents implements EventBatchSource {
     private readonly toEvents: (json: unknown) => ProviderStreamEvent[],
     private readonly asEventStream: (body: BodyReader) => EventBatchSource,
     private readonly signal: CancelSignal | undefined,
+    private readonly maxBytes = Infinity,
   ) {}
 
   async next(): Promise<readonly ProviderStreamEvent[] | null> {
@@ -30,8 +31,13 @@ export class JsonAnswerEvents implements EventBatchSource {
     if (this.done) return null;
     this.done = true;
     const chunks: Buffer[] = [];
+    let size = 0;
     try {
-      for (let chunk = await this.reader.read(); chunk !== null; chunk = await this.reader.read()) chunks.push(chunk);
+      for (let chunk = await this.reader.read(); chunk !== null; chunk = await this.reader.read()) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size > this.maxBytes) throw answerTooLarge();
+      }
     } catch (e) {
       this.reader.destroy();
       throw networkFailure(e, this.signal);

@@ -19,6 +19,8 @@ export interface ReadProviderEventsOptions {
    * for as long as the upstream sends them, past the transport's idle timeout, which any byte resets.
    */
   readonly idleMs?: number;
+  /** The longest server-sent event (or line) read before the stream fails; none: unbounded. */
+  readonly maxEventBytes?: number;
 }
 
 const idleTimeout = (): ProviderFailure => new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
@@ -60,7 +62,7 @@ class ParsingVisitor implements SseVisitor {
  * collections until the next full one (docs/bench-gateway.md, "Session 10").
  */
 export class ProviderEventBatches implements EventBatchSource {
-  private readonly sse = new SseReader();
+  private readonly sse: SseReader;
   private readonly visitor: ParsingVisitor;
   private reading = true;
   private failed = false;
@@ -79,6 +81,8 @@ export class ProviderEventBatches implements EventBatchSource {
     options: ReadProviderEventsOptions = {},
   ) {
     this.visitor = new ParsingVisitor(parser, options.textRuns === true);
+    // Counted in characters of the decoded text (one to three bytes of the body each).
+    this.sse = new SseReader(options.maxEventBytes);
     this.idleMs = options.idleMs ?? Infinity;
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSseEvents } from './read-sse-events.ts';
+import { ProviderFailure } from '../providers/provider-failure.ts';
+import { SseReader, readSseEvents, type SseVisitor } from './read-sse-events.ts';
 
 async function* pieces(...chunks: (string | Uint8Array)[]) {
   for (const c of chunks) yield c;
@@ -39,5 +40,40 @@ describe('readSseEvents', () => {
   it('handles CRLF line endings and a last event without its blank line', async () => {
     const events = await collect(readSseEvents(pieces('data: 1\r\n\r\ndata: 2')));
     assert.deepEqual(events.map((e) => e.data), ['1', '2']);
+  });
+});
+
+describe('SseReader with a cap on one event', () => {
+  const tooLarge = (e: unknown) => e instanceof ProviderFailure && e.status === 502 && /too large/.test(e.message);
+  const visitor = (runs: boolean): SseVisitor & { data: string[] } => {
+    const data: string[] = [];
+    return { data, runs, event: (e) => (data.push(e.data), false), run: () => {}, template: () => null };
+  };
+
+  it('fails a line that never ends once it passes the cap, however it is split', () => {
+    for (const runs of [true, false]) {
+      const r = new SseReader(100);
+      const v = visitor(runs);
+      r.visit('data: 1\n\ndata: "', v);
+      assert.throws(() => {
+        for (let i = 0; i < 20; i++) r.visit('x'.repeat(10), v);
+      }, tooLarge);
+      assert.deepEqual(v.data, ['1']);
+    }
+    const split = new SseReader(100);
+    assert.throws(() => {
+      for (let i = 0; i < 20; i++) split.feed('x'.repeat(10));
+    }, tooLarge);
+  });
+
+  it('fails an event of many lines that never ends, and takes any number of events each within the cap', () => {
+    const r = new SseReader(100);
+    assert.throws(() => {
+      for (let i = 0; i < 20; i++) r.feed('data: 0123456789\n');
+    }, tooLarge);
+    const ok = new SseReader(100);
+    const v = visitor(false);
+    for (let i = 0; i < 1000; i++) ok.visit(`data: ${'y'.repeat(80)}\n\n: ping\n\n`, v);
+    assert.equal(v.data.length, 1000);
   });
 });

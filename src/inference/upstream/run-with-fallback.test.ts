@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { buildCatalog } from '../../config/catalog.ts';
 import { createDeploymentHealth } from './deployment-health.ts';
 import { backoffMs, orderDeployments, runWithFallback } from './run-with-fallback.ts';
@@ -107,5 +107,37 @@ describe('runWithFallback', () => {
     assert.equal(backoffMs(2, s, () => 0.999), 399);
     assert.equal(backoffMs(10, s, () => 0.999), 999);
     assert.equal(backoffMs(3, s, () => 0), 0);
+  });
+
+  it('gives a call the deadline only when the budget left is shorter than its own timeouts, and disarms it once the call resolved', async () => {
+    const settings = { ...catalog.resilience, maxTotalMs: 200_000 };
+    const long = await runWithFallback({ ...deps(), settings }, [model('svc-y')], async (_t, signal) => signal);
+    assert.equal(long.result, undefined, 'the provider timeouts (120 s) come first: the caller\'s signal, here none');
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const short = await runWithFallback({ ...deps(), settings: { ...catalog.resilience, maxTotalMs: 30 } }, [model('svc-y')], async (_t, signal) => signal);
+      mock.timers.tick(60);
+      assert.equal(short.result!.aborted, false, 'a call that resolved (a started stream) is not cut');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('cuts the call in flight when the budget runs out: a timeout for the breaker, and no call after it', async () => {
+    const tried: string[] = [];
+    const outcomes: string[] = [];
+    const d = deps();
+    const health = { ...d.health, begin: (dep: Parameters<typeof d.health.begin>[0]) => {
+      const end = d.health.begin(dep);
+      return (o: Parameters<typeof end>[0]) => (outcomes.push(o), end(o));
+    } };
+    await assert.rejects(
+      runWithFallback({ ...d, health, settings: { ...catalog.resilience, maxTotalMs: 30 } }, [model('svc-x'), model('svc-y')], (t, signal) => {
+        tried.push(t.deployment.model);
+        return new Promise((_, reject) => signal!.addEventListener('abort', () => reject(signal!.reason)));
+      }),
+      (e: unknown) => e instanceof UpstreamError && e.status === 504 && e.retryable,
+    );
+    assert.deepEqual([tried, outcomes], [['m1'], ['timeout']]);
   });
 });

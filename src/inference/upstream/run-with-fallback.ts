@@ -1,4 +1,4 @@
-import type { CancelSignal } from '../../shared/cancel-signal.ts';
+import { Cancellation, type CancelSignal } from '../../shared/cancel-signal.ts';
 import type { Deployment, ModelConfig, ResilienceSettings } from '../../config/catalog.ts';
 import type { UpstreamTarget } from './upstream-target.ts';
 import type { CallOutcome, DeploymentHealth } from './deployment-health.ts';
@@ -59,6 +59,34 @@ function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
   });
 }
 
+/** The request's time budget ran out while a call was in flight: that call is cut and the request ends. */
+export function budgetExhausted(): UpstreamError {
+  return new UpstreamError(504, 'no upstream answered within the time the request may take', true, {
+    upstreamStatus: null,
+    upstreamMessage: 'max_total_ms ran out during the call',
+    network: 'timeout',
+  });
+}
+
+/**
+ * The signal one call runs under: the caller's, plus the request's deadline when the budget left is
+ * shorter than the call's own timeouts (otherwise those fire first, and the call needs nothing of
+ * its own: the usual case, at no cost). The deadline is disarmed once the call resolves, so a
+ * stream that has started is never cut by it; its signal still follows the caller's.
+ */
+function attemptSignal(deployment: Deployment, leftMs: number, signal: CancelSignal | undefined): { signal: CancelSignal | undefined; disarm: () => void } {
+  const { timeoutMs, firstByteTimeoutMs } = deployment.provider;
+  if (leftMs >= Math.max(timeoutMs, firstByteTimeoutMs)) return { signal, disarm: noop };
+  const attempt = new Cancellation();
+  const timer = setTimeout(() => attempt.abort(budgetExhausted()), leftMs);
+  const follow = () => attempt.abort(signal!.reason);
+  if (signal?.aborted) attempt.abort(signal.reason);
+  else signal?.addEventListener('abort', follow, { once: true });
+  return { signal: attempt, disarm: () => clearTimeout(timer) };
+}
+
+function noop(): void {}
+
 /** How many deployments after `order[i]` of `models[m]` the chain would still call (configured, breaker letting calls through). */
 function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number): number {
   let n = 0;
@@ -73,7 +101,8 @@ function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], 
  * retried on the same deployment after an exponential backoff with full jitter (a 429's
  * retry-after instead, when it is within the cap; a longer one moves on at once), up to
  * `max_retries`, then the next deployment, then the next model. The whole chain shares one budget:
- * `max_attempts` calls and `max_total_ms`; a retry is made only while the budget still leaves one
+ * `max_attempts` calls and `max_total_ms`, a deadline that cuts the call in flight (until a stream's
+ * first content: one that has started is not cut); a retry is made only while the budget still leaves one
  * call for every deployment further down the chain, so retries never keep a fallback from being
  * tried (the trap of gateways whose rotation was capped by the retry count). A request error (400, 413) or the caller's abort ends
  * it at once. When everything failed the last failure is thrown; when nothing could be tried
@@ -85,7 +114,7 @@ function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], 
 export async function runWithFallback<T>(
   deps: FallbackDeps,
   models: readonly ModelConfig[],
-  call: (target: UpstreamTarget) => Promise<T>,
+  call: (target: UpstreamTarget, signal: CancelSignal | undefined) => Promise<T>,
   signal?: CancelSignal,
 ): Promise<{ readonly result: T; readonly target: UpstreamTarget }> {
   const { settings, health } = deps;
@@ -104,8 +133,9 @@ export async function runWithFallback<T>(
         if (!health.admits(deployment)) break;
         attempts++;
         const end = health.begin(deployment);
+        const attempt = attemptSignal(deployment, settings.maxTotalMs - (deps.now() - started), signal);
         try {
-          const result = await call({ model, deployment });
+          const result = await call({ model, deployment }, attempt.signal);
           end('success');
           return { result, target: { model, deployment } };
         } catch (e) {
@@ -113,9 +143,13 @@ export async function runWithFallback<T>(
             end('aborted');
             throw e;
           }
+          // A call the budget cut counts as a timeout: a deployment that always stalls past the
+          // budget must still open its breaker.
           end(classifyFailure(e));
-          if (!e.retryable) throw e;
+          if (!e.retryable || attempt.signal?.aborted) throw e;
           last = e;
+        } finally {
+          attempt.disarm();
         }
         if (retry === settings.maxRetries) break;
         // A retry here must not take the call a deployment further down the chain would get.

@@ -9,6 +9,8 @@ export interface UpstreamTransportOptions {
    * anywhere: a MockAgent, an Agent with other limits). The caller owns and closes it.
    */
   readonly dispatcher?: Dispatcher;
+  /** The largest whole 2xx answer read; past it the call fails (answerTooLarge). Default: unbounded. */
+  readonly maxAnswerBytes?: number;
 }
 
 export interface UpstreamPost {
@@ -94,6 +96,11 @@ export function parseRetryAfter(headers: Readonly<Record<string, string | string
   if (/^\d+(\.\d+)?$/.test(v)) return Math.ceil(Number(v) * 1000);
   const date = Date.parse(v);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** An upstream answer past the configured size: a failure of that upstream, so the next one is tried. */
+export function answerTooLarge(): ProviderFailure {
+  return new ProviderFailure(502, 'the upstream answer is too large');
 }
 
 /** Network-level failures as upstream failures: timeouts are 504, the rest (refused, reset, DNS) 502. */
@@ -193,12 +200,13 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   private readonly onAbort: (() => void) | null;
   // A non-streamed call's limit for its whole answer (timeout_ms), from the dispatch.
   private deadline: NodeJS.Timeout | null = null;
-  private expired: ProviderFailure | null = null;
+  private failedWith: ProviderFailure | null = null;
   json = false;
 
   constructor(
     private readonly signal: CancelSignal | undefined,
     private readonly stream: boolean,
+    private readonly maxAnswerBytes: number,
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: unknown) => void,
   ) {
@@ -223,11 +231,18 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   private expire(): void {
     this.deadline = null;
     if (this.phase !== 'head' && this.phase !== 'whole') return;
+    this.fail(new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' }));
+  }
+
+  /** Gives up an answer not settled yet: the caller gets `failure`, the upstream request is closed. */
+  private fail(failure: ProviderFailure): void {
     this.phase = 'settled';
     this.stopWatching();
-    this.expired = new ProviderFailure(504, 'the upstream timed out', { network: 'timeout' });
-    this.reject(this.expired);
-    this.abortCall?.(this.expired);
+    this.chunks = [];
+    this.size = 0;
+    this.failedWith = failure;
+    this.reject(failure);
+    this.abortCall?.(failure);
   }
 
   private stopWatching(): void {
@@ -306,7 +321,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   onConnect(abort: (e?: Error) => void): void {
     this.abortCall = abort;
     if (this.signal?.aborted) abort(this.signal.reason as Error);
-    else if (this.expired) abort(this.expired);
+    else if (this.failedWith) abort(this.failedWith);
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void): boolean {
@@ -332,6 +347,8 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
         this.size = MAX_ERROR_BODY;
         this.settleWhole();
         this.abortCall?.(new Error('error answer too large'));
+      } else if (this.size > this.maxAnswerBytes) {
+        this.fail(answerTooLarge());
       }
       return true;
     }
@@ -367,8 +384,15 @@ class UpstreamCall implements Dispatcher.DispatchHandler, StreamBody {
   }
 }
 
-function dispatchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: CancelSignal | undefined, stream: boolean, wholeMs: number | null): Promise<Answer> {
-  return new Promise((resolve, reject) => new UpstreamCall(signal, stream, resolve, reject).start(dispatcher, opts, wholeMs));
+function dispatchAnswer(
+  dispatcher: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  signal: CancelSignal | undefined,
+  stream: boolean,
+  wholeMs: number | null,
+  maxAnswerBytes: number,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => new UpstreamCall(signal, stream, maxAnswerBytes, resolve, reject).start(dispatcher, opts, wholeMs));
 }
 
 interface SplitBase {
@@ -389,6 +413,7 @@ function splitBase(baseUrl: string): SplitBase {
  */
 export function createUpstreamTransport(options: UpstreamTransportOptions = {}): UpstreamTransport {
   const pools = new Map<string, Pool>();
+  const maxAnswerBytes = options.maxAnswerBytes ?? Infinity;
   // A catalog has a handful of base URLs; parsing one per request was a visible cost.
   const bases = new Map<string, SplitBase>();
   const baseOf = (baseUrl: string): SplitBase => {
@@ -436,6 +461,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions = {}):
         request.signal,
         stream,
         stream ? null : provider.timeoutMs,
+        maxAnswerBytes,
       );
     } catch (e) {
       throw networkFailure(e, request.signal);
