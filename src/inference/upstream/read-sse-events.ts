@@ -128,7 +128,7 @@ export class SseReader {
     if (this.maxEventChars === Infinity) return;
     if (this.queue.length > 0 || this.sawComment) {
       this.sawComment = false;
-      this.unfinished = text.length - 1 - Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+      this.unfinished = text.length - 1 - lastLineEnd(text);
     } else this.unfinished += text.length;
     if (this.unfinished > this.maxEventChars) throw eventTooLarge();
   }
@@ -146,6 +146,19 @@ export class SseReader {
     this.queue = [];
     return events;
   }
+}
+
+/**
+ * The index of the last line end (LF or CR) in `text`, -1 when none: one walk back from the end,
+ * where a stream's read usually has one; two lastIndexOf calls would walk a whole read without a
+ * CR (most streams) on every read.
+ */
+function lastLineEnd(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return i;
+  }
+  return -1;
 }
 
 /** A server-sent event past the cap: a failure of the upstream, as a malformed stream is. */
