@@ -23,6 +23,11 @@ export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe({ ...schema, type: [s.type, 'null'] });
 }
 
+const BOOLEANS = ['true', 'false'] as const;
+/** A Polymarket list flag (`active`, `closed`): `true` or `false` exactly. */
+export const FlagQuery = (description: string) => stringEnum(BOOLEANS, description);
+export const flagOf = (v: 'true' | 'false' | undefined): boolean | undefined => (v === undefined ? undefined : v === 'true');
+
 export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Numeric id' });
 export const WalletParam = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
 
