@@ -3,6 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
+import { signedRequest, tradeBody, type MarketSigner } from './helpers/market-client.ts';
 
 /**
  * The sixteenth audit of the market API (docs/api-decisions.md, "Market API: sixteenth audit"),
@@ -19,7 +20,31 @@ describe('market API, sixteenth audit (over HTTP)', () => {
   });
   afterEach(() => assertBooksBalanced(t.deps.db));
 
-  const { call, admin, ok, market } = marketOverSocket(() => base);
+  const { call, admin, ok, market, trader } = marketOverSocket(() => base);
+
+  /**
+   * A signed request at the current second. Racing requests differ in wallet or body, so none is
+   * refused as a replay of another (the helper's `send` spaces its seconds instead, too few here).
+   */
+  const sendNow = async (signer: MarketSigner, method: 'POST', url: string, body: unknown) => {
+    const req = await signedRequest(signer, { method, url, body });
+    const res = await fetch(base + req.url, { method: req.method, headers: req.headers, body: req.payload });
+    return { status: res.status, body: await res.json() };
+  };
+  type Trader = Awaited<ReturnType<typeof trader>>;
+  const stake = (w: Trader, marketId: number, side: string, amount: number) => sendNow(w.viaKey, 'POST', '/api/pool/trade', tradeBody(w.wallet, marketId, side, amount));
+  const withdraw = (w: Trader, amount: number) => sendNow(w.viaKey, 'POST', '/api/pool/withdraw', { wallet_addr: w.wallet, amount });
+  const balanceOf = async (w: Trader) => (await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data as { balance: number; locked: number; available: number };
+  /** How many answers had each status and message (`200` for a success). */
+  const tally = (answers: { status: number; body: { error?: string } }[]) => {
+    const out: Record<string, number> = {};
+    for (const a of answers) {
+      const k = a.status === 200 ? '200' : `${a.status} ${a.body.error}`;
+      out[k] = (out[k] ?? 0) + 1;
+    }
+    return out;
+  };
+  const PAIRS = 8;
 
   describe("Polymarket's active and closed on the events list", () => {
     it('maps active= and closed= onto the event status, combines them with status, and refuses a bad boolean naming it', async () => {
@@ -53,6 +78,96 @@ describe('market API, sixteenth audit (over HTTP)', () => {
           body: { success: false, error: `Invalid ${name}: must be one of true, false` },
         }, `${name}=${value}`);
       }
+    });
+  });
+
+  describe('races for the same money: only one request may win', () => {
+    it('two stakes that together exceed the balance: exactly one is placed', async () => {
+      const m = await market('audit16race');
+      const wallets = await Promise.all(Array.from({ length: PAIRS }, () => trader('10')));
+      const answers = await Promise.all(wallets.flatMap((w) => [stake(w, m.id, 'yes', 6), stake(w, m.id, 'no', 7)]));
+      assert.deepEqual(tally(answers), { '200': PAIRS, '400 Insufficient balance': PAIRS });
+      for (const [i, w] of wallets.entries()) {
+        const won = answers[2 * i]!.status === 200 ? 6 : 7;
+        assert.deepEqual(await balanceOf(w).then((b) => [b.balance, b.available]), [10 - won, 10 - won], w.wallet);
+      }
+      const detail = (await ok(call('GET', `/api/markets/${m.id}`))).data;
+      assert.deepEqual([detail.trade_count, detail.volume, detail.liquidity], [PAIRS, answers.reduce((v, a) => v + (a.status === 200 ? a.body.data.amount : 0), 0), detail.volume]);
+    });
+
+    it('a withdrawal and a stake (and two withdrawals) that together exceed the balance: exactly one is taken', async () => {
+      const m = await market('audit16race');
+      const wallets = await Promise.all(Array.from({ length: PAIRS }, () => trader('10')));
+      const answers = await Promise.all(wallets.flatMap((w, i) => (i % 2 ? [withdraw(w, 6), stake(w, m.id, 'yes', 6)] : [withdraw(w, 6), withdraw(w, 7)])));
+      assert.deepEqual(tally(answers), { '200': PAIRS, '400 Insufficient balance': PAIRS }, JSON.stringify(answers.map((a) => a.body)));
+      for (const [i, w] of wallets.entries()) {
+        const b = await balanceOf(w);
+        const first = answers[2 * i]!.status === 200;
+        // A pending withdrawal is locked, not yet gone; a stake leaves the balance at once.
+        const expected = i % 2 && !first ? { balance: 4, locked: 0, available: 4 } : { balance: 10, locked: first ? 6 : 7, available: first ? 4 : 3 };
+        assert.deepEqual({ balance: b.balance, locked: b.locked, available: b.available }, expected, `${w.wallet} (${i % 2 ? 'withdraw/stake' : 'withdraw/withdraw'})`);
+      }
+    });
+
+    for (const settle of ['resolve', 'cancel'] as const) {
+      it(`stakes racing the market's ${settle}: each is either refused or placed and settled, never left in escrow`, async () => {
+        const seed = await trader(String(PAIRS * 2));
+        const wallets = await Promise.all(Array.from({ length: PAIRS }, () => trader('10')));
+        const markets = await Promise.all(wallets.map(() => market('audit16race')));
+        for (const m of markets) assert.equal((await stake(seed, m.id, 'yes', 2)).status, 200);
+        const answers = await Promise.all(
+          markets.flatMap((m, i) => [
+            stake(wallets[i]!, m.id, 'no', 5),
+            admin('POST', `/admin/markets/${m.id}/${settle}`, settle === 'resolve' ? { outcome: 'yes' } : undefined),
+          ]),
+        );
+        for (const [i, m] of markets.entries()) {
+          const [trade, settled] = [answers[2 * i]!, answers[2 * i + 1]!];
+          assert.equal(settled.status, 200, JSON.stringify(settled.body));
+          assert.ok(trade.status === 200 || (trade.status === 400 && trade.body.error === 'Market not active'), JSON.stringify(trade.body));
+          const placed = trade.status === 200;
+          // The settlement saw the stake exactly when the stake was placed before it.
+          assert.equal(settled.body.settlement.positions, placed ? 2 : 1, `market ${m.id}`);
+          assert.equal(settled.body.settlement.total, placed ? 7 : 2);
+          // Resolved to yes, a placed stake on no is lost; cancelled, it is refunded.
+          const expected = placed && settle === 'resolve' ? 5 : 10;
+          assert.deepEqual(await balanceOf(wallets[i]!).then((b) => [b.balance, b.available]), [expected, expected], `market ${m.id}`);
+          assert.equal(settled.body.escrow, 0, `market ${m.id}: nothing left in escrow`);
+        }
+      });
+    }
+
+    it('two settlements of one market at once (resolve twice, resolve and cancel): one pays, the other is refused', async () => {
+      const a = await trader('10');
+      const b = await trader('10');
+      const markets = await Promise.all(Array.from({ length: PAIRS }, () => market('audit16race')));
+      for (const m of markets) {
+        assert.equal((await stake(a, m.id, 'yes', 1)).status, 200);
+        assert.equal((await stake(b, m.id, 'no', 1)).status, 200);
+      }
+      const answers = await Promise.all(
+        markets.flatMap((m, i) => [
+          admin('POST', `/admin/markets/${m.id}/resolve`, { outcome: 'yes' }),
+          i % 2 ? admin('POST', `/admin/markets/${m.id}/cancel`) : admin('POST', `/admin/markets/${m.id}/resolve`, { outcome: 'no' }),
+        ]),
+      );
+      let aGets = 0;
+      let bGets = 0;
+      for (const [i] of markets.entries()) {
+        const pair = [answers[2 * i]!, answers[2 * i + 1]!];
+        assert.deepEqual(pair.map((x) => x.status).sort(), [200, 400], JSON.stringify(pair.map((x) => x.body)));
+        const winner = pair.find((x) => x.status === 200)!.body;
+        const loser = pair.find((x) => x.status === 400)!.body;
+        assert.equal(loser.error, winner.status === 'resolved' ? 'Market already resolved' : 'Market already cancelled');
+        // 1 + 0.95 to the winner of a resolution; each stake back on a cancellation.
+        const s = winner.settlement;
+        if (s.mode === 'cancelled') [aGets, bGets] = [aGets + 1, bGets + 1];
+        else if (s.outcome === 'yes') aGets += 1.95;
+        else bGets += 1.95;
+      }
+      const round = (x: number) => Math.round(x * 1e6) / 1e6;
+      assert.equal((await balanceOf(a)).balance, round(10 - PAIRS + aGets));
+      assert.equal((await balanceOf(b)).balance, round(10 - PAIRS + bGets));
     });
   });
 });
