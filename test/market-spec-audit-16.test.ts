@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
+import { startMarketOverSocket, marketOverSocket, type SocketAnswer } from './helpers/market-socket.ts';
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { signedRequest, tradeBody, type MarketSigner } from './helpers/market-client.ts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { hmacHeaders, nowSeconds, signedRequest, tradeBody, walletHeaders, walletMessage, SIGNATURE_REFUSALS, type ApiKeyCredentials, type MarketSigner } from './helpers/market-client.ts';
 
 /**
  * The sixteenth audit of the market API (docs/api-decisions.md, "Market API: sixteenth audit"),
@@ -26,7 +27,7 @@ describe('market API, sixteenth audit (over HTTP)', () => {
    * A signed request at the current second. Racing requests differ in wallet or body, so none is
    * refused as a replay of another (the helper's `send` spaces its seconds instead, too few here).
    */
-  const sendNow = async (signer: MarketSigner, method: 'POST', url: string, body: unknown) => {
+  const sendNow = async (signer: MarketSigner, method: 'POST', url: string, body: unknown): Promise<SocketAnswer> => {
     const req = await signedRequest(signer, { method, url, body });
     const res = await fetch(base + req.url, { method: req.method, headers: req.headers, body: req.payload });
     return { status: res.status, body: await res.json() };
@@ -168,6 +169,56 @@ describe('market API, sixteenth audit (over HTTP)', () => {
       const round = (x: number) => Math.round(x * 1e6) / 1e6;
       assert.equal((await balanceOf(a)).balance, round(10 - PAIRS + aGets));
       assert.equal((await balanceOf(b)).balance, round(10 - PAIRS + bGets));
+    });
+  });
+
+  describe('signed requests: every way one can be wrong is named', () => {
+    it('answers each wrong wallet signature or API-key HMAC with a 4xx naming what is wrong, and moves nothing', async () => {
+      const w = await trader('10');
+      const m = await market('audit16sig');
+      const body = JSON.stringify(tradeBody(w.wallet, m.id, 'yes', 1));
+      const path = '/api/pool/trade';
+      const post = async (headers: Record<string, string>, sent = body) => {
+        const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
+        return { status: res.status, body: await res.json() };
+      };
+      const refused = (error: string, status = 401) => ({ status, body: { success: false, error } });
+      const parts = (p: Partial<{ method: string; path: string; body: string; timestamp: number }> = {}) => ({ method: 'POST', path, body, timestamp: nowSeconds(), ...p });
+      const signed = (p: Partial<{ method: string; path: string; body: string; timestamp: number }> = {}) => walletHeaders(w.account, parts(p));
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const key = (w.viaKey as { apiKey: ApiKeyCredentials }).apiKey;
+      const good = await signed();
+      const R = SIGNATURE_REFUSALS;
+      const cases: [string, Record<string, string>, { status: number; body: unknown }][] = [
+        ['no headers', {}, refused('Signature required')],
+        ['message without signature', { 'x-wallet-message': good['x-wallet-message']! }, refused('Signature required')],
+        ['signature without message', { 'x-wallet-signature': good['x-wallet-signature']! }, refused('Signature required')],
+        ['stale timestamp', await signed({ timestamp: nowSeconds() - 120 }), refused('Timestamp out of range')],
+        ['future timestamp', await signed({ timestamp: nowSeconds() + 120 }), refused('Timestamp out of range')],
+        ['message not in the format', { ...good, 'x-wallet-message': 'please let me trade' }, refused(R.walletFormat)],
+        ['message for another body', await signed({ body: body.replace('"amount":1', '"amount":9') }), refused(R.walletBody)],
+        ['message for another path', await signed({ path: '/api/pool/withdraw' }), refused(R.walletPath)],
+        ['message for another method', await signed({ method: 'PUT' }), refused(R.walletMethod)],
+        ['signature not hex', { ...good, 'x-wallet-signature': '0x' + 'zz'.repeat(65) }, refused(R.walletSignatureFormat)],
+        ['signature too short', { ...good, 'x-wallet-signature': good['x-wallet-signature']!.slice(0, 100) }, refused(R.walletSignatureFormat)],
+        [
+          'signed by another key',
+          { 'x-wallet-message': walletMessage(w.wallet, parts()), 'x-wallet-signature': await stranger.signMessage({ message: walletMessage(w.wallet, parts()) }) },
+          refused(R.walletSigner),
+        ],
+        ['another wallet signing for this one', await walletHeaders(stranger, parts()), refused('Wallet mismatch', 403)],
+        ['hmac over another body', hmacHeaders(key, parts({ body: '{}' })), refused(R.hmacMismatch)],
+        ['hmac not hex', { ...hmacHeaders(key, parts()), 'x-api-signature': 'zz' }, refused(R.hmacFormat)],
+        ['hmac stale', hmacHeaders(key, parts({ timestamp: nowSeconds() - 120 })), refused('Timestamp out of range')],
+        ['unknown api key', hmacHeaders({ api_key: 'mk_' + '0'.repeat(32), api_secret: 'x' }, parts()), refused('Invalid API key')],
+      ];
+      for (const [name, headers, expected] of cases) assert.deepEqual(await post(headers), expected, name);
+      // The message must match the body actually sent, not only be well signed.
+      assert.deepEqual(await post(good, body.replace('"amount":1', '"amount":2')), refused(R.walletBody));
+      // Replayed: accepted once, then refused.
+      assert.equal((await post(good)).status, 200);
+      assert.deepEqual(await post(good), refused('Signature already used'));
+      assert.equal((await balanceOf(w)).balance, 9, 'only the one good request moved money');
     });
   });
 });
