@@ -221,4 +221,142 @@ describe('market API, sixteenth audit (over HTTP)', () => {
       assert.equal((await balanceOf(w)).balance, 9, 'only the one good request moved money');
     });
   });
+
+  describe('trades by time: Kalshi\'s min_ts / max_ts and Polymarket\'s after / before', () => {
+    it('lists the trades inside the window of unix seconds, both bounds whole seconds included, and refuses bad bounds naming them', async () => {
+      const w = await trader('20');
+      const m = await market('audit16trades');
+      for (const amount of [1, 2, 3]) assert.equal((await stake(w, m.id, 'yes', amount)).status, 200);
+      // The trades' own times, moved apart by the operator's hand in the database.
+      const at = ['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:20.500Z', '2026-01-01T00:00:30.999Z'].map((x) => new Date(x));
+      const rows = await t.deps.db.selectFrom('trades').select('id').where('market_id', '=', m.id).orderBy('id').execute();
+      for (const [i, r] of rows.entries()) await t.deps.db.updateTable('trades').set({ created_at: at[i]! }).where('id', '=', r.id).execute();
+      const sec = (d: Date) => Math.floor(d.getTime() / 1000);
+      const [t1, t2, t3] = at.map(sec) as [number, number, number];
+      const ids = async (query: string) => {
+        const body = await ok(call('GET', `/api/trades?market=${m.id}&${query}`));
+        assert.equal(body.total, body.data.length, `${query}: total counts the window`);
+        return (body.data as { id: number }[]).map((x) => x.id);
+      };
+      const [a, b, c] = rows.map((r) => r.id) as [number, number, number];
+      assert.deepEqual(await ids(''), [c, b, a]);
+      assert.deepEqual(await ids(`min_ts=${t2}`), [c, b]);
+      assert.deepEqual(await ids(`max_ts=${t2}`), [b, a], 'max_ts covers its whole second');
+      assert.deepEqual(await ids(`min_ts=${t2}&max_ts=${t2}`), [b]);
+      assert.deepEqual(await ids(`min_ts=${t1 + 1}&max_ts=${t3 - 1}`), [b]);
+      assert.deepEqual(await ids(`after=${t2}`), [c, b]);
+      assert.deepEqual(await ids(`before=${t2}`), [b, a]);
+      assert.deepEqual(await ids(`min_ts=${t3 + 1}`), []);
+      // With the wallet filter, and across markets.
+      assert.deepEqual(await ids(`wallet=${w.wallet}&min_ts=${t2}`), [c, b]);
+      const everywhere = await ok(call('GET', `/api/trades?min_ts=${t1}&max_ts=${t3}&limit=100`));
+      assert.deepEqual(everywhere.data.map((x: { id: number }) => x.id), [c, b, a]);
+      assert.equal(everywhere.total, 3);
+      const bad = (query: string, error: string) => [query, { status: 400, body: { success: false, error } }] as const;
+      for (const [query, expected] of [
+        bad('min_ts=abc', 'Invalid min_ts: must be between 0 and 253402300799'),
+        bad('max_ts=-1', 'Invalid max_ts: must be between 0 and 253402300799'),
+        bad('min_ts=1.5', 'Invalid min_ts: must be between 0 and 253402300799'),
+        bad(`max_ts=${Date.now()}000`, 'Invalid max_ts: must be between 0 and 253402300799'),
+        bad('after=', 'Invalid after: must be between 0 and 253402300799'),
+        bad(`min_ts=${t3}&max_ts=${t1}`, 'Invalid min_ts: must not be after max_ts'),
+        bad(`min_ts=${t1}&after=${t1}`, 'Invalid after: cannot be combined with min_ts (they are the same filter)'),
+        bad(`max_ts=${t1}&before=${t1}`, 'Invalid before: cannot be combined with max_ts (they are the same filter)'),
+      ]) {
+        assert.deepEqual(await call('GET', `/api/trades?market=${m.id}&${query}`), expected, query);
+      }
+    });
+  });
+
+  describe('portfolio marks recomputed by hand from market-math.md', () => {
+    it('values open positions and realized results over open, resolved and cancelled markets to the micro-USDC', async () => {
+      const a = await trader('100');
+      const b = await trader('100');
+      const U = 1_000_000n;
+      const units = (usdc: number) => BigInt(Math.round(usdc * 1e6));
+      const usdc = (u: bigint) => Number(u) / 1e6;
+      // Each market opens with the default seeds, 100 USDC split evenly (market-math.md).
+      type Book = { P: { yes: bigint; no: bigint }; V: { yes: bigint; no: bigint } };
+      const books = new Map<number, Book>();
+      const held = new Map<string, { cost: bigint; shares: bigint }>();
+      const open = async () => {
+        const m = await market('audit16marks');
+        books.set(m.id, { P: { yes: 0n, no: 0n }, V: { yes: 50n * U, no: 50n * U } });
+        return m.id;
+      };
+      const price = (bk: Book, o: 'yes' | 'no') => Number(bk.P[o] + bk.V[o]) / Number(bk.P.yes + bk.P.no + bk.V.yes + bk.V.no);
+      const trade = async (w: Trader, id: number, o: 'yes' | 'no', amount: number) => {
+        const bk = books.get(id)!;
+        const a = units(amount);
+        const S = bk.P[o] + bk.V[o];
+        const O = bk.P.yes + bk.P.no + bk.V.yes + bk.V.no - S;
+        // shares = floor(a + O * ln(1 + a / S)), in float64 on units.
+        const shares = BigInt(Math.floor(Number(a) + Number(O) * Math.log1p(Number(a) / Number(S))));
+        const answer = await stake(w, id, o, amount);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.equal(answer.body.data.shares, usdc(shares), `shares of ${amount} on ${o}`);
+        bk.P[o] += a;
+        const k = `${w.wallet}:${id}:${o}`;
+        const p = held.get(k) ?? { cost: 0n, shares: 0n };
+        held.set(k, { cost: p.cost + a, shares: p.shares + shares });
+      };
+      const m1 = await open();
+      const m2 = await open();
+      const m3 = await open();
+      const m4 = await open();
+      await trade(a, m1, 'yes', 10);
+      await trade(b, m1, 'no', 4);
+      await trade(a, m1, 'yes', 3.5);
+      await trade(b, m2, 'yes', 7);
+      await trade(a, m2, 'no', 2.25);
+      await trade(a, m3, 'yes', 5);
+      await trade(b, m3, 'no', 8.333333);
+      await trade(a, m4, 'no', 6);
+      await trade(b, m4, 'yes', 1);
+      await ok(admin('POST', `/admin/markets/${m3}/resolve`, { outcome: 'yes' }));
+      await ok(admin('POST', `/admin/markets/${m4}/cancel`));
+
+      // Open marks: current_value = shares * current_price (to the unit), pnl = value - cost.
+      const mark = (w: Trader, id: number, o: 'yes' | 'no') => {
+        const { cost, shares } = held.get(`${w.wallet}:${id}:${o}`)!;
+        const p = price(books.get(id)!, o);
+        const value = BigInt(Math.round(Number(shares) * p));
+        const pnl = value - cost;
+        return {
+          market_id: id, side: o.toUpperCase(), shares: usdc(shares), avg_price: Number(cost) / Number(shares), current_price: p,
+          current_value: usdc(value), cost_basis: usdc(cost), pnl: usdc(pnl), pnl_percent: (Number(pnl) / Number(cost)) * 100, status: 'active',
+          value, cost, pnlUnits: pnl,
+        };
+      };
+      const aOpen = [mark(a, m1, 'yes'), mark(a, m2, 'no')];
+      const positions = ((await ok(call('GET', `/api/portfolio/${a.wallet}`))).data as { market_id: number }[]).sort((x, y) => x.market_id - y.market_id);
+      assert.deepEqual(
+        positions.map(({ market_id, side, shares, avg_price, current_price, current_value, cost_basis, pnl, pnl_percent, status }: Record<string, unknown>) =>
+          ({ market_id, side, shares, avg_price, current_price, current_value, cost_basis, pnl, pnl_percent, status })),
+        aOpen.map(({ value: _v, cost: _c, pnlUnits: _p, ...shown }) => shown),
+      );
+
+      // Resolved to yes: L = 8.333333, fee = floor(L * 500 / 10000), A (the only holder of yes) gets 5 + (L - fee).
+      const L = units(8.333333);
+      const fee = (L * 500n) / 10000n;
+      const realized = L - fee; // A on m3: paid 5 + (L - fee) for a stake of 5; m4 cancelled: 0.
+      const value = aOpen.reduce((s, x) => s + x.value, 0n);
+      const cost = aOpen.reduce((s, x) => s + x.cost, 0n);
+      const stats = (await ok(call('GET', `/api/portfolio/${a.wallet}/stats`))).data;
+      assert.deepEqual(stats, {
+        wallet: a.wallet.toLowerCase(), open_positions: 2, open_markets: 2,
+        total_value: usdc(value), total_cost: usdc(cost), unrealized_pnl: usdc(value - cost),
+        realized_pnl: usdc(realized), total_pnl: usdc(realized + value - cost),
+        total_volume: 10 + 3.5 + 2.25 + 5 + 6, markets_traded: 4, settled_markets: 2, won_markets: 1, win_rate: 0.5,
+      });
+      const bOpen = [mark(b, m1, 'no'), mark(b, m2, 'yes')];
+      const bStats = (await ok(call('GET', `/api/portfolio/${b.wallet}/stats`))).data;
+      const bUnrealized = bOpen.reduce((s, x) => s + x.pnlUnits, 0n);
+      assert.deepEqual([bStats.realized_pnl, bStats.unrealized_pnl, bStats.total_pnl, bStats.win_rate], [usdc(-L), usdc(bUnrealized), usdc(bUnrealized - L), 0]);
+      // The balance agrees: 100 - stakes + payout + refund.
+      assert.equal((await balanceOf(a)).balance, usdc(100n * U - units(26.75) + 5n * U + realized + 6n * U));
+      // The profile and the leaderboard tell the same total_pnl.
+      assert.equal((await ok(call('GET', `/api/users/${a.wallet}`))).data.total_pnl, usdc(realized + value - cost));
+    });
+  });
 });
