@@ -359,4 +359,26 @@ describe('market API, sixteenth audit (over HTTP)', () => {
       assert.equal((await ok(call('GET', `/api/users/${a.wallet}`))).data.total_pnl, usdc(realized + value - cost));
     });
   });
+
+  describe('settling a market that never opened', () => {
+    it('resolves (or cancels) a pending market: nothing was staked, so nothing moves, and it never opens after', async () => {
+      const w = await trader('5');
+      const ev = (await ok(admin('POST', '/admin/events', { title: `Audit16 pending ${Math.random()}`, category: 'audit16pending' }), 201)) as { id: number };
+      const pending = await market('audit16pending', { status: 'pending', event_id: ev.id });
+      assert.deepEqual(await stake(w, pending.id, 'yes', 1), { status: 400, body: { success: false, error: 'Market not active' } });
+      const resolved = await ok(admin('POST', `/admin/markets/${pending.id}/resolve`, { outcome: 'no' }));
+      assert.deepEqual([resolved.status, resolved.resolved_outcome, resolved.escrow], ['resolved', 'no', 0]);
+      assert.deepEqual(resolved.settlement, { mode: 'no_winners', outcome: 'no', total: 0, paid: 0, fee: 0, dust: 0, positions: 0, positions_paid: 0 });
+      assert.deepEqual(await admin('POST', `/admin/markets/${pending.id}/activate`), { status: 400, body: { error: 'Market already resolved' } });
+      assert.deepEqual(await stake(w, pending.id, 'yes', 2), { status: 400, body: { success: false, error: 'Market not active' } });
+      const detail = (await ok(call('GET', `/api/markets/${pending.id}`))).data;
+      assert.deepEqual([detail.status, detail.resolved_outcome], ['resolved', 'no']);
+      // Its event had no other market: it is resolved with it.
+      assert.equal((await ok(call('GET', `/api/events/${ev.id}`))).data.status, 'resolved');
+      const other = await market('audit16pending', { status: 'pending' });
+      const cancelled = await ok(admin('POST', `/admin/markets/${other.id}/cancel`));
+      assert.deepEqual([cancelled.status, cancelled.settlement.total, cancelled.settlement.positions], ['cancelled', 0, 0]);
+      assert.equal((await balanceOf(w)).balance, 5);
+    });
+  });
 });
