@@ -4,6 +4,7 @@ import type { EventStatus } from '../market.tables.ts';
 import { formatUsdc } from '../pricing/index.ts';
 import { type MarketItem } from './market-view.ts';
 import { listMarkets } from './markets.list.ts';
+import { statusIn } from './status-filter.ts';
 
 /** Most markets shown under one event (an event is a handful of related markets). */
 export const MAX_EVENT_MARKETS = 500;
@@ -70,9 +71,9 @@ async function oneEvent(db: Db, where: RawBuilder<unknown>): Promise<EventItem |
   return r.rows[0] ? eventItem(r.rows[0]) : null;
 }
 
-/** Events, newest first, optionally of one status, with the number matching. */
-export async function listEvents(db: Db, f: { status?: EventStatus; offset: number; limit: number }) {
-  const where = f.status ? sql`where e.status = ${f.status}` : sql``;
+/** Events, newest first, of the statuses asked (every one when absent, none when empty), with the number matching. */
+export async function listEvents(db: Db, f: { statuses?: readonly EventStatus[]; offset: number; limit: number }) {
+  const where = f.statuses ? sql`where ${statusIn('e.status', f.statuses)}` : sql``;
   const { offset } = f;
   const [rows, count] = await Promise.all([
     sql<EventRow>`${EVENT_SELECT} ${where} order by e.created_at desc, e.id desc limit ${f.limit} offset ${offset}`.execute(db),

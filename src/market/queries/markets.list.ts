@@ -6,6 +6,7 @@ import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
 import { LIST_COLUMNS, type ListColumns, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
 import { marketMatchesTerms, searchTerms } from './search-terms.ts';
+import { statusIn } from './status-filter.ts';
 
 export const MARKET_SORTS = ['newest', 'volume', 'ending_soon', 'trending'] as const;
 export type MarketSort = (typeof MARKET_SORTS)[number];
@@ -26,12 +27,6 @@ export interface MarketPage {
   /** Items skipped. */
   readonly offset: number;
   readonly limit: number;
-}
-
-/** The condition of a status set on `column`; an empty set matches nothing. */
-function statusIn(column: string, statuses: readonly MarketStatus[]): RawBuilder<unknown> {
-  if (statuses.length === 0) return sql`false`;
-  return sql`${sql.ref(column)} in (${sql.join(statuses)})`;
 }
 
 /** The `where` of a market filter over `markets m`. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statusesOf } from './status-filter.ts';
+import { eventStatusesOf, statusesOf } from './status-filter.ts';
 
 describe('statusesOf', () => {
   it('is every status when nothing is asked', () => {
@@ -19,5 +19,18 @@ describe('statusesOf', () => {
     assert.deepEqual(statusesOf({ status: 'resolved', closed: false }), []);
     assert.deepEqual(statusesOf({ status: 'pending', active: true }), []);
     assert.deepEqual(statusesOf({ active: true, closed: true }), []);
+  });
+});
+
+describe('eventStatusesOf', () => {
+  it('maps active and closed onto the two event statuses, intersecting with status', () => {
+    assert.equal(eventStatusesOf({}), undefined);
+    assert.deepEqual(eventStatusesOf({ active: true }), ['active']);
+    assert.deepEqual(eventStatusesOf({ active: false }), ['resolved']);
+    assert.deepEqual(eventStatusesOf({ closed: true }), ['resolved']);
+    assert.deepEqual(eventStatusesOf({ closed: false }), ['active']);
+    assert.deepEqual(eventStatusesOf({ status: 'resolved', closed: true }), ['resolved']);
+    assert.deepEqual(eventStatusesOf({ status: 'resolved', closed: false }), []);
+    assert.deepEqual(eventStatusesOf({ active: true, closed: true }), []);
   });
 });

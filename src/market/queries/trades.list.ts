@@ -54,40 +54,51 @@ export function tradeHash(r: Pick<TradeRow, 'id' | 'market_id' | 'wallet' | 'out
   return '0x' + createHash('sha256').update(text).digest('hex');
 }
 
+export interface TradeFilter {
+  readonly market?: number;
+  /** Lower case. */
+  readonly wallet?: string;
+  /** Trades at or after this instant. */
+  readonly from?: Date;
+  /** Trades before this instant. */
+  readonly until?: Date;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+const TRADE_COLUMNS = sql`id, market_id, wallet, outcome, amount, price, shares, created_at`;
+
 /**
- * Trades, newest first, of one market or of all, and of one wallet (lower case) or of all. The
- * total without a wallet is the markets' trade_count (kept in the trading transaction), which
- * avoids counting a large table; a wallet's trades are counted on its index. Null when `market`
- * is unknown.
+ * Trades, newest first, of one market or of all, of one wallet (lower case) or of all, inside a
+ * time window or not. The total of a market's or of every trade is the markets' trade_count
+ * (kept in the trading transaction), which avoids counting a large table; a wallet's trades or a
+ * window are counted on the index that serves them (wallet, market or time, each with
+ * created_at). Null when `market` is unknown.
  */
-export async function listTrades(db: Db, f: { market?: number; wallet?: string; offset: number; limit: number }) {
-  const { offset } = f;
-  if (f.wallet !== undefined) return listWalletTrades(db, { ...f, wallet: f.wallet });
+export async function listTrades(db: Db, f: TradeFilter) {
   if (f.market !== undefined) {
     const m = await sql<{ trade_count: number }>`select trade_count from markets where id = ${f.market}`.execute(db);
     if (!m.rows[0]) return null;
-    const rows = await sql<TradeRow>`select id, market_id, wallet, outcome, amount, price, shares, created_at from trades
-      where market_id = ${f.market} order by created_at desc, id desc limit ${f.limit} offset ${offset}`.execute(db);
-    return { items: rows.rows.map(tradeRecord), total: m.rows[0].trade_count };
+    if (f.wallet === undefined && f.from === undefined && f.until === undefined) {
+      const rows = await sql<TradeRow>`select ${TRADE_COLUMNS} from trades
+        where market_id = ${f.market} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db);
+      return { items: rows.rows.map(tradeRecord), total: m.rows[0].trade_count };
+    }
   }
+  const conds = [
+    f.market === undefined ? null : sql`market_id = ${f.market}`,
+    f.wallet === undefined ? null : sql`wallet = ${f.wallet}`,
+    f.from === undefined ? null : sql`created_at >= ${f.from}`,
+    f.until === undefined ? null : sql`created_at < ${f.until}`,
+  ].filter((c) => c !== null);
+  const where = conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
+  const total =
+    conds.length === 0
+      ? sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`
+      : sql<{ n: bigint }>`select count(*)::bigint as n from trades ${where}`;
   const [rows, count] = await Promise.all([
-    sql<TradeRow>`select id, market_id, wallet, outcome, amount, price, shares, created_at from trades
-      order by created_at desc, id desc limit ${f.limit} offset ${offset}`.execute(db),
-    sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`.execute(db),
-  ]);
-  return { items: rows.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
-}
-
-async function listWalletTrades(db: Db, f: { market?: number; wallet: string; offset: number; limit: number }) {
-  if (f.market !== undefined) {
-    const m = await sql<{ id: number }>`select id from markets where id = ${f.market}`.execute(db);
-    if (!m.rows[0]) return null;
-  }
-  const inMarket = f.market === undefined ? sql`` : sql`and market_id = ${f.market}`;
-  const [rows, count] = await Promise.all([
-    sql<TradeRow>`select id, market_id, wallet, outcome, amount, price, shares, created_at from trades
-      where wallet = ${f.wallet} ${inMarket} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db),
-    sql<{ n: bigint }>`select count(*)::bigint as n from trades where wallet = ${f.wallet} ${inMarket}`.execute(db),
+    sql<TradeRow>`select ${TRADE_COLUMNS} from trades ${where} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db),
+    total.execute(db),
   ]);
   return { items: rows.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
 }

@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../shared/errors.ts';
 import { getEventBySlugOrId, getFeaturedEvent, listEvents } from '../queries/events.ts';
+import { eventStatusesOf } from '../queries/status-filter.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { EventItem, EventWithMarkets } from './read-responses.ts';
-import { PageQuery, envelope, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
+import { FlagQuery, PageQuery, envelope, flagOf, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
 
 const tags = ['market'];
 
@@ -18,13 +19,20 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       schema: {
         tags,
         summary: 'List events, newest first',
-        querystring: Type.Object({ status: Type.Optional(stringEnum(['active', 'resolved'] as const, 'Event status')), ...PageQuery }),
+        querystring: Type.Object({
+          status: Type.Optional(stringEnum(['active', 'resolved'] as const, 'Event status')),
+          active: Type.Optional(FlagQuery("Polymarket's filter: true is status active, false resolved; combines with status")),
+          closed: Type.Optional(FlagQuery("Polymarket's filter: true is resolved, false active; combines with status")),
+          ...PageQuery,
+        }),
         response: readResponses(pageEnvelope(EventItem)),
       },
     },
     async (req) => {
       const { offset, answer } = pageWindow(req.query);
-      const { items, total } = await listEvents(opts.db, { status: req.query.status, offset, limit: req.query.limit });
+      const { status, active, closed, limit } = req.query;
+      const statuses = eventStatusesOf({ status, active: flagOf(active), closed: flagOf(closed) });
+      const { items, total } = await listEvents(opts.db, { statuses, offset, limit });
       return { success: true, data: items, total, ...answer };
     },
   );

@@ -8,15 +8,12 @@ import { getMarketPrice, getMarketPrices } from '../queries/market-prices.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { sendLiveAnswer } from './send-live-answer.ts';
 import { BatchPrices, PriceHistory, PriceRecord } from './read-responses.ts';
-import { IdParam, MAX_ID, envelope, readResponses, stringEnum } from './read-schemas.ts';
+import { IdParam, MAX_ID, UnixSeconds, envelope, readResponses, stringEnum } from './read-schemas.ts';
 
 /** Most ids one batch price request may name. */
 export const MAX_BATCH_IDS = 50;
 /** Largest fidelity: one point a year. */
 export const MAX_FIDELITY_MINUTES = 525_600;
-
-/** 9999-12-31T23:59:59Z: the last second a date holds. */
-const MAX_UNIX_SECONDS = 253_402_300_799;
 
 const tags = ['market'];
 const IDS_RULE = `must be a comma-separated list of at most ${MAX_BATCH_IDS} market ids (positive integers)`;
@@ -84,10 +81,8 @@ export async function marketPricesRoutes(app: FastifyInstance, opts: ReadRouteOp
         params: Type.Object({ id: IdParam }),
         querystring: Type.Object({
           interval: Type.Optional(stringEnum(HISTORY_INTERVALS, 'Window back from now (1m = 30 days); default 1d; not with startTs or endTs')),
-          startTs: Type.Optional(
-            Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Window start, unix seconds (default the market opening); not after endTs' }),
-          ),
-          endTs: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Window end, unix seconds (default now; later is read as now)' })),
+          startTs: Type.Optional(UnixSeconds('Window start, unix seconds (default the market opening); not after endTs')),
+          endTs: Type.Optional(UnixSeconds('Window end, unix seconds (default now; later is read as now)')),
           fidelity: Type.Optional(
             Type.Integer({
               minimum: 1,

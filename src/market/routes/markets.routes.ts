@@ -11,7 +11,7 @@ import { statusesOf } from '../queries/status-filter.ts';
 import { CATEGORY_RULE, isCategory, normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
-import { IdParam, PageQuery, envelope, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
+import { FlagQuery, IdParam, PageQuery, envelope, flagOf, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
 
 export const MARKET_STATUSES = ['active', 'resolved', 'cancelled', 'pending'] as const;
 export const MARKET_TYPES = ['yesno', 'threeway', 'updown', 'custom'] as const;
@@ -19,8 +19,6 @@ export const MARKET_TYPES = ['yesno', 'threeway', 'updown', 'custom'] as const;
 export const TRENDING_COUNT = 10;
 
 const tags = ['market'];
-const BOOLEANS = ['true', 'false'] as const;
-const booleanOf = (v: 'true' | 'false' | undefined): boolean | undefined => (v === undefined ? undefined : v === 'true');
 
 export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -37,10 +35,8 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
         summary: 'List markets',
         querystring: Type.Object({
           status: Type.Optional(stringEnum(MARKET_STATUSES, 'Market status')),
-          active: Type.Optional(stringEnum(BOOLEANS, "Polymarket's filter: true is status active, false every other status; combines with status")),
-          closed: Type.Optional(
-            stringEnum(BOOLEANS, "Polymarket's filter: true is resolved or cancelled, false active or pending; combines with status"),
-          ),
+          active: Type.Optional(FlagQuery("Polymarket's filter: true is status active, false every other status; combines with status")),
+          closed: Type.Optional(FlagQuery("Polymarket's filter: true is resolved or cancelled, false active or pending; combines with status")),
           category: Type.Optional(Type.String({ maxLength: 100, description: 'Category, e.g. crypto (compared trimmed and in lower case, as stored; 1 to 40 letters, digits, spaces, hyphens or underscores)' })),
           market_type: Type.Optional(stringEnum(MARKET_TYPES)),
           sort: Type.Optional(stringEnum(MARKET_SORTS, 'Default newest')),
@@ -60,7 +56,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
       return sendLiveAnswer(opts.live, req, reply, deps, async () => {
         const { status, active, closed, market_type, q, limit } = req.query;
-        const statuses = statusesOf({ status, active: booleanOf(active), closed: booleanOf(closed) });
+        const statuses = statusesOf({ status, active: flagOf(active), closed: flagOf(closed) });
         // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
         const filter = { statuses, category, market_type, q };
         const { offset, answer } = pageWindow(req.query);

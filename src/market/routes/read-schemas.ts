@@ -23,6 +23,15 @@ export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
   return Type.Unsafe({ ...schema, type: [s.type, 'null'] });
 }
 
+const BOOLEANS = ['true', 'false'] as const;
+/** A Polymarket list flag (`active`, `closed`): `true` or `false` exactly. */
+export const FlagQuery = (description: string) => stringEnum(BOOLEANS, description);
+export const flagOf = (v: 'true' | 'false' | undefined): boolean | undefined => (v === undefined ? undefined : v === 'true');
+
+/** 9999-12-31T23:59:59Z: the last second a date holds. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+export const UnixSeconds = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description });
+
 export const IdParam = Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Numeric id' });
 export const WalletParam = Type.String({ pattern: WALLET_PATTERN, description: '0x followed by 40 hex digits, any case' });
 

@@ -5,7 +5,13 @@ import { badRequest, notFound } from '../../shared/errors.ts';
 import { listTrades } from '../queries/trades.list.ts';
 import type { ReadRouteOptions } from './read-context.ts';
 import { TradeRecord } from './read-responses.ts';
-import { IdParam, PageQuery, WalletParam, pageEnvelope, pageWindow, readResponses } from './read-schemas.ts';
+import { IdParam, PageQuery, UnixSeconds, WalletParam, pageEnvelope, pageWindow, readResponses } from './read-schemas.ts';
+
+/** Kalshi's name of a bound or Polymarket's (`after`, `before`), not both: they are the same filter. */
+function oneOf<K extends string, A extends string>(q: Partial<Record<K | A, number>>, name: K, alias: A): number | undefined {
+  if (q[name] !== undefined && q[alias] !== undefined) throw badRequest(`Invalid ${alias}: cannot be combined with ${name} (they are the same filter)`);
+  return q[name] ?? q[alias];
+}
 
 export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,6 +25,10 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
           market: Type.Optional(IdParam),
           wallet: Type.Optional(WalletParam),
           user: Type.Optional({ ...WalletParam, description: "Polymarket's name for wallet (not with wallet)" }),
+          min_ts: Type.Optional(UnixSeconds('Trades at or after this second (unix seconds); not after max_ts')),
+          max_ts: Type.Optional(UnixSeconds('Trades at or before this second, the whole second included (unix seconds)')),
+          after: Type.Optional(UnixSeconds("Polymarket's name for min_ts (not with it)")),
+          before: Type.Optional(UnixSeconds("Polymarket's name for max_ts (not with it)")),
           ...PageQuery,
         }),
         response: readResponses(pageEnvelope(TradeRecord), { notFound: true }),
@@ -29,7 +39,12 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       const { wallet, user } = req.query;
       if (wallet !== undefined && user !== undefined) throw badRequest('Invalid user: cannot be combined with wallet (they are the same filter)');
       const who = (wallet ?? user)?.toLowerCase();
-      const result = await listTrades(opts.db, { market: req.query.market, wallet: who, offset, limit: req.query.limit });
+      const from = oneOf(req.query, 'min_ts', 'after');
+      const to = oneOf(req.query, 'max_ts', 'before');
+      if (from !== undefined && to !== undefined && from > to) throw badRequest('Invalid min_ts: must not be after max_ts');
+      // A bound names a whole second: the window runs from the start of `from` to the end of `to`.
+      const window = { from: from === undefined ? undefined : new Date(from * 1000), until: to === undefined ? undefined : new Date((to + 1) * 1000) };
+      const result = await listTrades(opts.db, { market: req.query.market, wallet: who, ...window, offset, limit: req.query.limit });
       if (!result) throw notFound('Market not found');
       return { success: true, data: result.items, total: result.total, ...answer };
     },
