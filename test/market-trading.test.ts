@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { assertBooksBalanced, manualClock, USDC } from './helpers/market.ts';
-import { nowSeconds, SIGNATURE_REFUSALS, signedRequest, tradeBody } from './helpers/market-client.ts';
+import { nowSeconds, signedRequest, tradeBody } from './helpers/market-client.ts';
 import { failure, marketHttp, outcomeOf } from './helpers/market-http.ts';
 
 const clock = manualClock(Date.now());
@@ -248,12 +248,8 @@ describe('market trading over HTTP: POST /api/pool/trade, /api/pool/estimate, /a
       const replay = await t.app.inject(signed);
       assert.deepEqual({ status: replay.statusCode, body: replay.json() }, failure(401, 'Signature already used'));
       const otherBody = JSON.stringify(tradeBody(w.wallet, market.id, 'yes', 25));
-      const viaKey = 'apiKey' in signer;
-      const [otherBodyError, otherPathError] = viaKey
-        ? [SIGNATURE_REFUSALS.hmacMismatch, SIGNATURE_REFUSALS.hmacMismatch]
-        : [SIGNATURE_REFUSALS.walletBody, SIGNATURE_REFUSALS.walletPath];
-      assert.deepEqual(outcomeOf(await m.trade(signer, otherBody, { signedBody: body })), failure(401, otherBodyError), 'signed another body');
-      assert.deepEqual(outcomeOf(await m.trade(signer, body, { signedPath: '/api/pool/estimate' })), failure(401, otherPathError), 'signed another path');
+      assert.deepEqual(outcomeOf(await m.trade(signer, otherBody, { signedBody: body })), failure(401, 'Invalid signature'), 'signed another body');
+      assert.deepEqual(outcomeOf(await m.trade(signer, body, { signedPath: '/api/pool/estimate' })), failure(401, 'Invalid signature'), 'signed another path');
     }
     assert.deepEqual(await m.moneyOf(w.wallet), { balance: 40n * USDC, trades: 2 });
   });

@@ -34,18 +34,6 @@ export function hmacHeaders(creds: ApiKeyCredentials, p: SignParts): Record<stri
   return { 'x-api-key': creds.api_key, 'x-api-timestamp': ts, 'x-api-signature': signature };
 }
 
-/** The 401s naming what is wrong with a signature (docs/decisions-market-auth.md). */
-export const SIGNATURE_REFUSALS = {
-  hmacMismatch: "Invalid signature: x-api-signature is not the HMAC-SHA256 of timestamp, method, path and body under the key's secret",
-  hmacFormat: 'Invalid signature: x-api-signature must be 64 lower-case hex digits',
-  walletFormat: 'Invalid signature: x-wallet-message must be "svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 hex of body>"',
-  walletMethod: 'Invalid signature: x-wallet-message names another method than the request',
-  walletPath: 'Invalid signature: x-wallet-message names another path than the request',
-  walletBody: 'Invalid signature: the body digest in x-wallet-message is not the sha256 of the request body',
-  walletSignatureFormat: 'Invalid signature: x-wallet-signature must be 0x followed by 130 hex digits',
-  walletSigner: 'Invalid signature: x-wallet-signature was not made by the wallet in x-wallet-message',
-} as const;
-
 /** `svc-auth v1 <wallet lower case> <unix seconds> <METHOD> <path> <sha256 hex of body>`. */
 export function walletMessage(wallet: string, p: SignParts): string {
   const digest = createHash('sha256').update(Buffer.from(p.body, 'utf8')).digest('hex');

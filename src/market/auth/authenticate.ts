@@ -3,12 +3,12 @@ import { HttpError } from '../../shared/errors.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
 import { AUTH_ERRORS, authError, type AuthErrorName } from './auth.errors.ts';
 import { sha256Hex } from './digest.ts';
-import { hmacEncodingProblem, isHexInWrongCase, isHmacHex, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
+import { hmacEncodingProblem, isHexInWrongCase, signHmacHex, verifyHmac, type HmacParts } from './hmac.signature.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { isWithinWindow, parseUnixSeconds, SIGNATURE_WINDOW_SECONDS, timestampUnitProblem } from './timestamp-window.ts';
 import { isWalletAddress } from '../wallets/wallet-address.ts';
-import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, walletMessageTimestamp, type WalletMessageCasePart, type WalletMessageFields } from './wallet-message.ts';
-import { isWalletSignatureHex, isWalletSignatureWithout0x, recoverWalletSigner } from './wallet-signature.ts';
+import { buildWalletMessage, parseWalletMessage, walletMessageCaseProblem, walletMessageTimestamp, type WalletMessageCasePart } from './wallet-message.ts';
+import { isWalletSignatureWithout0x, recoverWalletSigner } from './wallet-signature.ts';
 
 /** Who signed a market request, and how. `wallet` is lower case. */
 export interface MarketAuth {
@@ -79,8 +79,7 @@ async function authenticateHmac(
   if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
   const encoding = hmacEncodingProblem(h.signature);
   if (encoding !== null) throw authError(HMAC_ENCODING_REFUSALS[encoding]);
-  if (!isHmacHex(h.signature)) throw authError('hmacSignatureFormat');
-  if (!verifyHmac(record.secret, parts, h.signature)) throw authError('hmacMismatch');
+  if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
   // The HMAC is deterministic, so the expected value names this signed request exactly.
@@ -98,12 +97,17 @@ async function authenticateWallet(
   const fields = parseWalletMessage(h.message);
   if (!fields) throw authError(refusalOfMessage(h.message, deps.clock.now()));
   if (!isWithinWindow(fields.timestamp, deps.clock.now())) throw authError('timestampOutOfRange');
-  const mismatch = walletMessageMismatch(fields, req);
-  if (mismatch !== null) throw authError(mismatch);
+  const expected = buildWalletMessage({
+    wallet: fields.wallet,
+    timestamp: fields.timestamp,
+    method: req.method,
+    path: req.path,
+    bodySha256: sha256Hex(req.rawBody),
+  });
+  if (expected !== h.message) throw authError('invalidSignature');
   if (isWalletSignatureWithout0x(h.signature)) throw authError('walletSignatureWithout0x');
-  if (!isWalletSignatureHex(h.signature)) throw authError('walletSignatureFormat');
   const signer = await recoverWalletSigner(h.message, h.signature);
-  if (signer !== fields.wallet) throw authError('walletSignatureSigner');
+  if (signer !== fields.wallet) throw authError('invalidSignature');
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, signer)) throw authError('walletMismatch');
   // Keyed by the message, not the signature bytes: ECDSA signatures are malleable (s and n - s
@@ -111,18 +115,6 @@ async function authenticateWallet(
   const auth: MarketAuth = { wallet: signer, method: 'wallet' };
   await claimOnce(deps.replay, `wallet:${sha256Hex(h.message)}`, auth);
   return auth;
-}
-
-/**
- * The first part of a well-formed wallet message that is not the request's: its method, path or
- * body digest (the message is rebuilt from the request, so nothing else can differ); null when
- * it is the request's. Naming the part is no oracle: anyone can check an EIP-191 signature.
- */
-function walletMessageMismatch(fields: WalletMessageFields, req: SignedRequest): AuthErrorName | null {
-  const expected = buildWalletMessage({ ...fields, method: req.method, path: req.path, bodySha256: sha256Hex(req.rawBody) });
-  if (expected === buildWalletMessage(fields)) return null;
-  if (fields.method !== req.method.toUpperCase()) return 'walletMessageMethod';
-  return fields.path !== req.path ? 'walletMessagePath' : 'walletMessageBody';
 }
 
 /** A digest in another encoding than lower-case hex is named in the refusal (docs/decisions-market-auth.md). */
@@ -149,14 +141,14 @@ const WALLET_TIMESTAMP_REFUSALS: Record<'milliseconds' | 'fraction', AuthErrorNa
 
 /**
  * Why a wallet message that does not parse is refused: a part in the wrong case, or a timestamp
- * of the current time in another unit, is named; the rest is refused with the format it must have.
+ * of the current time in another unit, is named; the rest is `Invalid signature`.
  */
 function refusalOfMessage(message: string, nowMs: number): AuthErrorName {
   const part = walletMessageCaseProblem(message);
   if (part !== null) return CASE_REFUSALS[part];
   const ts = walletMessageTimestamp(message);
   const unit = ts === null ? null : timestampUnitProblem(ts, nowMs);
-  return unit === null ? 'walletMessageFormat' : WALLET_TIMESTAMP_REFUSALS[unit];
+  return unit === null ? 'invalidSignature' : WALLET_TIMESTAMP_REFUSALS[unit];
 }
 
 /**

@@ -26,11 +26,6 @@ export function signHmacHex(secret: string, parts: HmacParts): string {
 /** The one accepted form of `x-api-signature`: 64 lower-case hex digits (docs/signing.md). */
 const SIGNATURE_HEX = /^[0-9a-f]{64}$/;
 
-/** Whether `signature` is in the one accepted form (whatever digest it holds). */
-export function isHmacHex(signature: string): boolean {
-  return SIGNATURE_HEX.test(signature);
-}
-
 /** Whether `signature` is 64 hex digits with upper-case ones: the right length in the wrong case. */
 export function isHexInWrongCase(signature: string): boolean {
   return /^[0-9a-fA-F]{64}$/.test(signature) && !SIGNATURE_HEX.test(signature);

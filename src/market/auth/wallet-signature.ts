@@ -1,16 +1,10 @@
-const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
-
-/** Whether `signature` is written as one: 0x and 65 bytes of hex (r || s || v), whether or not it verifies. */
-export function isWalletSignatureHex(signature: string): boolean {
-  return SIGNATURE_HEX.test(signature);
-}
 
 /**
  * The lower-case address that produced an EIP-191 personal_sign `signature` over `message`, or
  * null when the signature is not one (not 65 bytes of hex r || s || v, not on the curve).
  */
 export async function recoverWalletSigner(message: string, signature: string): Promise<string | null> {
-  if (!isWalletSignatureHex(signature)) return null;
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
   try {
     // Loaded with the first wallet signature, not at start (a gateway-only service never needs it).
     const { recoverMessageAddress } = await import('viem');
