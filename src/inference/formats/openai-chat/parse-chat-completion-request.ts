@@ -207,6 +207,15 @@ export function readToolSchema(value: unknown, path: string): JsonObject {
   return schema;
 }
 
+/** A tool's `name` at `path`, unique across `seen` (function and custom tools share one namespace). */
+function readToolName(f: Fields, path: string, seen: Set<string>): string {
+  const name = readString(f, 'name', path, { required: true })!;
+  if (!NAME.test(name)) invalid(at(path, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (seen.has(name)) invalid(at(path, 'name'), `duplicate tool name ${name}`);
+  seen.add(name);
+  return name;
+}
+
 /**
  * The `function` of a tool in the service's form (`{type: "function", function: {name,
  * description, parameters}}`, also taken by /v1/messages): names unique across `seen`.
@@ -214,10 +223,7 @@ export function readToolSchema(value: unknown, path: string): JsonObject {
 export function readFunctionTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
   const fp = at(p, 'function');
   const fn = expectFields(f.function, fp);
-  const name = readString(fn, 'name', fp, { required: true })!;
-  if (!NAME.test(name)) invalid(at(fp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
-  if (seen.has(name)) invalid(at(fp, 'name'), `duplicate tool name ${name}`);
-  seen.add(name);
+  const name = readToolName(fn, fp, seen);
   const description = readString(fn, 'description', fp);
   const parameters = readToolSchema(fn.parameters, at(fp, 'parameters'));
   return description === undefined ? { name, parameters } : { name, description, parameters };
@@ -245,10 +251,7 @@ function readCustomFormat(f: Fields, path: string): CustomToolFormat {
 function readCustomTool(f: Fields, p: string, seen: Set<string>): ToolDefinition {
   const cp = at(p, 'custom');
   const custom = expectFields(f.custom, cp);
-  const name = readString(custom, 'name', cp, { required: true })!;
-  if (!NAME.test(name)) invalid(at(cp, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
-  if (seen.has(name)) invalid(at(cp, 'name'), `duplicate tool name ${name}`);
-  seen.add(name);
+  const name = readToolName(custom, cp, seen);
   const description = readString(custom, 'description', cp);
   return customToolDefinition({ name, format: readCustomFormat(custom, cp), ...(description === undefined ? {} : { description }) });
 }
