@@ -5,7 +5,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
-import { sendJson, startFakeServer, type FakeServer, type RecordedRequest } from './fakes/fake-server.ts';
+import { sendJson } from './fakes/fake-server.ts';
+import { startScripted, type Script, type ScriptedUpstream } from './fakes/scripted-upstream.ts';
 import { PRICES, accountCredits, expectedCost, postJson, startGateway, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
@@ -18,22 +19,6 @@ import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
  * forms, a failure after an Anthropic `message_start` that reported usage), through the official
  * SDKs and plain fetch where the exact bytes matter.
  */
-
-type Script = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
-
-interface ScriptedUpstream extends FakeServer {
-  readonly scripts: Script[];
-}
-
-async function startScripted(): Promise<ScriptedUpstream> {
-  const scripts: Script[] = [];
-  const server = await startFakeServer((request, res) => {
-    const script = scripts.shift();
-    if (!script) return sendJson(res, 500, { error: { message: 'no script queued', type: 'server_error' } });
-    return script(request, res);
-  });
-  return { ...server, scripts };
-}
 
 const USAGE = { input: 50, cached: 0, output: 7 };
 const UPSTREAM_KEY = 'sk-trk-secret-key-0123456789';

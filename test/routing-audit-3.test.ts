@@ -5,7 +5,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
-import { sendJson, startFakeServer, type FakeServer, type RecordedRequest } from './fakes/fake-server.ts';
+import { sendJson } from './fakes/fake-server.ts';
+import { startScripted, type Script, type ScriptedUpstream } from './fakes/scripted-upstream.ts';
 import { waitForUsage, startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount } from './helpers/inference.ts';
 
@@ -14,22 +15,6 @@ import { createTestAccount } from './helpers/inference.ts';
  * audit"): `max_total_ms` as a deadline that cuts the call in flight, through the official SDKs
  * against fake upstreams on loopback that stall.
  */
-
-type Script = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
-
-interface ScriptedUpstream extends FakeServer {
-  readonly scripts: Script[];
-}
-
-async function startScripted(): Promise<ScriptedUpstream> {
-  const scripts: Script[] = [];
-  const server = await startFakeServer((request, res) => {
-    const script = scripts.shift();
-    if (!script) return sendJson(res, 500, { error: { message: 'no script queued', type: 'server_error' } });
-    return script(request, res);
-  });
-  return { ...server, scripts };
-}
 
 const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-stl', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
