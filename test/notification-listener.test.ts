@@ -202,6 +202,25 @@ describe('one listening connection per instance on PostgreSQL', { skip }, () => 
     }
   });
 
+  it('takes a subscriber whose LISTEN meets the connection being terminated: it waits for the reconnect instead of failing', async () => {
+    const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 50 });
+    const early = recorder();
+    const late = recorder();
+    try {
+      await listener.listen(['t8_early'], early.onNotify, early.onReconnect);
+      const [backend] = await listeners(h);
+      // No wait: the late LISTEN goes out on a connection the server is ending, before the client has seen the end.
+      await sql`select pg_terminate_backend(${backend!.pid})`.execute(h.db);
+      await listener.listen(['t8_late'], late.onNotify, late.onReconnect);
+      await waitFor(() => early.reconnects === 1, { message: () => `reconnects: ${early.reconnects}` });
+      await notifyAll(h, [['t8_late', '1'], ['t8_early', '2']]);
+      await waitFor(() => early.got.length === 1 && late.got.length === 1, { message: 'both channels after reconnecting' });
+      assert.deepEqual([early.got, late.got], [[['t8_early', '2']], [['t8_late', '1']]]);
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('reports the loss of its connection once, and a subscriber that fails to catch up, to onError', async () => {
     const reported: [string, unknown][] = [];
     const listener = createNotificationListener({ connectionString: h.url!, retryMinMs: 50, onError: (what, e) => void reported.push([what, e]) });

@@ -178,6 +178,12 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
       }
     } catch (e) {
       if (client !== c) return; // lost meanwhile: the retry LISTENs everything
+      // The server ended the connection and the client has not said so yet (the statement's error
+      // comes before the connection's): the same loss, so the retry LISTENs everything.
+      if (connectionGone(e)) {
+        onLost(c, e);
+        return;
+      }
       throw e;
     }
     failures = 0;
@@ -232,6 +238,15 @@ export function createNotificationListener(opts: NotificationListenerOptions): N
       await endClient();
     },
   };
+}
+
+/**
+ * Whether a statement failed because its connection is gone: an error of class 57 (operator
+ * intervention: the server terminating or shutting down) or a connection error without a code.
+ */
+function connectionGone(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code.startsWith('57') : e instanceof Error;
 }
 
 /** The listening connection is named LISTEN_APPLICATION_NAME even when the URL names the others. */
