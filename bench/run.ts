@@ -1,11 +1,11 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another (they
- * would skew each other if run together). Names: market-reads, market-trades, gateway, stream-memory, settle-batch, lane-classifier, routing, answer-write.
+ * would skew each other if run together). Names: market-reads, market-trades, gateway, stream-memory, settle-batch, settlement, lane-classifier, routing, answer-write.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const ALL = ['market-reads', 'market-trades', 'gateway', 'stream-memory', 'settle-batch', 'lane-classifier', 'routing', 'answer-write'];
+const ALL = ['market-reads', 'market-trades', 'gateway', 'stream-memory', 'settle-batch', 'settlement', 'lane-classifier', 'routing', 'answer-write'];
 const names = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 let failed = 0;
 for (const name of names) {

@@ -1,8 +1,10 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
-import { escrowAccount, FEES_ACCOUNT, walletAccount } from '../ledger/ledger.accounts.ts';
+import { intArrayLiteral, textArrayLiteral } from '../../storage/array-literal.ts';
+import { escrowAccount, FEES_ACCOUNT } from '../ledger/ledger.accounts.ts';
 import { LedgerError } from '../ledger/check-movement.ts';
 import { postMovement } from '../ledger/post-movement.ts';
+import { postPayouts } from '../ledger/post-payouts.ts';
 import type { MarketRow } from '../market.tables.ts';
 import { poolsOf } from '../markets/market-row-pools.ts';
 import { type MarketSettlement, type Outcome, refundMarket, settleMarket } from '../pricing/index.ts';
@@ -35,7 +37,7 @@ interface PositionKey {
  * caller's transaction: one ledger movement per paid position (escrow -> wallet, `settlement` or
  * `refund`), fee and dust to `fees` (`fee`), every position's payout set (0 for a losing one),
  * the totals and the new status on the market row (no longer featured), and the event resolved once none of its
- * markets is open. Wallets are credited in address order, the one order every settlement uses.
+ * markets is open. A handful of statements however many positions (postPayouts, setPayouts).
  */
 export async function settleLockedMarket(
   trx: Transaction<Database>,
@@ -60,30 +62,19 @@ export async function settleLockedMarket(
   const s = outcome === null ? refundMarket(pools, positions) : settleMarket(pools, positions, outcome);
   const escrow = escrowAccount(market.id);
 
-  let paidCount = 0;
-  for (const p of s.payouts) {
-    if (p.amount > 0n) {
-      paidCount++;
-      await postMovement(trx, {
-        type: p.kind === 'settlement' ? 'settlement' : 'refund',
-        entries: [
-          { account: escrow, amount: -p.amount },
-          { account: walletAccount(p.id.wallet), amount: p.amount },
-        ],
-        wallet: p.id.wallet,
-        market_id: market.id,
-        note: noteFor(p.kind, p.outcome, market.id, outcome === null),
-        at: now,
-      });
-    }
-    await trx
-      .updateTable('positions')
-      .set({ payout: p.amount, updated_at: now })
-      .where('market_id', '=', market.id)
-      .where('wallet', '=', p.id.wallet)
-      .where('outcome', '=', p.id.outcome)
-      .execute();
-  }
+  const paid = s.payouts.filter((p) => p.amount > 0n);
+  await postPayouts(
+    trx,
+    market.id,
+    paid.map((p) => ({
+      wallet: p.id.wallet,
+      amount: p.amount,
+      type: p.kind === 'settlement' ? 'settlement' : 'refund',
+      note: noteFor(p.kind, p.outcome, market.id, outcome === null),
+    })),
+    now,
+  );
+  await setPayouts(trx, market.id, s.payouts, now);
 
   const protocol = s.fee + s.dust;
   if (protocol > 0n) {
@@ -130,9 +121,27 @@ export async function settleLockedMarket(
     fee: s.fee,
     dust: s.dust,
     paid: s.paidOut,
-    positions_paid: paidCount,
+    positions_paid: paid.length,
     positions: positions.length,
   };
+}
+
+/** Sets every position's payout in one statement; each must be there. */
+async function setPayouts(
+  trx: Transaction<Database>,
+  marketId: number,
+  payouts: readonly { readonly id: PositionKey; readonly amount: bigint }[],
+  now: Date,
+): Promise<void> {
+  if (payouts.length === 0) return;
+  const r = await sql`
+    update positions p set payout = v.payout, updated_at = ${now}::timestamptz
+    from unnest(${textArrayLiteral(payouts.map((p) => p.id.wallet))}::text[], ${textArrayLiteral(payouts.map((p) => p.id.outcome))}::text[],
+      ${intArrayLiteral(payouts.map((p) => p.amount))}::bigint[]) as v(wallet, outcome, payout)
+    where p.market_id = ${marketId} and p.wallet = v.wallet and p.outcome = v.outcome`.execute(trx);
+  if (r.numAffectedRows !== BigInt(payouts.length)) {
+    throw new LedgerError(`set the payout of ${r.numAffectedRows} of market ${marketId}'s ${payouts.length} positions`);
+  }
 }
 
 function noteFor(kind: 'settlement' | 'refund' | 'lost', outcome: Outcome, marketId: number, cancelled: boolean): string {
