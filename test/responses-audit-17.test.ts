@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
-import { createTestAccount } from './helpers/inference.ts';
+import { startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, manualClock } from './helpers/inference.ts';
 
 /** The seventeenth inference audit, OpenAI Responses side (docs/api-decisions.md, "Responses: seventeenth audit"). */
 /** A response without the fields the SDK adds on its own (output_text, output_parsed, parsed, parsed_arguments). */
@@ -91,5 +91,64 @@ describe('responses: seventeenth audit', () => {
       const r = await openai.responses.create({ model: 'svc-fast', input: 'hi' });
       assert.deepEqual(wire(await openai.responses.retrieve(r.id, { include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] })), wire(r));
     });
+  });
+});
+
+describe('responses: completed_at is when the response completed, and only a completed one has it', () => {
+  const clock = manualClock();
+  let g: Gateway;
+  let openai: OpenAI;
+
+  before(async () => {
+    g = await startGateway({ clock, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+    openai = g.client((await createTestAccount(g.t, { credits: 100_000 })).key);
+  });
+  after(() => g.close());
+
+  /** Holds the upstream's answer while the clock moves 90 seconds on, then lets it go. */
+  async function slowAnswer<T>(fake: 'openai' | 'anthropic', ask: () => Promise<T>): Promise<T> {
+    let release!: () => void;
+    const waitFor = new Promise<void>((r) => (release = r));
+    const before = g[fake].requests.length;
+    g[fake].chat.enqueue({ text: 'Done after a while.', waitFor });
+    const answer = ask();
+    while (g[fake].requests.length === before) await new Promise((r) => setImmediate(r));
+    clock.advance(90_000);
+    release();
+    return answer;
+  }
+
+  for (const [fake, model] of [['openai', 'svc-fast'], ['anthropic', 'svc-vision']] as const) {
+    it(`${model}: not streamed and streamed, the answer and a retrieve say completed_at 90 s after created_at`, async () => {
+      const r = await slowAnswer(fake, () => openai.responses.create({ model, input: 'take your time' }));
+      assert.ok(r.completed_at! - r.created_at >= 90, JSON.stringify(r));
+      assert.equal((await openai.responses.retrieve(r.id)).completed_at, r.completed_at);
+
+      const events: Ev[] = [];
+      await slowAnswer(fake, async () => {
+        for await (const e of await openai.responses.create({ model, input: 'take your time', stream: true })) events.push(e as unknown as Ev);
+      });
+      const created = events[0]!.response!;
+      const done = events.at(-1)!.response!;
+      assert.equal(created.completed_at, null);
+      assert.equal(events[1]!.response!.completed_at, null);
+      assert.ok((done.completed_at as number) - (done.created_at as number) >= 90, JSON.stringify(done));
+      assert.equal((await openai.responses.retrieve(done.id as string)).completed_at, done.completed_at);
+    });
+  }
+
+  it('an incomplete and a failed response have completed_at null', async () => {
+    g.openai.chat.enqueue({ text: 'The first primes are 2, 3, 5', finish: 'length' });
+    const cut = await openai.responses.create({ model: 'svc-fast', input: 'primes', max_output_tokens: 16 });
+    assert.equal(cut.status, 'incomplete');
+    assert.equal(cut.completed_at, null);
+
+    g.anthropic.chat.enqueue({ text: 'Partial answer that breaks here', streamErrorAfter: { events: 4, type: 'overloaded_error', message: 'Overloaded' } });
+    const events: Ev[] = [];
+    for await (const e of await openai.responses.create({ model: 'svc-vision', input: 'hello', stream: true })) events.push(e as unknown as Ev);
+    const failed = events.at(-1)!.response!;
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.completed_at, null);
+    assert.equal((await openai.responses.retrieve(failed.id as string)).completed_at, null);
   });
 });

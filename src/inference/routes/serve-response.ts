@@ -584,7 +584,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   }
   await closeAll(sessions);
 
-  const body = recorder.finish(status, totals, incompleteReason ? { incompleteReason } : {});
+  const body = recorder.finish(status, totals, { completedAt: Math.floor(ctx.clock.now() / 1000), ...(incompleteReason ? { incompleteReason } : {}) });
   if (parsed.store) await store(body, recorder.output);
   if (!sse) return body;
   await settle(request, hold, httpStatus);
