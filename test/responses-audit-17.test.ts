@@ -41,6 +41,37 @@ describe('responses: seventeenth audit', () => {
     });
   }
 
+  describe('a function call the output cap cut (incomplete response)', () => {
+    for (const stream of [false, true]) {
+      it(`${stream ? 'streamed' : 'not streamed'}: is shown incomplete, and a continuation goes on without it (no output owed, no half arguments upstream)`, async () => {
+        g.openai.chat.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris, the capital of France' } }], finish: 'length' });
+        const params = { model: 'svc-fast', input: 'Weather in Paris?', tools, max_output_tokens: 16 };
+        const first = stream ? await openai.responses.stream(params).finalResponse() : await openai.responses.create(params);
+        const shown = await openai.responses.retrieve(first.id);
+        assert.equal(shown.status, 'incomplete');
+        assert.deepEqual(shown.incomplete_details, { reason: 'max_output_tokens' });
+        assert.deepEqual(shown.output.map((i) => [i.type, 'status' in i ? i.status : undefined]), [['message', 'completed'], ['function_call', 'incomplete']]);
+        const cut = shown.output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+        assert.ok(!cut.arguments.endsWith('}'), cut.arguments);
+
+        g.openai.chat.enqueue({ text: 'It is sunny in Paris.' });
+        const next = await openai.responses.create({ model: 'svc-fast', input: 'Go on, with more room.', tools, previous_response_id: first.id });
+        assert.equal(next.output_text, 'It is sunny in Paris.');
+        const sent = g.openai.requests.at(-1)!.body as { messages: { role: string; content: unknown; tool_calls?: unknown }[] };
+        // The text the cap left whole is the model's own; the cut call is not.
+        assert.deepEqual(sent.messages.map((m) => [m.role, m.content, m.tool_calls]), [
+          ['user', 'Weather in Paris?', undefined],
+          ['assistant', 'Let me check.', undefined],
+          ['user', 'Go on, with more room.', undefined],
+        ]);
+        // Nor can an item_reference name it.
+        const e = await openai.responses.create({ model: 'svc-fast', tools, input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: cut.id }] as never }).then(() => null, (x: { status?: number; error?: unknown }) => x);
+        assert.equal(e?.status, 400);
+        assert.equal(e?.error, `input[1].id: no stored item ${cut.id}`);
+      });
+    }
+  });
+
   describe('retrieve with include=["reasoning.encrypted_content"]', () => {
     const base = { model: 'svc-vision', tools, reasoning: { effort: 'medium' as const }, max_output_tokens: 30000 };
 

@@ -576,7 +576,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       // Kept as OpenAI keeps failed responses, committed before `response.failed` as a completed one
       // is before `response.completed`. A continuation gets only the items that were whole: a cut
       // message is not something the model said, and a cut call would be owed an output.
-      if (parsed.store) await store(failed, recorder.output.filter((item) => !('status' in item && item.status === 'incomplete')));
+      if (parsed.store) await store(failed, continuedItems(recorder.output, 'failed'));
       sse.send(recorder.drain());
     }
     sse.end();
@@ -585,12 +585,22 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   await closeAll(sessions);
 
   const body = recorder.finish(status, totals, { completedAt: Math.floor(ctx.clock.now() / 1000), ...(incompleteReason ? { incompleteReason } : {}) });
-  if (parsed.store) await store(body, recorder.output);
+  if (parsed.store) await store(body, continuedItems(recorder.output, status));
   if (!sse) return body;
   await settle(request, hold, httpStatus);
   sse.send(recorder.drain());
   sse.end();
   return undefined;
+}
+
+/**
+ * The output items a continuation (previous_response_id, item_reference) carries: all but what an
+ * ending cut. A failure's cut item goes (the model did not finish saying it); an output cap's cut
+ * text stays (it is the model's own ending), but its cut tool call goes, as a failure's: kept, it
+ * would be owed an output (a 400 on the next turn) or send half-written arguments upstream.
+ */
+function continuedItems(output: readonly OutputItem[], status: 'completed' | 'incomplete' | 'failed'): OutputItem[] {
+  return output.filter((item) => !('status' in item && item.status === 'incomplete' && (status === 'failed' || item.type !== 'message')));
 }
 
 function record(hold: CreditHold, call: ModelCall, target: UpstreamTarget, totals: { -readonly [K in keyof ResponseUsageCounts]: number }): void {
