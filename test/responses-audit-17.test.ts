@@ -26,18 +26,47 @@ describe('responses: seventeenth audit', () => {
 
   const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather of a city', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } }];
 
+  /** Streams `params` with the SDK's helper: its events, the final response it built, and a retrieve of that id. */
+  async function streamAndRetrieve(params: Record<string, unknown>) {
+    const stream = openai.responses.stream(params as Parameters<typeof openai.responses.stream>[0]);
+    const events: Ev[] = [];
+    for await (const e of stream) events.push(e as unknown as Ev);
+    const final = await stream.finalResponse();
+    return { events, final, got: await openai.responses.retrieve(final.id) };
+  }
+
+  const shell = { type: 'custom' as const, name: 'shell', description: 'Runs a shell command.' };
+  const citySchema = { type: 'json_schema' as const, name: 'city', strict: true, schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } };
+
   for (const kind of KINDS) {
     describe(kind.name, () => {
-      it('responses.stream(): the final response the SDK builds equals a retrieve of the same id', async () => {
-        kind.fake().chat.enqueue({ reasoning: 'Think about Paris.', text: 'Checking.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], reasoningTokens: 5 });
-        const stream = openai.responses.stream({ model: kind.model, input: 'Weather in Paris?', tools, reasoning: { effort: 'low', summary: 'auto' }, metadata: { k: 'v' }, instructions: 'Be brief.' });
-        const events: Ev[] = [];
-        for await (const e of stream) events.push(e as unknown as Ev);
-        const final = await stream.finalResponse();
-        const got = await openai.responses.retrieve(final.id);
-        assert.deepEqual(wire(final), wire(got));
-        assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
-      });
+      const cases = [
+        {
+          what: 'reasoning, text and a function call',
+          scenario: { reasoning: 'Think about Paris.', text: 'Checking.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], reasoningTokens: 5 },
+          params: { input: 'Weather in Paris?', tools, reasoning: { effort: 'low', summary: 'auto' }, metadata: { k: 'v' }, instructions: 'Be brief.' },
+          types: ['reasoning', 'message', 'function_call'],
+        },
+        {
+          what: 'include reasoning.encrypted_content with two parallel calls',
+          scenario: { reasoning: 'Two cities.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_weather', arguments: { city: 'Rome' } }] },
+          params: { input: 'Weather in Paris and Rome?', tools, reasoning: { effort: 'medium' }, max_output_tokens: 30000, include: ['reasoning.encrypted_content'] },
+          types: ['reasoning', 'function_call', 'function_call'],
+        },
+        { what: 'a custom tool call', scenario: { toolCalls: [{ name: 'shell', arguments: { input: 'ls -la' } }] }, params: { input: 'List files', tools: [shell] }, types: ['custom_tool_call'] },
+        { what: 'text.format json_schema', scenario: { json: { city: 'Paris' } }, params: { input: 'City?', text: { format: citySchema } }, types: ['message'] },
+      ];
+      for (const c of cases) {
+        it(`responses.stream() (${c.what}): the final response the SDK builds equals a retrieve of the same id`, async () => {
+          kind.fake().chat.enqueue(c.scenario);
+          const { events, final, got } = await streamAndRetrieve({ model: kind.model, ...c.params });
+          assert.deepEqual(wire(final), wire(got));
+          assert.equal(got.status, 'completed');
+          assert.deepEqual(got.output.map((i) => i.type), c.types);
+          assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+          assert.equal(events.at(-1)!.type, 'response.completed');
+        });
+      }
     });
   }
 
