@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type OpenAI from 'openai';
 import { startGateway, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
 import { createTestAccount, manualClock } from './helpers/inference.ts';
 
 /** The seventeenth inference audit, OpenAI Responses side (docs/api-decisions.md, "Responses: seventeenth audit"). */
@@ -16,8 +17,16 @@ describe('responses: seventeenth audit', () => {
   let g: Gateway;
   let openai: OpenAI;
 
-  before(async () => void ({ g, openai } = await startWithSdks()));
+  let key: string;
+  before(async () => {
+    const s = await startWithSdks();
+    ({ g, openai } = s);
+    key = s.acct.key;
+  });
   after(() => g.close());
+
+  const audit = auditRequests(() => ({ g, key }));
+  const refused = (body: unknown, error: string) => audit.refused('/v1/responses', body, error);
 
   const KINDS = [
     { name: 'OpenAI-style', model: 'svc-fast', fake: () => g.openai },
@@ -97,6 +106,30 @@ describe('responses: seventeenth audit', () => {
         const e = await openai.responses.create({ model: 'svc-fast', tools, input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: cut.id }] as never }).then(() => null, (x: { status?: number; error?: unknown }) => x);
         assert.equal(e?.status, 400);
         assert.equal(e?.error, `input[1].id: no stored item ${cut.id}`);
+      });
+    }
+  });
+
+  describe('a tool call sent again with previous_response_id', () => {
+    for (const kind of KINDS) {
+      it(`${kind.name}: is a 400 naming the item before any upstream call, not the upstream's refusal of a duplicate id`, async () => {
+        kind.fake().chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+        const first = await openai.responses.create({ model: kind.model, input: 'Weather in Paris?', tools });
+        const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+        const output = { type: 'function_call_output' as const, call_id: call.call_id, output: 'sunny' };
+        await refused(
+          { model: kind.model, tools, previous_response_id: first.id, input: [call, output] },
+          `input[0].call_id: the tool call ${call.call_id} is already in the conversation; send each call once (previous_response_id carries the earlier ones)`,
+        );
+        // The same call twice in one stateless input too.
+        await refused(
+          { model: kind.model, tools, store: false, input: [{ role: 'user', content: 'Weather in Paris?' }, call, output, { role: 'user', content: 'again' }, call, output] },
+          `input[4].call_id: the tool call ${call.call_id} is already in the conversation; send each call once (previous_response_id carries the earlier ones)`,
+        );
+        // Sent once, it goes on.
+        kind.fake().chat.enqueue({ text: 'Sunny.' });
+        const next = await openai.responses.create({ model: kind.model, tools, previous_response_id: first.id, input: [output] });
+        assert.equal(next.output_text, 'Sunny.');
       });
     }
   });

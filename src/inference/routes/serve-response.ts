@@ -287,7 +287,8 @@ export async function serveResponse(
 }
 
 /**
- * Every function_call_output answers a function_call before it (stored or in this input), and
+ * Each tool call is in the conversation once (stored or in this input), every
+ * function_call_output answers a function_call before it (stored or in this input), and
  * every function_call is answered by an output after it once the conversation goes on past it (a
  * later message or output), as OpenAI requires. Sent on, either was refused by the upstream in its
  * own words (Anthropic: a `tool_result` without its `tool_use` or the reverse; OpenAI: a `tool`
@@ -301,8 +302,14 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
   const calls = new Set<string>();
   for (const item of history) if (isCall(item)) calls.add(item.call_id);
   input.forEach((item, i) => {
-    if (isCall(item)) calls.add(item.call_id);
-    else if (isToolOutput(item) && !calls.has(item.call_id)) {
+    if (isCall(item)) {
+      // A call sent again (the whole history next to previous_response_id, say) is refused by
+      // Anthropic in its own words and taken by other upstreams: one 400, naming the item.
+      if (calls.has(item.call_id)) {
+        throw badRequest(`input[${i}].call_id: the tool call ${item.call_id} is already in the conversation; send each call once (previous_response_id carries the earlier ones)`);
+      }
+      calls.add(item.call_id);
+    } else if (isToolOutput(item) && !calls.has(item.call_id)) {
       const what = item.type === 'custom_tool_call_output' ? 'custom tool call output' : 'function call output';
       throw badRequest(`input[${i}].call_id: no tool call found for ${what} with call_id ${item.call_id}`);
     }
