@@ -59,7 +59,12 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none';
   const toolCalls = offersTools ? (scenario.toolCalls ?? []) : [];
   const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
-  const finish = toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
+  // `length` with tool calls: the cap was hit inside the last call, whose arguments stop halfway.
+  const finish = scenario.finish === 'length' ? 'length' : toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
+  const argumentsOf = (c: { readonly arguments: Record<string, unknown> }, i: number): string => {
+    const json = JSON.stringify(c.arguments);
+    return finish === 'length' && i === toolCalls.length - 1 ? json.slice(0, Math.ceil(json.length / 2)) : json;
+  };
   const u = scenario.usage ?? DEFAULT_USAGE;
   const usage = 'rawUsage' in scenario ? scenario.rawUsage : {
     prompt_tokens: u.input,
@@ -68,7 +73,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
     prompt_tokens_details: { cached_tokens: u.cached, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: scenario.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
-  return { toolCalls, text, finish, usage };
+  return { toolCalls, text, finish, usage, argumentsOf };
 }
 
 function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string, nonReasoning: ReadonlySet<string>): Promise<void> | void {
@@ -79,7 +84,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
     return sendJson(res, 400, { error }, HEADERS);
   }
   if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), { ...HEADERS, ...scenario.error.headers });
-  const { toolCalls, text, finish, usage } = answer(scenario, body);
+  const { toolCalls, text, finish, usage, argumentsOf } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';
   const created = 1763000000;
   if (body.stream !== true || scenario.ignoreStream) {
@@ -100,7 +105,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
               // Reasoning as DeepSeek and vLLM expose it.
               ...(scenario.reasoning ? { reasoning_content: scenario.reasoning } : {}),
               ...(toolCalls.length > 0
-                ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_fakeopenai${i}abcdef123456`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }
+                ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_fakeopenai${i}abcdef123456`, type: 'function', function: { name: c.name, arguments: argumentsOf(c, i) } })) }
                 : {}),
               refusal: null,
               annotations: [],
@@ -131,7 +136,7 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
   for (const p of pieces(scenario.reasoning ?? '')) chunks.push(chunk({ reasoning_content: p }));
   for (const p of pieces(text)) chunks.push(chunk({ content: p }));
   const callStart = (index: number) => chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: toolCalls[index]!.name, arguments: '' } }] });
-  const argPieces = toolCalls.map((c) => pieces(JSON.stringify(c.arguments), 7));
+  const argPieces = toolCalls.map((c, i) => pieces(argumentsOf(c, i), 7));
   if (scenario.interleaveToolCalls) {
     toolCalls.forEach((_, index) => chunks.push(callStart(index)));
     for (let round = 0; argPieces.some((p) => round < p.length); round++) {

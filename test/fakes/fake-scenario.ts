@@ -28,7 +28,7 @@ export interface FakeChatScenario {
   readonly interleaveToolCalls?: boolean;
   /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */
   readonly json?: Record<string, unknown>;
-  /** `length` to stop as if max_tokens was reached. */
+  /** `length` to stop as if max_tokens was reached (OpenAI-compatible: inside the last tool call, if any, its arguments cut halfway). */
   readonly finish?: 'stop' | 'length';
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */

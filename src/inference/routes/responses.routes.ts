@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
 import { parseResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
+import { readRetrieveInclude, withEncryptedReasoning } from '../formats/openai-responses/retrieve-include.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { InferenceRoutes } from '../inference-plugin.ts';
@@ -68,7 +69,8 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
         const r = await loadResponse(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
         if (!r) throw notFound('response not found');
         if (stream) throw badRequest(NOT_STREAMED);
-        return r.body;
+        // Other include values change nothing here, as on create.
+        return readRetrieveInclude(request.query).includes('reasoning.encrypted_content') ? withEncryptedReasoning(r.body, r.outputItems) : r.body;
       },
     );
     const refuse = async () => {

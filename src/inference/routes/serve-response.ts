@@ -287,7 +287,8 @@ export async function serveResponse(
 }
 
 /**
- * Every function_call_output answers a function_call before it (stored or in this input), and
+ * Each tool call is in the conversation once (stored or in this input), every
+ * function_call_output answers a function_call before it (stored or in this input), and
  * every function_call is answered by an output after it once the conversation goes on past it (a
  * later message or output), as OpenAI requires. Sent on, either was refused by the upstream in its
  * own words (Anthropic: a `tool_result` without its `tool_use` or the reverse; OpenAI: a `tool`
@@ -301,8 +302,14 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
   const calls = new Set<string>();
   for (const item of history) if (isCall(item)) calls.add(item.call_id);
   input.forEach((item, i) => {
-    if (isCall(item)) calls.add(item.call_id);
-    else if (isToolOutput(item) && !calls.has(item.call_id)) {
+    if (isCall(item)) {
+      // A call sent again (the whole history next to previous_response_id, say) is refused by
+      // Anthropic in its own words and taken by other upstreams: one 400, naming the item.
+      if (calls.has(item.call_id)) {
+        throw badRequest(`input[${i}].call_id: the tool call ${item.call_id} is already in the conversation; send each call once (previous_response_id carries the earlier ones)`);
+      }
+      calls.add(item.call_id);
+    } else if (isToolOutput(item) && !calls.has(item.call_id)) {
       const what = item.type === 'custom_tool_call_output' ? 'custom tool call output' : 'function call output';
       throw badRequest(`input[${i}].call_id: no tool call found for ${what} with call_id ${item.call_id}`);
     }
@@ -576,7 +583,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       // Kept as OpenAI keeps failed responses, committed before `response.failed` as a completed one
       // is before `response.completed`. A continuation gets only the items that were whole: a cut
       // message is not something the model said, and a cut call would be owed an output.
-      if (parsed.store) await store(failed, recorder.output.filter((item) => !('status' in item && item.status === 'incomplete')));
+      if (parsed.store) await store(failed, continuedItems(recorder.output, 'failed'));
       sse.send(recorder.drain());
     }
     sse.end();
@@ -584,13 +591,23 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
   }
   await closeAll(sessions);
 
-  const body = recorder.finish(status, totals, incompleteReason ? { incompleteReason } : {});
-  if (parsed.store) await store(body, recorder.output);
+  const body = recorder.finish(status, totals, { completedAt: Math.floor(ctx.clock.now() / 1000), ...(incompleteReason ? { incompleteReason } : {}) });
+  if (parsed.store) await store(body, continuedItems(recorder.output, status));
   if (!sse) return body;
   await settle(request, hold, httpStatus);
   sse.send(recorder.drain());
   sse.end();
   return undefined;
+}
+
+/**
+ * The output items a continuation (previous_response_id, item_reference) carries: all but what an
+ * ending cut. A failure's cut item goes (the model did not finish saying it); an output cap's cut
+ * text stays (it is the model's own ending), but its cut tool call goes, as a failure's: kept, it
+ * would be owed an output (a 400 on the next turn) or send half-written arguments upstream.
+ */
+function continuedItems(output: readonly OutputItem[], status: 'completed' | 'incomplete' | 'failed'): OutputItem[] {
+  return output.filter((item) => !('status' in item && item.status === 'incomplete' && (status === 'failed' || item.type !== 'message')));
 }
 
 function record(hold: CreditHold, call: ModelCall, target: UpstreamTarget, totals: { -readonly [K in keyof ResponseUsageCounts]: number }): void {

@@ -469,9 +469,13 @@ export class ResponseRecorder {
 
   /**
    * Ends the response: `response.completed`, `response.incomplete` or `response.failed` with the
-   * final object, which is returned (the non-streamed answer).
+   * final object, which is returned (the non-streamed answer). `completedAt`: Unix seconds, now.
    */
-  finish(status: Exclude<ResponseStatus, 'in_progress'>, usage: ResponseUsageCounts, extra: { error?: { code: string; message: string }; incompleteReason?: string } = {}): object {
+  finish(
+    status: Exclude<ResponseStatus, 'in_progress'>,
+    usage: ResponseUsageCounts,
+    extra: { error?: { code: string; message: string }; incompleteReason?: string; completedAt?: number } = {},
+  ): object {
     // Items still open here are those a failure cut (endRound closed the rest).
     const cutAt = status === 'completed' ? undefined : this.cutIndex();
     this.closeText(cutAt);
@@ -486,6 +490,8 @@ export class ResponseRecorder {
     this.calls = [];
     const r = {
       ...this.snapshot(status, usage),
+      // OpenAI's completion time, only for a completed response; an ending without one keeps null.
+      completed_at: status === 'completed' ? (extra.completedAt ?? this.shell.createdAt) : null,
       error: extra.error ?? null,
       incomplete_details: extra.incompleteReason ? { reason: extra.incompleteReason } : null,
     };
@@ -500,7 +506,7 @@ export class ResponseRecorder {
       object: 'response',
       created_at: s.createdAt,
       status,
-      ...(status === 'in_progress' ? {} : { completed_at: s.createdAt }),
+      completed_at: null as number | null,
       error: null,
       incomplete_details: null,
       instructions: s.instructions,
