@@ -8,6 +8,7 @@ import type { ChargeEstimate } from '../billing/estimate.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { Executor, ModelRoute } from '../routing/route-model.ts';
+import type { RequestBudget } from '../upstream/run-with-fallback.ts';
 import type { UpstreamTarget } from '../upstream/upstream-target.ts';
 import { abortOnClientClose, type ClientAbort } from './client-abort.ts';
 
@@ -38,7 +39,8 @@ export interface CreditHold {
    * One upstream call, made resiliently over the route's executors and their deployments
    * (Upstreams.run: balanced, retried, failed over). Once it succeeded, a routed request (pipeline,
    * svc-auto) gets `x-svc-model` (the executing brand) and `x-svc-lane`. What it consumed is billed
-   * only once the caller record()s it.
+   * only once the caller record()s it. Every attempt of the request shares one `max_total_ms`,
+   * from the first: a later call gets what is left (504 when nothing is).
    */
   attempt<T>(call: (target: UpstreamTarget, signal: CancelSignal) => Promise<T>): Promise<Served<T>>;
   /** Adds what one upstream call consumed to the request's bill (a request may make several). */
@@ -123,6 +125,8 @@ class RequestHold implements CreditHold {
   readonly maxOutputTokens: number | null;
   readonly held: bigint;
   private readonly abort: ClientAbort;
+  /** `max_total_ms` is the request's, whatever number of calls it makes (a response's tool rounds). */
+  private readonly budget: RequestBudget = { startedAt: null };
   private lastTarget: UpstreamTarget | null = null;
   private recorded: BillableUsage | null = null;
   private estimated = false;
@@ -151,6 +155,7 @@ class RequestHold implements CreditHold {
         return call(target, attemptSignal ?? signal);
       },
       signal,
+      this.budget,
     );
     if (route.lane !== null) {
       const executor = executorOf(route, served.target);
