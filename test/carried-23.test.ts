@@ -167,3 +167,48 @@ models:
     await assertBilledRoundOne(a.id);
   });
 });
+
+describe('UPSTREAM_MAX_EVENT_BYTES counts bytes of the body, not characters', () => {
+  let g: Gateway;
+  let stl: ScriptedUpstream;
+  const CAP = 64 * 1024;
+  before(async () => {
+    stl = await startScripted();
+    g = await startGateway({
+      env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000', UPSTREAM_MAX_EVENT_BYTES: String(CAP) },
+      catalog: (f) => `
+resilience: { max_retries: 0, breaker: { consecutive_failures: 1000000, min_requests: 1000000 } }
+providers:
+  - { id: main-openai, type: openai, base_url: "${f.openai.baseUrl}", api_key: "${FAKE_OPENAI_KEY}" }
+  - { id: stl-openai, type: openai, base_url: "${stl.url}/v1", api_key: "sk-stl-key-0123456789", timeout_ms: 60000 }
+models:
+  - { id: svc-so, type: chat, pricing: { input: 0.45, cached_input: 0.1125, output: 0.90 }, deployments: [{ provider: stl-openai, model: gpt-4.1-mini }] }
+`,
+    });
+  });
+  after(async () => {
+    await g.close();
+    await stl.close();
+  });
+
+  it('an unfinished event of CJK text past the cap in bytes (within it in characters) ends the stream with an error, after the content sent', async () => {
+    const a = await createTestAccount(g.t, { credits: 100_000 });
+    const openai = new OpenAI({ apiKey: a.key, baseURL: `${g.t.url}/v1`, maxRetries: 0, timeout: 20_000 });
+    const chunk = (delta: unknown) => `data: ${JSON.stringify({ id: 'chatcmpl-w', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    // 30,000 characters of three bytes: 90,000 bytes of one event that never ends, then silence.
+    stl.scripts.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Hi' }) + 'data: {"id": "chatcmpl-w", "choices": [{"index": 0, "delta": {"content": "' + '\u4e2d'.repeat(30_000));
+    });
+    let text = '';
+    let error: unknown = null;
+    try {
+      for await (const c of await openai.chat.completions.create({ model: 'svc-so', stream: true, messages: [{ role: 'user', content: 'hello' }] })) text += c.choices[0]?.delta.content ?? '';
+    } catch (e) {
+      error = e;
+    }
+    assert.equal(text, 'Hi');
+    assert.ok(error instanceof OpenAI.APIError && /an upstream event is too large/.test(error.message), `the stream ends with an error: ${String(error)}`);
+    assert.equal(await stl.requests.at(-1)!.closed, 'aborted');
+  });
+});
