@@ -39,8 +39,8 @@ export class SseReader {
   /**
    * Bytes given the event parser since it last completed an event or a comment (about: the tail
    * after the last line end counts from its read), checked against the cap: the parser would
-   * hold an event that never ends, or a line without a newline, for as long as it grows. Never
-   * fewer than the body's bytes (see parse), so the cap is never exceeded; at most a few more.
+   * hold an event that never ends, or a line without a newline, for as long as it grows. What it
+   * counts it counts in bytes, never short of them (see parse); a few may count more.
    */
   private unfinished = 0;
   private sawComment = false;
