@@ -120,13 +120,16 @@ export async function withCreditHold<T>(
  * method, a request's garbage being a visible share of its CPU (docs/bench-gateway.md,
  * "Session 8").
  */
-class RequestHold implements CreditHold {
+class RequestHold implements CreditHold, RequestBudget {
   readonly signal: CancelSignal;
   readonly maxOutputTokens: number | null;
   readonly held: bigint;
   private readonly abort: ClientAbort;
-  /** `max_total_ms` is the request's, whatever number of calls it makes (a response's tool rounds). */
-  private readonly budget: RequestBudget = { startedAt: null };
+  /**
+   * The request's time budget (RequestBudget): `max_total_ms` is the request's, whatever number of
+   * calls it makes (a response's tool rounds). A field here, not an object of its own per request.
+   */
+  startedAt: number | null = null;
   private lastTarget: UpstreamTarget | null = null;
   private recorded: BillableUsage | null = null;
   private estimated = false;
@@ -155,7 +158,7 @@ class RequestHold implements CreditHold {
         return call(target, attemptSignal ?? signal);
       },
       signal,
-      this.budget,
+      this,
     );
     if (route.lane !== null) {
       const executor = executorOf(route, served.target);
