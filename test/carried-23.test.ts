@@ -65,7 +65,7 @@ describe('max_total_ms covers every model call of a /v1/responses request with M
   const BUDGET_MS = 1500;
   // The slow tool alone takes longer than the whole budget; its own timeout is far longer.
   const SLOW_TOOL_MS = BUDGET_MS + 400;
-  const ROUND_MS = 1000;
+  const ROUND_MS = 900;
   const BUDGET_504 = 'no upstream answered within the time the request may take';
   const u1 = { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 };
 
@@ -100,11 +100,11 @@ models:
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...call(name, args) }] }) + chunk({}, 'tool_calls') + `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini', choices: [], usage: u1 })}\n\n` + 'data: [DONE]\n\n');
   };
-  const after_ = (ms: number, script: Script): Script => (req, res) => {
+  const delayed = (ms: number, script: Script): Script => (req, res) => {
     const t = setTimeout(() => void script(req, res), ms);
     res.on('close', () => clearTimeout(t));
   };
-  const slowTool = { type: 'mcp' as const, server_label: 'weather', server_url: '', require_approval: 'never' as const };
+  const weatherServer = { type: 'mcp' as const, server_label: 'weather', server_url: '', require_approval: 'never' as const };
 
   async function account() {
     // A test that failed leaves its scripts behind; each starts from none.
@@ -124,7 +124,7 @@ models:
     const seen = stl.requests.length;
     stl.scripts.push(toolAnswer('slow', { city: 'Oslo' }), textAnswer('never asked'));
     const err = await a.openai.responses
-      .create({ model: 'svc-so', input: 'weather?', tools: [{ ...slowTool, server_url: mcp.url }] })
+      .create({ model: 'svc-so', input: 'weather?', tools: [{ ...weatherServer, server_url: mcp.url }] })
       .then(() => null, (e: unknown) => e);
     assert.ok(err instanceof OpenAI.APIError, String(err));
     assert.deepEqual([err.status, err.error], [504, BUDGET_504]);
@@ -137,9 +137,9 @@ models:
     const a = await account();
     const seen = stl.requests.length;
     // Each round alone is within the budget; the two together are not.
-    stl.scripts.push(after_(ROUND_MS, toolAnswer('weather', { city: 'Oslo' })), after_(ROUND_MS, textAnswer('too late')));
+    stl.scripts.push(delayed(ROUND_MS, toolAnswer('weather', { city: 'Oslo' })), delayed(ROUND_MS, textAnswer('too late')));
     const err = await a.openai.responses
-      .create({ model: 'svc-so', input: 'weather?', tools: [{ ...slowTool, server_url: mcp.url }] })
+      .create({ model: 'svc-so', input: 'weather?', tools: [{ ...weatherServer, server_url: mcp.url }] })
       .then((r) => JSON.stringify(r.output), (e: unknown) => e);
     assert.ok(err instanceof OpenAI.APIError, String(err));
     assert.equal(err.status, 504);
@@ -154,7 +154,7 @@ models:
     stl.scripts.push(streamedToolCall('slow', { city: 'Bergen' }), textAnswer('never asked'));
     const types: string[] = [];
     let failed: OpenAI.Responses.Response | null = null;
-    const stream = await a.openai.responses.create({ model: 'svc-so', input: 'weather?', stream: true, tools: [{ ...slowTool, server_url: mcp.url }] });
+    const stream = await a.openai.responses.create({ model: 'svc-so', input: 'weather?', stream: true, tools: [{ ...weatherServer, server_url: mcp.url }] });
     for await (const e of stream) {
       types.push(e.type);
       if (e.type === 'response.failed') failed = e.response;
