@@ -15,6 +15,7 @@ import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseUnreadableBodies } from './http/body-encoding.ts';
+import { installJsonBodyParser } from './http/json-body.ts';
 import { marketPathWithoutTrailingSlash } from './http/surface.ts';
 import { closeConnectionsOnShutdown } from './http/close-connections.ts';
 import { RequestLog } from './http/request-log.ts';
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   closeConnectionsOnShutdown(app, config.shutdownGraceMs);
   installErrorHandling(app);
   refuseUnreadableBodies(app);
+  installJsonBodyParser(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });
   const stopUpstreamMetrics = installUpstreamMetrics(metrics.registry, deps.upstreams.health);
   app.addHook('onClose', async () => stopUpstreamMetrics());

@@ -8,6 +8,7 @@ import type { ChargeEstimate } from '../billing/estimate.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { Executor, ModelRoute } from '../routing/route-model.ts';
+import type { RequestBudget } from '../upstream/run-with-fallback.ts';
 import type { UpstreamTarget } from '../upstream/upstream-target.ts';
 import { abortOnClientClose, type ClientAbort } from './client-abort.ts';
 
@@ -38,7 +39,8 @@ export interface CreditHold {
    * One upstream call, made resiliently over the route's executors and their deployments
    * (Upstreams.run: balanced, retried, failed over). Once it succeeded, a routed request (pipeline,
    * svc-auto) gets `x-svc-model` (the executing brand) and `x-svc-lane`. What it consumed is billed
-   * only once the caller record()s it.
+   * only once the caller record()s it. Every attempt of the request shares one `max_total_ms`,
+   * from the first: a later call gets what is left (504 when nothing is).
    */
   attempt<T>(call: (target: UpstreamTarget, signal: CancelSignal) => Promise<T>): Promise<Served<T>>;
   /** Adds what one upstream call consumed to the request's bill (a request may make several). */
@@ -118,11 +120,16 @@ export async function withCreditHold<T>(
  * method, a request's garbage being a visible share of its CPU (docs/bench-gateway.md,
  * "Session 8").
  */
-class RequestHold implements CreditHold {
+class RequestHold implements CreditHold, RequestBudget {
   readonly signal: CancelSignal;
   readonly maxOutputTokens: number | null;
   readonly held: bigint;
   private readonly abort: ClientAbort;
+  /**
+   * The request's time budget (RequestBudget): `max_total_ms` is the request's, whatever number of
+   * calls it makes (a response's tool rounds). A field here, not an object of its own per request.
+   */
+  startedAt: number | null = null;
   private lastTarget: UpstreamTarget | null = null;
   private recorded: BillableUsage | null = null;
   private estimated = false;
@@ -151,6 +158,7 @@ class RequestHold implements CreditHold {
         return call(target, attemptSignal ?? signal);
       },
       signal,
+      this,
     );
     if (route.lane !== null) {
       const executor = executorOf(route, served.target);

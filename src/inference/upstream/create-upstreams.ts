@@ -28,7 +28,7 @@ import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, type BodyReader } from './upstream-transport.ts';
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
-import { runWithFallback } from './run-with-fallback.ts';
+import { runWithFallback, type RequestBudget } from './run-with-fallback.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
 import type { UpstreamTarget } from './upstream-target.ts';
 
@@ -52,6 +52,8 @@ export interface Upstreams {
     models: readonly ModelConfig[],
     call: (target: UpstreamTarget, signal: CancelSignal | undefined) => Promise<T>,
     signal?: CancelSignal,
+    /** The request's time budget, when it makes several calls (one per call otherwise). */
+    budget?: RequestBudget,
   ): Promise<{ readonly result: T; readonly target: UpstreamTarget }>;
   /** Breakers, in-flight counts and call events of every deployment (metrics, /admin/upstreams). */
   readonly health: DeploymentHealth;
@@ -247,7 +249,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       });
     },
 
-    run: (models, call, signal) => runWithFallback(fallbackDeps, models, call, signal),
+    run: (models, call, signal, budget) => runWithFallback(fallbackDeps, models, call, signal, budget),
     health,
 
     async close() {

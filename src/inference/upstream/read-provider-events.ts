@@ -81,7 +81,6 @@ export class ProviderEventBatches implements EventBatchSource {
     options: ReadProviderEventsOptions = {},
   ) {
     this.visitor = new ParsingVisitor(parser, options.textRuns === true);
-    // Counted in characters of the decoded text (one to three bytes of the body each).
     this.sse = new SseReader(options.maxEventBytes);
     this.idleMs = options.idleMs ?? Infinity;
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProviderFailure } from '../providers/provider-failure.ts';
-import { SseReader, readSseEvents, type SseVisitor } from './read-sse-events.ts';
+import { SseReader, readSseEvents, tailBytes, type SseVisitor } from './read-sse-events.ts';
 
 async function* pieces(...chunks: (string | Uint8Array)[]) {
   for (const c of chunks) yield c;
@@ -75,5 +75,45 @@ describe('SseReader with a cap on one event', () => {
     const v = visitor(false);
     for (let i = 0; i < 1000; i++) ok.visit(`data: ${'y'.repeat(80)}\n\n: ping\n\n`, v);
     assert.equal(v.data.length, 1000);
+  });
+
+  it('counts bytes, not characters: an event of multi-byte text is cut at the byte cap, whatever the path', () => {
+    const bytes = (s: string) => Buffer.from(s, 'utf8');
+    // 400 characters, 1,200 bytes: within a cap of 1,024 counted in characters, past it in bytes.
+    const wide = '\u4e2d'.repeat(400);
+    for (const runs of [true, false]) {
+      const r = new SseReader(1024);
+      const v = visitor(runs);
+      r.visit(bytes('data: 1\n\n'), v);
+      assert.throws(() => {
+        for (let i = 0; i < 4; i++) r.visit(bytes(wide.slice(i * 100, (i + 1) * 100)), v);
+      }, tooLarge, `runs: ${runs}`);
+      assert.deepEqual(v.data, ['1']);
+    }
+    // In one read, the tail after the last event is counted in bytes too.
+    const tail = new SseReader(1024);
+    assert.throws(() => tail.visit(bytes(`data: 1\n\ndata: ${wide}`), visitor(false)), tooLarge);
+    const fed = new SseReader(1024);
+    assert.throws(() => fed.feed(bytes(`data: ${wide}`)), tooLarge);
+  });
+
+  it('takes events of multi-byte text each within the byte cap, however they are split', () => {
+    // 300 characters of 3 bytes: 906 bytes an event, within 1,024.
+    const event = `data: ${'\u4e2d'.repeat(300)}\n\n`;
+    for (const runs of [true, false]) {
+      const r = new SseReader(1024);
+      const v = visitor(runs);
+      const body = Buffer.from(event.repeat(20), 'utf8');
+      // Reads of 7 bytes split characters between reads.
+      for (let i = 0; i < body.length; i += 7) r.visit(body.subarray(i, i + 7), v);
+      assert.equal(v.data.length, 20, `runs: ${runs}`);
+    }
+  });
+
+  it('tailBytes: the UTF-8 bytes after the last line end', () => {
+    assert.equal(tailBytes('data: 1\n\ndata: ab'), 8);
+    assert.equal(tailBytes('x\r\u00e9\u4e2d\ud83d\ude00'), 2 + 3 + 4);
+    assert.equal(tailBytes('\u4e2d\u4e2d'), 6);
+    assert.equal(tailBytes('a\n'), 0);
   });
 });

@@ -37,9 +37,10 @@ export class SseReader {
   private queue: EventSourceMessage[] = [];
   private readonly parser = createParser({ onEvent: (e) => this.queue.push(e), onComment: () => (this.sawComment = true) });
   /**
-   * Characters given the event parser since it last completed an event or a comment (about: the
-   * tail after the last line end counts from its read), checked against the cap: the parser
-   * would hold an event that never ends, or a line without a newline, for as long as it grows.
+   * Bytes given the event parser since it last completed an event or a comment (about: the tail
+   * after the last line end counts from its read), checked against the cap: the parser would
+   * hold an event that never ends, or a line without a newline, for as long as it grows. What it
+   * counts it counts in bytes, never short of them (see parse); a few may count more.
    */
   private unfinished = 0;
   private sawComment = false;
@@ -57,12 +58,12 @@ export class SseReader {
    */
   private runs = true;
 
-  /** `maxEventChars`: the longest event (or line) read before the stream fails (eventTooLarge). */
-  constructor(private readonly maxEventChars = Infinity) {}
+  /** `maxEventBytes`: the longest event (or line), in bytes of the body, read before the stream fails (eventTooLarge). */
+  constructor(private readonly maxEventBytes = Infinity) {}
 
   /** The events completed by this piece of the body (partial lines and UTF-8 sequences wait). */
   feed(chunk: Uint8Array | string): readonly EventSourceMessage[] {
-    this.parse(this.text(chunk));
+    this.parse(this.text(chunk), byteLength(chunk));
     return this.take();
   }
 
@@ -77,12 +78,13 @@ export class SseReader {
   /** Hands what this piece of the body completed to `visitor`; true once it asked to stop. */
   visit(chunk: Uint8Array | string, visitor: SseVisitor): boolean {
     const decoded = this.text(chunk);
-    if (!this.runs || !visitor.runs) return this.dispatch(decoded, visitor);
+    if (!this.runs || !visitor.runs) return this.dispatch(decoded, visitor, byteLength(chunk));
     const text = this.pending === '' ? decoded : this.pending + decoded;
     this.pending = '';
     if (text.includes('\r')) {
       this.runs = false;
-      return this.dispatch(text, visitor);
+      // Once a stream: the text held back was never counted.
+      return this.dispatch(text, visitor, Buffer.byteLength(text));
     }
     let at = 0;
     for (;;) {
@@ -97,19 +99,22 @@ export class SseReader {
       }
       const blank = text.indexOf('\n\n', at);
       if (blank === -1) break;
-      // One whole event at a time: the event parser holds nothing between them.
-      if (this.dispatch(text.slice(at, blank + 2), visitor)) return true;
+      // One whole event at a time: the event parser holds nothing between them (and has nothing
+      // unfinished after one, even an event without data, which it completes without a word).
+      if (this.dispatchWhole(text.slice(at, blank + 2), visitor)) return true;
       at = blank + 2;
     }
     const rest = at === 0 ? text : text.slice(at);
-    if (rest.length <= MAX_PENDING && rest.length <= this.maxEventChars) {
+    // Three bytes at most a UTF-16 unit: held here, the rest never passes the cap in bytes.
+    if (rest.length <= MAX_PENDING && rest.length * 3 <= this.maxEventBytes) {
       this.pending = rest;
       return false;
     }
     // An event this long without its end (a large tool call in one event, say) is read event by
-    // event from here: kept here it would be scanned again at every read.
+    // event from here: kept here it would be scanned again at every read. Counted once, as it
+    // goes to the event parser.
     this.runs = false;
-    return this.dispatch(rest, visitor);
+    return this.dispatch(rest, visitor, Buffer.byteLength(rest));
   }
 
   /** The body ended (see visit). */
@@ -117,20 +122,40 @@ export class SseReader {
     for (const e of this.end()) if (visitor.event(e)) return;
   }
 
-  private dispatch(text: string, visitor: SseVisitor): boolean {
-    this.parse(text);
+  /** `bytes`: how many bytes of the body `text` was decoded from. */
+  private dispatch(text: string, visitor: SseVisitor, bytes: number): boolean {
+    this.parse(text, bytes);
+    return this.hand(visitor);
+  }
+
+  /** `text` is whole events, ending with a blank line. */
+  private dispatchWhole(text: string, visitor: SseVisitor): boolean {
+    this.parser.feed(text);
+    this.sawComment = false;
+    this.unfinished = 0;
+    return this.hand(visitor);
+  }
+
+  private hand(visitor: SseVisitor): boolean {
     for (const e of this.take()) if (visitor.event(e)) return true;
     return false;
   }
 
-  private parse(text: string): void {
+  /**
+   * Feeds the event parser, counting `bytes` (the read's own byte length: no pass over the text)
+   * until an event or comment completes; then the tail after the last line end, in UTF-8 bytes
+   * counted on the one walk back that finds it, plus the bytes of a character split at the read's
+   * end, which the decoder holds back (at most three, counted as three). Text the decoder replaced
+   * with U+FFFD counts three bytes for each bad byte: an overcount, never an undercount.
+   */
+  private parse(text: string, bytes: number): void {
     this.parser.feed(text);
-    if (this.maxEventChars === Infinity) return;
+    if (this.maxEventBytes === Infinity) return;
     if (this.queue.length > 0 || this.sawComment) {
       this.sawComment = false;
-      this.unfinished = text.length - 1 - lastLineEnd(text);
-    } else this.unfinished += text.length;
-    if (this.unfinished > this.maxEventChars) throw eventTooLarge();
+      this.unfinished = tailBytes(text) + SPLIT_CHARACTER_BYTES;
+    } else this.unfinished += bytes;
+    if (this.unfinished > this.maxEventBytes) throw eventTooLarge();
   }
 
   private text(chunk: Uint8Array | string): string {
@@ -148,17 +173,27 @@ export class SseReader {
   }
 }
 
+/** The most bytes of one character the decoder holds back at the end of a read. */
+const SPLIT_CHARACTER_BYTES = 3;
+
+/** The bytes of a piece of the body (a string, as tests feed, is counted in UTF-8). */
+function byteLength(chunk: Uint8Array | string): number {
+  return typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+}
+
 /**
- * The index of the last line end (LF or CR) in `text`, -1 when none: one walk back from the end,
- * where a stream's read usually has one; two lastIndexOf calls would walk a whole read without a
- * CR (most streams) on every read.
+ * The UTF-8 bytes of `text` after its last line end (LF or CR), all of it when none: one walk back
+ * from the end, where a stream's read usually has one; two lastIndexOf calls would walk a whole
+ * read without a CR (most streams) on every read. A surrogate pair is two units of two bytes.
  */
-function lastLineEnd(text: string): number {
+export function tailBytes(text: string): number {
+  let n = 0;
   for (let i = text.length - 1; i >= 0; i--) {
     const c = text.charCodeAt(i);
-    if (c === 10 || c === 13) return i;
+    if (c === 10 || c === 13) return n;
+    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
   }
-  return -1;
+  return n;
 }
 
 /** A server-sent event past the cap: a failure of the upstream, as a malformed stream is. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { buildCatalog } from '../../config/catalog.ts';
 import { createDeploymentHealth } from './deployment-health.ts';
-import { backoffMs, orderDeployments, runWithFallback } from './run-with-fallback.ts';
+import { backoffMs, orderDeployments, runWithFallback, type RequestBudget } from './run-with-fallback.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 const catalog = buildCatalog(
@@ -139,5 +139,29 @@ describe('runWithFallback', () => {
       (e: unknown) => e instanceof UpstreamError && e.status === 504 && e.retryable,
     );
     assert.deepEqual([tried, outcomes], [['m1'], ['timeout']]);
+  });
+
+  it('one budget over the calls of a request: a later call gets what is left, none once it is spent', async () => {
+    let now = 1_000;
+    const d = { ...deps(), now: () => now, settings: { ...catalog.resilience, maxTotalMs: 100 } };
+    const budget: RequestBudget = { startedAt: null };
+    await runWithFallback(d, [model('svc-y')], async () => {
+      now += 60;
+      return 'round 1';
+    }, undefined, budget);
+    assert.equal(budget.startedAt, 1_000, 'the budget starts at the first call');
+    // 40 ms left: shorter than the deployment's timeouts, so the call runs under the deadline.
+    const second = await runWithFallback(d, [model('svc-y')], async (_t, signal) => signal, undefined, budget);
+    assert.notEqual(second.result, undefined, 'the second call runs under a deadline of what is left');
+    now += 40;
+    let called = false;
+    await assert.rejects(
+      runWithFallback(d, [model('svc-y')], async () => {
+        called = true;
+        return 'late';
+      }, undefined, budget),
+      (e: unknown) => e instanceof UpstreamError && e.status === 504 && e.message === 'no upstream answered within the time the request may take',
+    );
+    assert.equal(called, false, 'no call starts once the budget is spent');
   });
 });

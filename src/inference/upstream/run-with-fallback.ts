@@ -69,6 +69,16 @@ export function budgetExhausted(): UpstreamError {
 }
 
 /**
+ * One request's time budget (`max_total_ms`), shared by every model call the request makes: a
+ * `/v1/responses` request with MCP tools makes one per tool round, and the client waits for all
+ * of them (and the tool calls between them) before its answer. It starts at the request's first
+ * call; each later call gets what is left.
+ */
+export interface RequestBudget {
+  startedAt: number | null;
+}
+
+/**
  * The signal one call runs under: the caller's, plus the request's deadline when the budget left is
  * shorter than the call's own timeouts (otherwise those fire first, and the call needs nothing of
  * its own: the usual case, at no cost). The deadline is disarmed once the call resolves, so a
@@ -104,7 +114,9 @@ function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], 
  * `max_attempts` calls and `max_total_ms`, a deadline that cuts the call in flight (until a stream's
  * first content: one that has started is not cut); a retry is made only while the budget still leaves one
  * call for every deployment further down the chain, so retries never keep a fallback from being
- * tried (the trap of gateways whose rotation was capped by the retry count). A request error (400, 413) or the caller's abort ends
+ * tried (the trap of gateways whose rotation was capped by the retry count). `max_total_ms` runs
+ * from the first call of the request (`budget`, shared by its calls); `max_attempts` counts this
+ * call's attempts. A request error (400, 413) or the caller's abort ends
  * it at once. When everything failed the last failure is thrown; when nothing could be tried
  * (breakers open, nothing configured) 503 `model <id> is not available`.
  *
@@ -116,9 +128,12 @@ export async function runWithFallback<T>(
   models: readonly ModelConfig[],
   call: (target: UpstreamTarget, signal: CancelSignal | undefined) => Promise<T>,
   signal?: CancelSignal,
+  budget: RequestBudget = { startedAt: null },
 ): Promise<{ readonly result: T; readonly target: UpstreamTarget }> {
   const { settings, health } = deps;
-  const started = deps.now();
+  const started = (budget.startedAt ??= deps.now());
+  // An earlier call of the request (and what ran after it) spent the budget: this one never starts.
+  if (deps.now() - started >= settings.maxTotalMs) throw budgetExhausted();
   let attempts = 0;
   let last: UpstreamError | null = null;
   const outOfBudget = () => attempts >= settings.maxAttempts || deps.now() - started >= settings.maxTotalMs;

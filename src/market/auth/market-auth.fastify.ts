@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../shared/clock.ts';
+import { namedJsonParser } from '../../http/json-body.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { ApiKeyLookup } from './api-key.lookup.ts';
@@ -35,16 +36,16 @@ const EMPTY = Buffer.alloc(0);
  * Replaces this plugin context's body parsers with one that keeps the exact bytes on
  * `request.rawBody` (signatures cover bytes, not parsed JSON) and then parses them with Fastify's
  * own JSON parser, so malformed or empty JSON keeps its usual 400 and prototype poisoning stays
- * refused. Every body of the market is JSON: one sent as `text/plain` (fetch's default for a
+ * refused, as a 400 naming the key (namedJsonParser). Every body of the market is JSON: one sent as `text/plain` (fetch's default for a
  * string), without a content type (Python requests' `data=`) or as a form (curl's `-d`) is read
  * as JSON too, since the signature covers its bytes whatever the header says.
  */
 export function installRawJsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJson = namedJsonParser(app);
   const parser = (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const raw = body as Buffer;
     request.rawBody = raw;
-    parseJson(request, raw as unknown as string, done);
+    parseJson(request, raw, done);
   };
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
