@@ -71,7 +71,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   else if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
-  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
+  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.finish === 'context_window' ? 'model_context_window_exceeded' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
 }
 
 const SIGNATURE = 'EqQBfakeanthropicsignature';

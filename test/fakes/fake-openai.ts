@@ -59,7 +59,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none';
   const toolCalls = offersTools ? (scenario.toolCalls ?? []) : [];
   const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
-  const finish = toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
+  const finish = toolCalls.length > 0 ? 'tool_calls' : scenario.finish === 'context_window' ? 'length' : (scenario.finish ?? 'stop');
   const u = scenario.usage ?? DEFAULT_USAGE;
   const usage = 'rawUsage' in scenario ? scenario.rawUsage : {
     prompt_tokens: u.input,

@@ -28,8 +28,11 @@ export interface FakeChatScenario {
   readonly interleaveToolCalls?: boolean;
   /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */
   readonly json?: Record<string, unknown>;
-  /** `length` to stop as if max_tokens was reached. */
-  readonly finish?: 'stop' | 'length';
+  /**
+   * `length` to stop as if max_tokens was reached; `context_window` (Anthropic only) as if the
+   * model's context window was (`stop_reason: model_context_window_exceeded`).
+   */
+  readonly finish?: 'stop' | 'length' | 'context_window';
   readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
   readonly reasoningTokens?: number;

@@ -134,7 +134,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           return delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
         case 'finish':
           stopSequence = part.stopSequence;
-          stopReason = toAnthropicStopReason(part.reason, part.stopSequence);
+          stopReason = toAnthropicStopReason(part.reason, part);
           return close();
         case 'usage':
           return event('message_delta', {

@@ -29,7 +29,7 @@ export function formatMessage(response: CanonicalChatResponse, identity: TurnIde
     role: 'assistant' as const,
     model: identity.model,
     content,
-    stop_reason: toAnthropicStopReason(response.finishReason, response.stopSequence),
+    stop_reason: toAnthropicStopReason(response.finishReason, response),
     stop_sequence: response.stopSequence ?? null,
     usage: toAnthropicUsage(response.usage),
   };

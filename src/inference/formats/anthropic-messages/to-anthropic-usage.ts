@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../canonical/chat.ts';
+import type { FinishDetail, FinishReason } from '../../canonical/chat.ts';
 import type { Usage } from '../../canonical/usage.ts';
 
 export interface AnthropicUsage {
@@ -22,12 +22,12 @@ export function toAnthropicUsage(usage: Usage): AnthropicUsage {
   };
 }
 
-export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'model_context_window_exceeded';
 
-export function toAnthropicStopReason(reason: FinishReason, stopSequence: string | undefined): AnthropicStopReason {
+export function toAnthropicStopReason(reason: FinishReason, { stopSequence, contextWindowExceeded }: FinishDetail): AnthropicStopReason {
   switch (reason) {
     case 'length':
-      return 'max_tokens';
+      return contextWindowExceeded ? 'model_context_window_exceeded' : 'max_tokens';
     case 'tool_calls':
       return 'tool_use';
     case 'content_filter':
