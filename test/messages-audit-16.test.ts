@@ -4,6 +4,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
 
 /**
  * Findings of the sixteenth audit of `/v1/messages` with the official `@anthropic-ai/sdk` client
@@ -19,6 +20,7 @@ describe('messages, sixteenth audit', () => {
   after(() => g.close());
 
 
+  const { refused } = auditRequests(() => ({ g, key: acct.key }));
   const hi = [{ role: 'user' as const, content: 'hi' }];
 
   /** The raw SSE events of a streamed messages answer, as [event name, data]. */
@@ -59,6 +61,37 @@ describe('messages, sixteenth audit', () => {
       g.anthropic.chat.enqueue({ text: 'The window is full', finish: 'context_window' });
       const c = await openai.chat.completions.create({ model: 'svc-vision', max_tokens: 100, messages: hi });
       assert.equal(c.choices[0]!.finish_reason, 'length');
+    });
+  });
+
+  describe('cache_control', () => {
+    const marked = (cacheControl: unknown) => [{ role: 'user', content: [{ type: 'text', text: 'a long prompt', cache_control: cacheControl }] }];
+
+    it('a marker of another type or an unknown ttl is a 400 naming it on every model, nothing sent upstream', async () => {
+      for (const model of ['svc-vision', 'svc-fast']) {
+        await refused('/v1/messages', { model, max_tokens: 50, messages: marked({ type: 'persistent' }) }, 'messages[0].content[0].cache_control.type: must be one of ephemeral');
+        await refused('/v1/messages', { model, max_tokens: 50, messages: marked({ type: 'ephemeral', ttl: '2h' }) }, 'messages[0].content[0].cache_control.ttl: must be one of 5m, 1h');
+        await refused('/v1/messages', { model, max_tokens: 50, system: [{ type: 'text', text: 's', cache_control: {} }], messages: hi }, 'system[0].cache_control.type: is required');
+        await refused(
+          '/v1/messages',
+          { model, max_tokens: 50, tools: [{ name: 'f', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral', ttl: 300 } }], messages: hi },
+          'tools[0].cache_control.ttl: must be a string',
+        );
+      }
+      await refused('/v1/messages/count_tokens', { model: 'svc-vision', messages: marked({ type: 'ephemeral', ttl: '1d' }) }, 'messages[0].content[0].cache_control.ttl: must be one of 5m, 1h');
+    });
+
+    it('ephemeral markers with and without a ttl reach an Anthropic upstream as given', async () => {
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 50,
+        system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'a long prompt', cache_control: { type: 'ephemeral' } }] }],
+      });
+      const sent = g.anthropic.requests.at(-1)!.body as { system: unknown; messages: { content: unknown }[] };
+      assert.deepEqual(sent.system, [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+      assert.deepEqual(sent.messages[0]!.content, [{ type: 'text', text: 'a long prompt', cache_control: { type: 'ephemeral' } }]);
     });
   });
 });

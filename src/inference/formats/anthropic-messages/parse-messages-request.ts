@@ -58,11 +58,19 @@ const SERVER_TOOL_FAMILIES: readonly (readonly [prefix: string, family: string])
   ['memory_', 'memory'],
 ];
 
+/**
+ * A prompt-cache marker: Anthropic's one kind, `ephemeral`, with its `ttl` (`5m` or `1h`). Checked
+ * here, whatever upstream serves the model: an Anthropic upstream refuses any other, an
+ * OpenAI-compatible one ignores markers, so the answer would depend on the deployment.
+ */
 function readCacheControl(f: Fields, path: string): CacheControl | undefined {
   const v = f.cache_control;
   if (v === undefined || v === null) return undefined;
-  if (!isFields(v)) invalid(at(path, 'cache_control'), 'must be an object');
-  return v;
+  const cp = at(path, 'cache_control');
+  if (!isFields(v)) invalid(cp, 'must be an object');
+  const type = readEnum(v, 'type', cp, ['ephemeral'] as const, { required: true })!;
+  const ttl = readEnum(v, 'ttl', cp, ['5m', '1h'] as const);
+  return ttl === undefined ? { type } : { type, ttl };
 }
 
 const withCache = <T extends object>(value: T, cacheControl: CacheControl | undefined): T =>
