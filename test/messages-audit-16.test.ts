@@ -94,4 +94,57 @@ describe('messages, sixteenth audit', () => {
       assert.deepEqual(sent.messages[0]!.content, [{ type: 'text', text: 'a long prompt', cache_control: { type: 'ephemeral' } }]);
     });
   });
+
+  describe('usage', () => {
+    it('a message has the cache writes by ttl and the service tier, as the API answers', async () => {
+      g.anthropic.chat.enqueue({ text: 'cached', usage: { input: 1000, cached: 200, output: 9, written: 700, written1h: 500 } });
+      const m = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, messages: hi });
+      assert.deepEqual(m.usage, {
+        input_tokens: 100,
+        cache_creation_input_tokens: 700,
+        cache_read_input_tokens: 200,
+        cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 500 },
+        output_tokens: 9,
+        service_tier: 'standard',
+      });
+      // An OpenAI-compatible upstream writes no cache a client marked.
+      g.openai.chat.enqueue({ text: 'cached', usage: { input: 100, cached: 40, output: 9 } });
+      const o = await anthropic.messages.create({ model: 'svc-fast', max_tokens: 50, messages: hi });
+      assert.deepEqual(o.usage, {
+        input_tokens: 60,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 40,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        output_tokens: 9,
+        service_tier: 'standard',
+      });
+    });
+
+    it('streamed: message_start has the tier and no breakdown yet (the counts come at the end), message_delta the cumulative counts', async () => {
+      g.anthropic.chat.enqueue({ text: 'cached', usage: { input: 1000, cached: 200, output: 9, written: 700, written1h: 500 } });
+      const events = await rawEvents({ model: 'svc-vision', max_tokens: 50, messages: hi });
+      const start = events[0]!.data as { message: { usage: Record<string, unknown> } };
+      assert.deepEqual(start.message.usage, {
+        input_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: null,
+        output_tokens: 0,
+        service_tier: 'standard',
+      });
+      const delta = events.find((e) => e.event === 'message_delta')!.data as { usage: unknown };
+      assert.deepEqual(delta.usage, { input_tokens: 100, cache_creation_input_tokens: 700, cache_read_input_tokens: 200, output_tokens: 9 });
+
+      g.anthropic.chat.enqueue({ text: 'cached', usage: { input: 1000, cached: 200, output: 9, written: 700, written1h: 500 } });
+      const final = await anthropic.messages.stream({ model: 'svc-vision', max_tokens: 50, messages: hi }).finalMessage();
+      assert.deepEqual(final.usage, {
+        input_tokens: 100,
+        cache_creation_input_tokens: 700,
+        cache_read_input_tokens: 200,
+        cache_creation: null,
+        output_tokens: 9,
+        service_tier: 'standard',
+      });
+    });
+  });
 });

@@ -33,7 +33,11 @@ export interface FakeChatScenario {
    * model's context window was (`stop_reason: model_context_window_exceeded`).
    */
   readonly finish?: 'stop' | 'length' | 'context_window';
-  readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
+  /**
+   * `input` counts every input token; `cached` of them were read from a cache and (Anthropic only)
+   * `written` written to one, `written1h` of those for an hour.
+   */
+  readonly usage?: { readonly input: number; readonly cached: number; readonly output: number; readonly written?: number; readonly written1h?: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
   readonly reasoningTokens?: number;
   /**

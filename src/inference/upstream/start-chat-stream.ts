@@ -189,6 +189,7 @@ class BatchedChatStream implements ChatStream {
           cachedInputTokens: reported.cachedInputTokens ?? 0,
           outputTokens: reported.outputTokens ?? estimateOutputTokens({ text: this.textSoFar(), reasoning: this.reasoning, toolCalls: this.toolCalls.filter(Boolean) }),
           ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
+          ...(reported.cacheWrite1hInputTokens !== undefined ? { cacheWrite1hInputTokens: reported.cacheWrite1hInputTokens } : {}),
           ...(reported.reasoningTokens !== undefined ? { reasoningTokens: reported.reasoningTokens } : {}),
         },
         this.reasoning,
