@@ -147,4 +147,22 @@ describe('messages, sixteenth audit', () => {
       });
     });
   });
+
+  describe('request fields the API checks', () => {
+    it('thinking: a budget only with type enabled, display summarized or omitted', async () => {
+      await refused('/v1/messages', { model: 'svc-vision', max_tokens: 5000, thinking: { type: 'adaptive', budget_tokens: 2000 }, messages: hi }, 'thinking.budget_tokens: is only taken with type enabled');
+      await refused('/v1/messages', { model: 'svc-vision', max_tokens: 5000, thinking: { type: 'disabled', budget_tokens: 2000 }, messages: hi }, 'thinking.budget_tokens: is only taken with type enabled');
+      await refused('/v1/messages', { model: 'svc-vision', max_tokens: 5000, thinking: { type: 'enabled', budget_tokens: 2000, display: 'full' }, messages: hi }, 'thinking.display: must be one of summarized, omitted');
+      await refused('/v1/messages/count_tokens', { model: 'svc-vision', thinking: { type: 'adaptive', display: 'hidden' }, messages: hi }, 'thinking.display: must be one of summarized, omitted');
+    });
+
+    it('service_tier: auto or standard_only, accepted and ignored', async () => {
+      await refused('/v1/messages', { model: 'svc-fast', max_tokens: 50, service_tier: 'priority', messages: hi }, 'service_tier: must be one of auto, standard_only');
+      for (const tier of ['auto', 'standard_only'] as const) {
+        g.openai.chat.enqueue({ text: 'ok' });
+        const m = await anthropic.messages.create({ model: 'svc-fast', max_tokens: 50, service_tier: tier, messages: hi });
+        assert.equal(m.usage.service_tier, 'standard');
+      }
+    });
+  });
 });

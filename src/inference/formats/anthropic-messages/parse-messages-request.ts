@@ -447,12 +447,18 @@ function readOutputConfig(body: Fields): { responseFormat?: ResponseFormat; effo
   return { ...(responseFormat ? { responseFormat } : {}), ...(effort ? { effort } : {}) };
 }
 
-/** Thinking: `enabled` with a budget; `adaptive` and `between_tools` leave the budget to the upstream. */
+/**
+ * Thinking: `enabled` with a budget; `adaptive` and `between_tools` leave the budget to the upstream.
+ * A budget with another type is refused, as the API refuses it, rather than ignored while the client
+ * believes it holds; `display` is checked and not acted on (the thinking text is returned).
+ */
 function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
   const v = body.thinking;
   if (v === undefined || v === null) return { on: false };
   const f = expectFields(v, 'thinking');
   const type = readEnum(f, 'type', 'thinking', ['enabled', 'disabled', 'adaptive', 'between_tools'] as const, { required: true });
+  if (type !== 'enabled' && f.budget_tokens !== undefined && f.budget_tokens !== null) invalid('thinking.budget_tokens', 'is only taken with type enabled');
+  readEnum(f, 'display', 'thinking', ['summarized', 'omitted'] as const);
   if (type === 'disabled') return { on: false };
   if (type !== 'enabled') return { on: true };
   return { on: true, budgetTokens: readInteger(f, 'budget_tokens', 'thinking', { required: true, min: MIN_THINKING_BUDGET })! };
@@ -544,6 +550,8 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   // the limit is the same on every model (docs/api-decisions.md, "Inference: fourteenth audit").
   if (stop.length > MAX_STOP_SEQUENCES) invalid('stop_sequences', `must have at most ${MAX_STOP_SEQUENCES} items`);
   const stream = readBoolean(body, 'stream', '') ?? false;
+  // Accepted and ignored (one tier here), but only with the API's values.
+  readEnum(body, 'service_tier', '', ['auto', 'standard_only'] as const);
   let user: string | undefined;
   if (body.metadata !== undefined && body.metadata !== null) user = readString(expectFields(body.metadata, 'metadata'), 'user_id', 'metadata');
   const reasoning = thinking.on || effort !== undefined ? { ...(effort ? { effort } : {}), ...(budgetTokens !== undefined ? { budgetTokens } : {}) } : undefined;
