@@ -85,7 +85,7 @@ describe('a streamed request answered by the upstream with one JSON body', () =>
           [['text', 'Streamed from JSON.']],
         );
         assert.equal(message!.stop_reason, 'end_turn');
-        assert.deepEqual(message!.usage, { input_tokens: 434, cache_creation_input_tokens: 0, cache_read_input_tokens: 800, output_tokens: 57 });
+        assert.deepEqual(message!.usage, { input_tokens: 434, cache_creation_input_tokens: 0, cache_read_input_tokens: 800, cache_creation: null, output_tokens: 57, service_tier: 'standard' });
         assert.equal(charge, expectedCost(price, usage));
       });
 

@@ -71,7 +71,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   else if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
-  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
+  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.finish === 'context_window' ? 'model_context_window_exceeded' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
 }
 
 const SIGNATURE = 'EqQBfakeanthropicsignature';
@@ -244,12 +244,14 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     if (b.type === 'thinking') issued.thinking.add(b.thinking);
     if (b.type === 'redacted_thinking') issued.redacted.add(b.data);
   }
-  const u = scenario.usage ?? DEFAULT_USAGE;
+  const u: NonNullable<FakeChatScenario['usage']> = scenario.usage ?? DEFAULT_USAGE;
+  const written = u.written ?? 0;
+  const written1h = u.written1h ?? 0;
   const usageStart = {
-    input_tokens: u.input - u.cached,
-    cache_creation_input_tokens: 0,
+    input_tokens: u.input - u.cached - written,
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: u.cached,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    cache_creation: { ephemeral_5m_input_tokens: written - written1h, ephemeral_1h_input_tokens: written1h },
     output_tokens: 1,
     service_tier: 'standard',
   };

@@ -60,7 +60,7 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   const toolCalls = offersTools ? (scenario.toolCalls ?? []) : [];
   const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
   // `length` with tool calls: the cap was hit inside the last call, whose arguments stop halfway.
-  const finish = scenario.finish === 'length' ? 'length' : toolCalls.length > 0 ? 'tool_calls' : (scenario.finish ?? 'stop');
+  const finish = scenario.finish === 'length' ? 'length' : toolCalls.length > 0 ? 'tool_calls' : scenario.finish === 'context_window' ? 'length' : (scenario.finish ?? 'stop');
   const argumentsOf = (c: { readonly arguments: Record<string, unknown> }, i: number): string => {
     const json = JSON.stringify(c.arguments);
     return finish === 'length' && i === toolCalls.length - 1 ? json.slice(0, Math.ceil(json.length / 2)) : json;

@@ -28,9 +28,17 @@ export interface FakeChatScenario {
   readonly interleaveToolCalls?: boolean;
   /** The answer when the request asks for JSON output (response_format, or Anthropic's forced tool). */
   readonly json?: Record<string, unknown>;
-  /** `length` to stop as if max_tokens was reached (OpenAI-compatible: inside the last tool call, if any, its arguments cut halfway). */
-  readonly finish?: 'stop' | 'length';
-  readonly usage?: { readonly input: number; readonly cached: number; readonly output: number };
+  /**
+   * `length` to stop as if max_tokens was reached (OpenAI-compatible: inside the last tool call, if
+   * any, its arguments cut halfway); `context_window` (Anthropic only) as if the model's context
+   * window was (`stop_reason: model_context_window_exceeded`).
+   */
+  readonly finish?: 'stop' | 'length' | 'context_window';
+  /**
+   * `input` counts every input token; `cached` of them were read from a cache and (Anthropic only)
+   * `written` written to one, `written1h` of those for an hour.
+   */
+  readonly usage?: { readonly input: number; readonly cached: number; readonly output: number; readonly written?: number; readonly written1h?: number };
   /** OpenAI-compatible only: `completion_tokens_details.reasoning_tokens` (part of the output; 0 unless set). */
   readonly reasoningTokens?: number;
   /**

@@ -162,14 +162,31 @@ export interface CitedTextBlock {
   readonly citations?: readonly JsonObject[];
 }
 
-export interface CanonicalChatResponse {
+/**
+ * What the upstream said about why an answer stopped beyond the finish reason: the stop sequence
+ * that ended it (when the upstream says which), and whether a `length` finish was the model's
+ * context window rather than `max_tokens` (Anthropic's `model_context_window_exceeded`). The
+ * Messages API tells its clients both; the OpenAI protocols have no field for either.
+ */
+export interface FinishDetail {
+  readonly stopSequence?: string;
+  readonly contextWindowExceeded?: true;
+}
+
+/** The detail's fields that are set, to spread into a response or a finish part. */
+export function finishDetail(d: FinishDetail): FinishDetail {
+  return {
+    ...(d.stopSequence !== undefined ? { stopSequence: d.stopSequence } : {}),
+    ...(d.contextWindowExceeded === true ? { contextWindowExceeded: true as const } : {}),
+  };
+}
+
+export interface CanonicalChatResponse extends FinishDetail {
   readonly text: string;
   /** Reasoning text the upstream exposed (Anthropic thinking, OpenAI-compatible reasoning_content). */
   readonly reasoning: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
-  /** The stop sequence that ended the answer, when the upstream says which. */
-  readonly stopSequence?: string;
   /** `text` as the upstream's blocks, when one of them has citations (their texts joined are `text`). */
   readonly textBlocks?: readonly CitedTextBlock[];
   /** The reasoning as the upstream's blocks (with signatures), when it gave blocks. */
@@ -200,5 +217,5 @@ export type StreamPart =
   | { readonly type: 'text-break' }
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
-  | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }
+  | ({ readonly type: 'finish'; readonly reason: FinishReason } & FinishDetail)
   | { readonly type: 'usage'; readonly usage: Usage; readonly estimated: boolean };

@@ -1,4 +1,4 @@
-import type { CanonicalChatResponse, CitedTextBlock, FinishReason, JsonObject, ReasoningBlock, StreamPart, ToolCall } from './chat.ts';
+import { finishDetail, type CanonicalChatResponse, type CitedTextBlock, type FinishDetail, type FinishReason, type JsonObject, type ReasoningBlock, type StreamPart, type ToolCall } from './chat.ts';
 import { ZERO_USAGE, type Usage } from './usage.ts';
 
 /**
@@ -16,7 +16,7 @@ export class StreamCollector {
   private readonly blocks: ReasoningBlock[] = [];
   private thinking: string | null = null;
   private readonly calls: { id: string; name: string; arguments: string }[] = [];
-  private finish: { reason: FinishReason; stopSequence?: string } | null = null;
+  private finish: ({ reason: FinishReason } & FinishDetail) | null = null;
   private usage: Usage = ZERO_USAGE;
   private estimated = false;
 
@@ -57,7 +57,7 @@ export class StreamCollector {
         break;
       }
       case 'finish':
-        this.finish = part.stopSequence === undefined ? { reason: part.reason } : { reason: part.reason, stopSequence: part.stopSequence };
+        this.finish = { reason: part.reason, ...finishDetail(part) };
         break;
       case 'usage':
         this.usage = part.usage;
@@ -92,7 +92,7 @@ export class StreamCollector {
       reasoningBlocks: this.blocks.slice(),
       toolCalls,
       finishReason: this.finish.reason,
-      ...(this.finish.stopSequence === undefined ? {} : { stopSequence: this.finish.stopSequence }),
+      ...finishDetail(this.finish),
       usage: this.usage,
       usageEstimated: this.estimated,
     };

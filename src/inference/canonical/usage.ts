@@ -13,6 +13,12 @@ export interface Usage {
    */
   readonly cacheWriteInputTokens?: number;
   /**
+   * The part of cacheWriteInputTokens written for an hour (Anthropic's
+   * `cache_creation.ephemeral_1h_input_tokens`); the rest was written for five minutes. Reported
+   * back to Messages clients; billed as the rest.
+   */
+  readonly cacheWrite1hInputTokens?: number;
+  /**
    * The part of outputTokens the model spent reasoning, reported to clients (billed as output,
    * which already counts it): the upstream's own count, or an estimate from the reasoning text it
    * returned when it reports none (Anthropic), see docs/api-decisions.md.

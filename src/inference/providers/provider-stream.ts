@@ -1,4 +1,4 @@
-import type { CanonicalChatResponse, FinishReason, StreamPart } from '../canonical/chat.ts';
+import type { CanonicalChatResponse, FinishDetail, FinishReason, StreamPart } from '../canonical/chat.ts';
 import type { TextEventTemplate, TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
 
@@ -13,7 +13,7 @@ export type ContentPart = Exclude<StreamPart, { type: 'finish' } | { type: 'usag
 export type ProviderStreamEvent =
   | ContentPart
   | TextRunPart
-  | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence?: string }
+  | ({ readonly type: 'finish'; readonly reason: FinishReason } & FinishDetail)
   | { readonly type: 'reported-usage'; readonly usage: Partial<Usage> };
 
 /** A parsed non-streamed answer; usage is null when the upstream did not report it. */

@@ -1,3 +1,4 @@
+import { finishDetail } from '../canonical/chat.ts';
 import type { ProviderChatResult, ProviderStreamEvent } from './provider-stream.ts';
 
 /**
@@ -31,7 +32,7 @@ export function eventsOfResult(result: ProviderChatResult): ProviderStreamEvent[
     out.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
     out.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments });
   });
-  out.push({ type: 'finish', reason: result.finishReason, ...(result.stopSequence !== undefined ? { stopSequence: result.stopSequence } : {}) });
+  out.push({ type: 'finish', reason: result.finishReason, ...finishDetail(result) });
   if (result.usage) out.push({ type: 'reported-usage', usage: result.usage });
   return out;
 }

@@ -1,4 +1,4 @@
-import type { FinishReason, StreamPart } from '../canonical/chat.ts';
+import { finishDetail, type FinishDetail, type FinishReason, type StreamPart } from '../canonical/chat.ts';
 import { textsOfRun, type TextRun, type TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { ContentPart, ProviderStreamEvent } from '../providers/provider-stream.ts';
@@ -85,7 +85,7 @@ type Batch = (ContentPart | TextRunPart)[];
 class BatchedChatStream implements ChatStream {
   private readonly reported: { -readonly [K in keyof Usage]?: Usage[K] } = {};
   private finish: FinishReason | null = null;
-  private stopSequence: string | undefined;
+  private detail: FinishDetail = {};
   private text = '';
   // Runs after `text`, decoded only when the text is needed: to count tokens the upstream did not report.
   private runs: TextRun[] = [];
@@ -130,7 +130,7 @@ class BatchedChatStream implements ChatStream {
             continue;
           case 'finish':
             this.finish = e.reason;
-            this.stopSequence = e.stopSequence;
+            this.detail = finishDetail(e);
             continue;
           case 'text-delta':
             this.text = this.textSoFar() + e.text;
@@ -166,7 +166,7 @@ class BatchedChatStream implements ChatStream {
   last(): StreamPart[] {
     const u = this.usage();
     return [
-      { type: 'finish', reason: this.finish ?? 'stop', ...(this.stopSequence !== undefined ? { stopSequence: this.stopSequence } : {}) },
+      { type: 'finish', reason: this.finish ?? 'stop', ...this.detail },
       { type: 'usage', usage: u.usage, estimated: u.estimated },
     ];
   }
@@ -189,6 +189,7 @@ class BatchedChatStream implements ChatStream {
           cachedInputTokens: reported.cachedInputTokens ?? 0,
           outputTokens: reported.outputTokens ?? estimateOutputTokens({ text: this.textSoFar(), reasoning: this.reasoning, toolCalls: this.toolCalls.filter(Boolean) }),
           ...(reported.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: reported.cacheWriteInputTokens } : {}),
+          ...(reported.cacheWrite1hInputTokens !== undefined ? { cacheWrite1hInputTokens: reported.cacheWrite1hInputTokens } : {}),
           ...(reported.reasoningTokens !== undefined ? { reasoningTokens: reported.reasoningTokens } : {}),
         },
         this.reasoning,

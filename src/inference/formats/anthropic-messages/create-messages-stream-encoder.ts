@@ -44,13 +44,13 @@ const textBlockStart = (index: number): string =>
   `event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}\n\n`;
 const messageStart = (identity: TurnIdentity): string =>
   `event: message_start\ndata: {"type":"message_start","message":{"id":${JSON.stringify(identity.id)},"type":"message","role":"assistant","model":${JSON.stringify(identity.model)},` +
-  '"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}\n\n';
+  '"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cache_creation":null,"output_tokens":0,"service_tier":"standard"}}}\n\n';
 
 type Open = { kind: 'text'; cited: boolean; written: boolean } | { kind: 'thinking'; signed: boolean } | { kind: 'tool'; index: number } | null;
 
 /**
- * The Messages stream: `message_start` (empty content, zero usage: the counts are known only at
- * the end), then per content block `content_block_start`, its deltas and `content_block_stop`,
+ * The Messages stream: `message_start` (empty content, zero usage and no `cache_creation`
+ * breakdown: the counts are known only at the end), then per content block `content_block_start`, its deltas and `content_block_stop`,
  * then `message_delta` with the stop reason and the whole usage (the SDK takes the cumulative
  * counts it carries), then `message_stop`. Every event has its `event:` line. A block closes when
  * a part of another kind arrives; a thinking block also closes at its signature, so a following
@@ -134,7 +134,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           return delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
         case 'finish':
           stopSequence = part.stopSequence;
-          stopReason = toAnthropicStopReason(part.reason, part.stopSequence);
+          stopReason = toAnthropicStopReason(part.reason, part);
           return close();
         case 'usage':
           return event('message_delta', {

@@ -2,7 +2,7 @@ import type { CanonicalChatResponse } from '../../canonical/chat.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { sealBlockValue } from './sealed-tokens.ts';
-import { toAnthropicStopReason, toAnthropicUsage, toolInput } from './to-anthropic-usage.ts';
+import { toAnthropicMessageUsage, toAnthropicStopReason, toolInput } from './to-anthropic-usage.ts';
 
 /**
  * A canonical answer as a Messages API `message`: reasoning blocks first (with their signatures
@@ -29,8 +29,8 @@ export function formatMessage(response: CanonicalChatResponse, identity: TurnIde
     role: 'assistant' as const,
     model: identity.model,
     content,
-    stop_reason: toAnthropicStopReason(response.finishReason, response.stopSequence),
+    stop_reason: toAnthropicStopReason(response.finishReason, response),
     stop_sequence: response.stopSequence ?? null,
-    usage: toAnthropicUsage(response.usage),
+    usage: toAnthropicMessageUsage(response.usage),
   };
 }

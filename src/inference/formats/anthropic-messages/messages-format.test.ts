@@ -146,7 +146,14 @@ describe('formatMessage', () => {
     assert.equal(openBlockValue('signature', signature, sealer), 'sig');
     assert.equal(m.stop_reason, 'stop_sequence');
     assert.equal(m.stop_sequence, 'two');
-    assert.deepEqual(m.usage, { input_tokens: 10, cache_creation_input_tokens: 30, cache_read_input_tokens: 60, output_tokens: 5 });
+    assert.deepEqual(m.usage, {
+      input_tokens: 10,
+      cache_creation_input_tokens: 30,
+      cache_read_input_tokens: 60,
+      cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 0 },
+      output_tokens: 5,
+      service_tier: 'standard',
+    });
   });
 
   it("gives sealed tokens for signatures and redacted data: the account's, never the upstream's value, not even decoded", () => {
@@ -354,7 +361,7 @@ describe('createMessagesStreamEncoder', () => {
             content: [],
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+            usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: null, output_tokens: 0, service_tier: 'standard' },
           },
         }) +
         encodeSseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +

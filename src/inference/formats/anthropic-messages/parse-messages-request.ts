@@ -58,11 +58,19 @@ const SERVER_TOOL_FAMILIES: readonly (readonly [prefix: string, family: string])
   ['memory_', 'memory'],
 ];
 
+/**
+ * A prompt-cache marker: Anthropic's one kind, `ephemeral`, with its `ttl` (`5m` or `1h`). Checked
+ * here, whatever upstream serves the model: an Anthropic upstream refuses any other, an
+ * OpenAI-compatible one ignores markers, so the answer would depend on the deployment.
+ */
 function readCacheControl(f: Fields, path: string): CacheControl | undefined {
   const v = f.cache_control;
   if (v === undefined || v === null) return undefined;
-  if (!isFields(v)) invalid(at(path, 'cache_control'), 'must be an object');
-  return v;
+  const cp = at(path, 'cache_control');
+  if (!isFields(v)) invalid(cp, 'must be an object');
+  const type = readEnum(v, 'type', cp, ['ephemeral'] as const, { required: true })!;
+  const ttl = readEnum(v, 'ttl', cp, ['5m', '1h'] as const);
+  return ttl === undefined ? { type } : { type, ttl };
 }
 
 const withCache = <T extends object>(value: T, cacheControl: CacheControl | undefined): T =>
@@ -439,12 +447,18 @@ function readOutputConfig(body: Fields): { responseFormat?: ResponseFormat; effo
   return { ...(responseFormat ? { responseFormat } : {}), ...(effort ? { effort } : {}) };
 }
 
-/** Thinking: `enabled` with a budget; `adaptive` and `between_tools` leave the budget to the upstream. */
+/**
+ * Thinking: `enabled` with a budget; `adaptive` and `between_tools` leave the budget to the upstream.
+ * A budget with another type is refused, as the API refuses it, rather than ignored while the client
+ * believes it holds; `display` is checked and not acted on (the thinking text is returned).
+ */
 function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
   const v = body.thinking;
   if (v === undefined || v === null) return { on: false };
   const f = expectFields(v, 'thinking');
   const type = readEnum(f, 'type', 'thinking', ['enabled', 'disabled', 'adaptive', 'between_tools'] as const, { required: true });
+  if (type !== 'enabled' && f.budget_tokens !== undefined && f.budget_tokens !== null) invalid('thinking.budget_tokens', 'is only taken with type enabled');
+  readEnum(f, 'display', 'thinking', ['summarized', 'omitted'] as const);
   if (type === 'disabled') return { on: false };
   if (type !== 'enabled') return { on: true };
   return { on: true, budgetTokens: readInteger(f, 'budget_tokens', 'thinking', { required: true, min: MIN_THINKING_BUDGET })! };
@@ -536,6 +550,8 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   // the limit is the same on every model (docs/api-decisions.md, "Inference: fourteenth audit").
   if (stop.length > MAX_STOP_SEQUENCES) invalid('stop_sequences', `must have at most ${MAX_STOP_SEQUENCES} items`);
   const stream = readBoolean(body, 'stream', '') ?? false;
+  // Accepted and ignored (one tier here), but only with the API's values.
+  readEnum(body, 'service_tier', '', ['auto', 'standard_only'] as const);
   let user: string | undefined;
   if (body.metadata !== undefined && body.metadata !== null) user = readString(expectFields(body.metadata, 'metadata'), 'user_id', 'metadata');
   const reasoning = thinking.on || effort !== undefined ? { ...(effort ? { effort } : {}), ...(budgetTokens !== undefined ? { budgetTokens } : {}) } : undefined;

@@ -24,4 +24,13 @@ describe('Anthropic usage', () => {
     assert.deepEqual(convertAnthropicUsageReport({ output_tokens: 42 }, true), { outputTokens: 42 });
     assert.equal(convertAnthropicUsageReport({}, true), null);
   });
+
+  it('keeps the hour-long part of the cache writes, never more than the writes', () => {
+    const u = (h1: unknown) => convertAnthropicUsage({ input_tokens: 10, cache_creation_input_tokens: 30, cache_creation: { ephemeral_5m_input_tokens: 5, ephemeral_1h_input_tokens: h1 }, output_tokens: 1 });
+    assert.equal(u(25)?.cacheWrite1hInputTokens, 25);
+    assert.equal(u(99)?.cacheWrite1hInputTokens, 30);
+    assert.equal(u(0)?.cacheWrite1hInputTokens, undefined);
+    assert.equal(u('x')?.cacheWrite1hInputTokens, undefined);
+    assert.equal(convertAnthropicUsage({ input_tokens: 10, cache_creation_input_tokens: 30, cache_creation: null, output_tokens: 1 })?.cacheWrite1hInputTokens, undefined);
+  });
 });

@@ -4,6 +4,7 @@ interface AnthropicUsage {
   input_tokens?: unknown;
   cache_read_input_tokens?: unknown;
   cache_creation_input_tokens?: unknown;
+  cache_creation?: { ephemeral_1h_input_tokens?: unknown } | null;
   output_tokens?: unknown;
 }
 
@@ -15,13 +16,16 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  * as ordinary (uncached) input: charging the input price keeps them billed without a third price
  * per model (see docs/messages.md).
  */
-export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteInputTokens'> {
+export function convertAnthropicInput(usage: AnthropicUsage): Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'cacheWriteInputTokens' | 'cacheWrite1hInputTokens'> {
   const cached = count(usage.cache_read_input_tokens);
   const written = count(usage.cache_creation_input_tokens);
+  // The hour-long part of the writes, never more than the writes (the rest were for five minutes).
+  const hour = Math.min(written, count(usage.cache_creation?.ephemeral_1h_input_tokens));
   return {
     inputTokens: count(usage.input_tokens) + cached + written,
     cachedInputTokens: cached,
     ...(written > 0 ? { cacheWriteInputTokens: written } : {}),
+    ...(hour > 0 ? { cacheWrite1hInputTokens: hour } : {}),
   };
 }
 

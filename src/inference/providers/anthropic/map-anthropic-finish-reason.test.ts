@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
+import { anthropicFinishDetail, mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 
 describe('mapAnthropicFinishReason', () => {
   it('maps stop reasons to OpenAI finish reasons', () => {
@@ -12,5 +12,15 @@ describe('mapAnthropicFinishReason', () => {
     assert.equal(mapAnthropicFinishReason('tool_use'), 'tool_calls');
     assert.equal(mapAnthropicFinishReason('refusal'), 'content_filter');
     assert.equal(mapAnthropicFinishReason(null), 'stop');
+  });
+});
+
+describe('anthropicFinishDetail', () => {
+  it('keeps the matched stop sequence and a full context window, nothing else', () => {
+    assert.deepEqual(anthropicFinishDetail('stop_sequence', 'END'), { stopSequence: 'END' });
+    assert.deepEqual(anthropicFinishDetail('stop_sequence', null), {});
+    assert.deepEqual(anthropicFinishDetail('model_context_window_exceeded', null), { contextWindowExceeded: true });
+    assert.deepEqual(anthropicFinishDetail('max_tokens', null), {});
+    assert.deepEqual(anthropicFinishDetail('end_turn', 'END'), {});
   });
 });

@@ -3,7 +3,7 @@ import type { CitedTextBlock, JsonObject, ReasoningBlock, ToolCall } from '../..
 import { ProviderFailure } from '../provider-failure.ts';
 import type { ProviderChatResult } from '../provider-stream.ts';
 import { convertAnthropicUsage } from './convert-anthropic-usage.ts';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
+import { anthropicFinishDetail, mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 import { readAnthropicError, statusOfAnthropicError } from './parse-anthropic-error.ts';
 
 interface AnthropicResponse {
@@ -60,7 +60,7 @@ export function parseAnthropicResponse(
     reasoning,
     toolCalls,
     finishReason: answeredWithJson && toolCalls.length === 0 && reason === 'tool_calls' ? 'stop' : reason,
-    ...(typeof body.stop_sequence === 'string' && body.stop_reason === 'stop_sequence' ? { stopSequence: body.stop_sequence } : {}),
+    ...anthropicFinishDetail(body.stop_reason, body.stop_sequence),
     ...(cited ? { textBlocks } : {}),
     ...(reasoningBlocks.length > 0 ? { reasoningBlocks } : {}),
     usage: convertAnthropicUsage(body.usage),

@@ -4,7 +4,7 @@ import { ProviderFailure } from '../provider-failure.ts';
 import { parseEvents, type ProviderStreamEvent, type ProviderStreamParser, type SseEvent } from '../provider-stream.ts';
 import { createStringFieldTemplate } from '../string-field-template.ts';
 import { convertAnthropicUsageReport } from './convert-anthropic-usage.ts';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
+import { anthropicFinishDetail, mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 import { readAnthropicError, statusOfAnthropicError } from './parse-anthropic-error.ts';
 
 interface AnthropicEvent {
@@ -150,7 +150,7 @@ export function createAnthropicStreamParser(
       out.push({
         type: 'finish',
         reason: answeredWithJson && toolCount === 0 && reason === 'tool_calls' ? 'stop' : reason,
-        ...(stopReason === 'stop_sequence' && stopSequence !== null ? { stopSequence } : {}),
+        ...anthropicFinishDetail(stopReason, stopSequence),
       });
     },
   };
