@@ -384,7 +384,13 @@ export const LANGUAGE_OUTCOMES: readonly LanguageOutcome[] = (() => {
   return out;
 })();
 
-/** What the text classifier reads of a request: the latest user message and the one before. */
+/**
+ * What the text classifier reads of a request: the latest user message and the one before, or, in
+ * a conversation's first turn, its system text (system prompt, responses `instructions`, developer
+ * messages) in that place. A short first message ("customers without orders in 2024") then takes
+ * the lane its system prompt sets ("You write SQL"), the way a follow-up takes its conversation's;
+ * a message sure of its own lane keeps it.
+ */
 export function textLaneInput(request: CanonicalChatRequest): LaneText | undefined {
   const users: Extract<CanonicalMessage, { role: 'user' }>[] = [];
   for (let i = request.messages.length - 1; i >= 0 && users.length < 2; i--) {
@@ -396,5 +402,10 @@ export function textLaneInput(request: CanonicalChatRequest): LaneText | undefin
   const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) => capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
   const text = textOf(latest);
   if (text.trim() === '') return undefined;
-  return { text, previous: before ? textOf(before) : '' };
+  return { text, previous: before ? textOf(before) : systemText(request) };
+}
+
+function systemText(request: CanonicalChatRequest): string {
+  const parts = request.messages.flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : []));
+  return parts.length === 0 ? '' : capText(parts);
 }
