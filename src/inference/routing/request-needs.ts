@@ -2,6 +2,7 @@ import type { ModelConfig } from '../../config/catalog.ts';
 import { estimateChatInput } from '../billing/estimate-input.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
+import { chatInputExceeds } from '../tokens/count-tokens.ts';
 
 /** What a chat request asks of the model that serves it. */
 export interface RequestNeeds {
@@ -13,6 +14,11 @@ export interface RequestNeeds {
   readonly inputTokens: number;
   /** The output the client asked for (max_tokens), or null. */
   readonly outputTokens: number | null;
+  /**
+   * Whether the input is over a context size, counted with the tokenizer as the route's own context
+   * check counts it (the estimate above is deliberately high, too high to refuse by).
+   */
+  readonly exceedsContext: (context: number) => boolean;
 }
 
 export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
@@ -24,6 +30,7 @@ export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
     stream: request.stream,
     inputTokens: estimateChatInput(request),
     outputTokens: request.maxTokens ?? null,
+    exceedsContext: (context) => chatInputExceeds(request, context),
   };
 }
 
@@ -38,4 +45,25 @@ export function fitsLimits(model: ModelConfig, needs: RequestNeeds): boolean {
   const output = needs.outputTokens ?? 0;
   if (model.maxOutput !== null && output > model.maxOutput) return false;
   return model.context === null || needs.inputTokens + output <= model.context;
+}
+
+/**
+ * Whether a pipeline's executor takes the request within its own limits: its max output, and its
+ * context for the input (the pipeline's own limits were checked by the route).
+ */
+export function fitsExecutor(model: ModelConfig, needs: RequestNeeds): boolean {
+  if (needs.outputTokens !== null && model.maxOutput !== null && needs.outputTokens > model.maxOutput) return false;
+  return model.context === null || !needs.exceedsContext(model.context);
+}
+
+/** The request's needs in a refusal: what no model or executor could take. */
+export function describeNeeds(needs: RequestNeeds): string {
+  const parts = [
+    needs.images ? 'images' : null,
+    needs.tools ? 'tools' : null,
+    needs.structuredOutput ? 'structured output' : null,
+    `about ${needs.inputTokens} input tokens`,
+    needs.outputTokens !== null ? `${needs.outputTokens} output tokens` : null,
+  ];
+  return parts.filter((p) => p !== null).join(', ');
 }

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
+import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
+import { accountCredits, startGateway, usageRows, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './helpers/routing.ts';
+
+/**
+ * The pipelines (svc-shiplow, svc-ultra) and svc-auto as a user sees them, on the shipped catalog
+ * (config/default.yaml) with its upstreams pointed at the fakes, through the official SDKs
+ * (docs/api-decisions.md, "Routing: pipelines audit").
+ */
+
+// A 1x1 PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** The shipped catalog, its OpenAI and Anthropic upstreams on the fakes, without retry waits. */
+function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }): string {
+  return readFileSync(new URL('../config/default.yaml', import.meta.url), 'utf8')
+    .replace('${OPENAI_BASE_URL:-https://api.openai.com/v1}', f.openai.baseUrl)
+    .replace('${OPENAI_API_KEY}', FAKE_OPENAI_KEY)
+    .replace('${ANTHROPIC_BASE_URL:-https://api.anthropic.com}', f.anthropic.url)
+    .replace('${ANTHROPIC_API_KEY}', FAKE_ANTHROPIC_KEY)
+    .replace(/^resilience:[\s\S]*$/m, 'resilience: { max_retries: 0 }\n');
+}
+
+describe('routing pipelines audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  before(async () => {
+    g = await startGateway({ catalog: shippedCatalog, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
+    acct = await createTestAccount(g.t, { credits: 100_000 });
+    openai = g.client(acct.key);
+    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+  });
+  after(() => g.close());
+
+  const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;
+
+  function expectLane(answer: RoutedAnswer, model: string, lane: string, executor: string): void {
+    assert.deepEqual([answer.model, answer.header('x-svc-lane'), answer.header('x-svc-model')], [model, lane, executor]);
+  }
+
+  /** A 400 with exactly this body, before any upstream call, and nothing billed. */
+  async function expectRefused(send: () => Promise<unknown>, message: string | RegExp): Promise<void> {
+    const calls = upstreamCalls();
+    const rows = (await usageRows(g.t, acct.id)).length;
+    const credits = (await accountCredits(g.t, acct.id)).credits;
+    await assert.rejects(send, (e: { status?: number; error?: unknown }) => {
+      assert.equal(e.status, 400);
+      // The openai SDK keeps the body's `error` (here the message), Anthropic's the whole body.
+      const text = typeof e.error === 'string' ? e.error : (e.error as { error: string }).error;
+      if (typeof message === 'string') assert.equal(text, message);
+      else assert.match(text, message);
+      return true;
+    });
+    assert.equal(upstreamCalls(), calls, 'no upstream call');
+    assert.equal((await usageRows(g.t, acct.id)).length, rows, 'no usage record');
+    assert.equal((await accountCredits(g.t, acct.id)).credits, credits, 'nothing billed');
+  }
+
+  describe('the lane when its signal is only in the system prompt or instructions', () => {
+    const SYSTEM = 'You write SQL queries for a PostgreSQL database.';
+    const ASK = 'customers without orders in 2024';
+
+    it('chat completions: a system prompt about SQL and a short ask go to the code lane, streamed and not', async () => {
+      const messages = [
+        { role: 'system' as const, content: SYSTEM },
+        { role: 'user' as const, content: ASK },
+      ];
+      expectLane(sdkAnswer(await openai.chat.completions.create({ model: 'svc-shiplow', messages }).withResponse()), 'svc-shiplow', 'code', 'svc-fast');
+      const streamed = await streamedAnswer(openai.chat.completions.create({ model: 'svc-shiplow', messages, stream: true }).withResponse(), streamModel.chat);
+      expectLane(streamed, 'svc-shiplow', 'code', 'svc-fast');
+    });
+
+    it('responses: instructions decide, and a developer message in the input list does too', async () => {
+      expectLane(sdkAnswer(await openai.responses.create({ model: 'svc-shiplow', instructions: SYSTEM, input: ASK }).withResponse()), 'svc-shiplow', 'code', 'svc-fast');
+      const input = [
+        { role: 'developer' as const, content: SYSTEM },
+        { role: 'user' as const, content: [{ type: 'input_text' as const, text: ASK }] },
+      ];
+      const streamed = await streamedAnswer(openai.responses.create({ model: 'svc-shiplow', input, stream: true }).withResponse(), streamModel.responses);
+      expectLane(streamed, 'svc-shiplow', 'code', 'svc-fast');
+    });
+
+    it('messages: a system block list decides', async () => {
+      const r = await anthropic.messages
+        .create({ model: 'svc-shiplow', max_tokens: 200, system: [{ type: 'text', text: SYSTEM }], messages: [{ role: 'user', content: [{ type: 'text', text: ASK }] }] })
+        .withResponse();
+      expectLane(sdkAnswer(r), 'svc-shiplow', 'code', 'svc-fast');
+    });
+
+    it('a message sure of its own lane keeps it, whatever the system prompt says', async () => {
+      const r = await openai.chat.completions
+        .create({ model: 'svc-shiplow', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Solve for x: 4x - 7 = 21' }] })
+        .withResponse();
+      expectLane(sdkAnswer(r), 'svc-shiplow', 'math', 'svc-pro');
+    });
+  });
+
+  describe('the lane when its signal is in a content block list or an input item list', () => {
+    it('responses: input_text parts in Spanish are multilingual; a function call and its output are agent', async () => {
+      const spanish = [{ role: 'user' as const, content: [{ type: 'input_text' as const, text: '¿Me recomiendas un libro' }, { type: 'input_text' as const, text: 'para las vacaciones de verano?' }] }];
+      expectLane(sdkAnswer(await openai.responses.create({ model: 'svc-shiplow', input: spanish }).withResponse()), 'svc-shiplow', 'multilingual', 'svc-fast');
+      const tools = [
+        { type: 'message' as const, role: 'user' as const, content: 'What is the weather in Oslo?' },
+        { type: 'function_call' as const, call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' },
+        { type: 'function_call_output' as const, call_id: 'call_1', output: '{"temp_c": -3}' },
+      ];
+      expectLane(sdkAnswer(await openai.responses.create({ model: 'svc-shiplow', input: tools }).withResponse()), 'svc-shiplow', 'agent', 'svc-pro');
+    });
+
+    it('messages: text blocks of an equation are math; an image inside a tool result goes to the vision lane', async () => {
+      const math = await anthropic.messages
+        .create({ model: 'svc-shiplow', max_tokens: 200, messages: [{ role: 'user', content: [{ type: 'text', text: 'Solve for x:' }, { type: 'text', text: '4x - 7 = 21' }] }] })
+        .withResponse();
+      expectLane(sdkAnswer(math), 'svc-shiplow', 'math', 'svc-pro');
+      const screenshot = await anthropic.messages
+        .create({
+          model: 'svc-shiplow',
+          max_tokens: 200,
+          messages: [
+            { role: 'user', content: 'Take a screenshot of the page.' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'screenshot', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }] },
+          ],
+        })
+        .withResponse();
+      // The agent lane's executors cannot see: the pipeline's vision executor answers, and says so.
+      expectLane(sdkAnswer(screenshot), 'svc-shiplow', 'vision', 'svc-vision');
+    });
+  });
+
+  describe("svc-ultra's executors' own limits", () => {
+    const image = (text: string) => [{ type: 'text' as const, text }, { type: 'image_url' as const, image_url: { url: `data:image/png;base64,${PNG}` } }];
+
+    it('an image with more output than the vision executor gives is a 400, not an upstream refusal', async () => {
+      await expectRefused(
+        () => openai.chat.completions.create({ model: 'svc-ultra', max_tokens: 500_000, messages: [{ role: 'user', content: image('Describe this picture.') }] }),
+        /^model svc-ultra: no executor takes this request \(images, about \d+ input tokens, 500000 output tokens\)$/,
+      );
+    });
+
+    it('an image with more input than the vision executor takes is a 400 on messages too', async () => {
+      const long = 'The quick brown fox jumps over the lazy dog. '.repeat(30_000); // about 300K tokens
+      await expectRefused(
+        () =>
+          anthropic.messages.create({
+            model: 'svc-ultra',
+            max_tokens: 1000,
+            messages: [{ role: 'user', content: [{ type: 'text', text: long }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }],
+          }),
+        /^model svc-ultra: no executor takes this request \(images, about \d+ input tokens, 1000 output tokens\)$/,
+      );
+    });
+
+    it('text asking for more output than svc-fast gives still goes to svc-pro, which gives it', async () => {
+      const r = await openai.chat.completions.create({ model: 'svc-ultra', max_tokens: 1_000_000, messages: [{ role: 'user', content: 'Write a long story about a lighthouse keeper.' }] }).withResponse();
+      expectLane(sdkAnswer(r), 'svc-ultra', 'general', 'svc-pro');
+      assert.equal((g.anthropic.requests.at(-1)!.body as { max_tokens: number }).max_tokens, 1_000_000);
+    });
+  });
+});
