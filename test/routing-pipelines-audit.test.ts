@@ -138,6 +138,29 @@ describe('routing pipelines audit', () => {
     });
   });
 
+  describe('the lane of a text document', () => {
+    const CODE = 'import os\n\ndef walk(root):\n    for dirpath, dirs, files in os.walk(root):\n        for f in files:\n            if f.endswith(".py"):\n                yield os.path.join(dirpath, f)\n';
+
+    it('messages: a plain-text document of code with a short question goes to the code lane, streamed and not', async () => {
+      const body = {
+        model: 'svc-shiplow',
+        max_tokens: 200,
+        messages: [{ role: 'user' as const, content: [{ type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: CODE } }, { type: 'text' as const, text: 'What does this do?' }] }],
+      };
+      expectLane(sdkAnswer(await anthropic.messages.create(body).withResponse()), 'svc-shiplow', 'code', 'svc-fast');
+      const streamed = await streamedAnswer(anthropic.messages.create({ ...body, stream: true }).withResponse(), streamModel.messages);
+      expectLane(streamed, 'svc-shiplow', 'code', 'svc-fast');
+    });
+
+    it('svc-auto reads it too: a Spanish letter in a document is multilingual', async () => {
+      const letter = 'Hola Marta, te escribo para contarte que mañana llegaré tarde a la reunión porque tengo una cita con el médico a primera hora. Nos vemos después.';
+      const r = await anthropic.messages
+        .create({ model: 'svc-auto', max_tokens: 200, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: letter } }] }] })
+        .withResponse();
+      expectLane(sdkAnswer(r), 'svc-fast', 'multilingual', 'svc-fast');
+    });
+  });
+
   describe("svc-ultra's executors' own limits", () => {
     const image = (text: string) => [{ type: 'text' as const, text }, { type: 'image_url' as const, image_url: { url: `data:image/png;base64,${PNG}` } }];
 

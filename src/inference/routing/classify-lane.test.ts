@@ -123,6 +123,12 @@ describe('classifyLane: text lanes', () => {
     assert.equal(classifyLane(request([system('   '), user('hello there')])), 'general');
   });
 
+  it('reads a text document as text', () => {
+    const code = 'def walk(root):\n    for dirpath, dirs, files in os.walk(root):\n        for f in files:\n            yield f\n';
+    const doc: CanonicalMessage = { role: 'user', content: [{ type: 'document', source: { type: 'text', text: code } }, { type: 'text', text: 'What does this do?' }] };
+    assert.equal(classifyLane(request([doc])), 'code');
+  });
+
   it('uses the previous user message for a follow-up that says little by itself', () => {
     const history = [
       user('Write a Go function that reverses a slice of ints.'),

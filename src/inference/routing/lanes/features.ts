@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
+import { documentText } from '../../canonical/documents.ts';
 import { LEXICON } from './lexicon.ts';
 
 /**
@@ -385,7 +386,8 @@ export const LANGUAGE_OUTCOMES: readonly LanguageOutcome[] = (() => {
 })();
 
 /**
- * What the text classifier reads of a request: the latest user message and the one before, or, in
+ * What the text classifier reads of a request: the latest user message (its text and text
+ * documents) and the one before, or, in
  * a conversation's first turn, its system text (system prompt, responses `instructions`, developer
  * messages) in that place. A short first message ("customers without orders in 2024") then takes
  * the lane its system prompt sets ("You write SQL"), the way a follow-up takes its conversation's;
@@ -399,7 +401,10 @@ export function textLaneInput(request: CanonicalChatRequest): LaneText | undefin
   }
   const [latest, before] = users;
   if (!latest) return undefined;
-  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) => capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  // A text document (a file pasted as one) is read like text: "What does this do?" says nothing
+  // of its lane without the code it asks about.
+  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) =>
+    capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : p.type === 'document' ? [documentText(p) ?? ''] : [])));
   const text = textOf(latest);
   if (text.trim() === '') return undefined;
   return { text, previous: before ? textOf(before) : systemText(request) };
