@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
 import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
-import { accountCredits, startGateway, usageRows, type Gateway } from './helpers/gateway.ts';
+import { PRICES, accountCredits, expectedCost, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './helpers/routing.ts';
 
@@ -158,6 +158,60 @@ describe('routing pipelines audit', () => {
         .create({ model: 'svc-auto', max_tokens: 200, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: letter } }] }] })
         .withResponse();
       expectLane(sdkAnswer(r), 'svc-fast', 'multilingual', 'svc-fast');
+    });
+  });
+
+  describe('an executor failing before its answer', () => {
+    const USAGE = { input: 120, cached: 20, output: 15 };
+
+    /** One usage record for the request: who served, in which lane, and the bill at `prices` for USAGE alone. */
+    async function expectBilled(rowsBefore: number, creditsBefore: bigint, record: [string, string, string, string], prices: { input: bigint; cached: bigint; output: bigint }): Promise<void> {
+      const rows = await waitForUsage(g.t, acct.id, rowsBefore + 1);
+      assert.equal(rows.length, rowsBefore + 1, 'one usage record');
+      const row = rows[0]!;
+      assert.deepEqual([row.model, row.served_model, row.lane, row.provider], record);
+      assert.deepEqual([row.input_tokens, row.cached_input_tokens, row.output_tokens], [USAGE.input, USAGE.cached, USAGE.output], 'what the upstream that answered reported');
+      assert.equal(BigInt(row.cost_micro), expectedCost(prices, USAGE));
+      assert.equal(creditsBefore - (await accountCredits(g.t, acct.id)).credits, expectedCost(prices, USAGE));
+    }
+
+    for (const stream of [false, true]) {
+      it(`svc-shiplow's code lane: svc-fast's 503 hands over to svc-pro, named in the headers, billed at svc-shiplow's prices (${stream ? 'streamed' : 'not streamed'})`, async () => {
+        const rows = (await usageRows(g.t, acct.id)).length;
+        const credits = (await accountCredits(g.t, acct.id)).credits;
+        g.openai.chat.enqueue({ error: { status: 503, message: 'overloaded' } });
+        g.anthropic.chat.enqueue({ text: 'def reverse(xs): return xs[::-1]', usage: USAGE });
+        const body = { model: 'svc-shiplow', messages: [{ role: 'user' as const, content: 'Write a Python function that reverses a list.' }] };
+        const answer = stream
+          ? await streamedAnswer(openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }).withResponse(), streamModel.chat)
+          : sdkAnswer(await openai.chat.completions.create(body).withResponse());
+        expectLane(answer, 'svc-shiplow', 'code', 'svc-pro');
+        await expectBilled(rows, credits, ['svc-shiplow', 'svc-pro', 'code', 'anthropic-main'], PRICES['svc-shiplow']);
+      });
+    }
+
+    it("svc-auto's choice falls back within the chosen model only: svc-pro's Anthropic 529, then its OpenAI deployment, at svc-pro's prices", async () => {
+      const rows = (await usageRows(g.t, acct.id)).length;
+      const credits = (await accountCredits(g.t, acct.id)).credits;
+      g.anthropic.chat.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+      g.openai.chat.enqueue({ text: 'x = 7', usage: USAGE });
+      const r = await anthropic.messages.create({ model: 'svc-auto', max_tokens: 300, messages: [{ role: 'user', content: 'Solve for x: 4x - 7 = 21' }] }).withResponse();
+      expectLane(sdkAnswer(r), 'svc-pro', 'math', 'svc-pro');
+      assert.equal((g.openai.requests.at(-1)!.body as { model: string }).model, 'gpt-4.1');
+      await expectBilled(rows, credits, ['svc-auto', 'svc-pro', 'math', 'openai-main'], PRICES['svc-pro']);
+    });
+
+    it('a page on another origin may read x-svc-model and x-svc-lane', async () => {
+      const r = await fetch(`${g.t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json', origin: 'https://app.example' },
+        body: JSON.stringify({ model: 'svc-ultra', messages: [{ role: 'user', content: 'hello there' }] }),
+      });
+      assert.equal(r.status, 200);
+      await r.text();
+      const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
+      assert.ok(exposed.includes('x-svc-model') && exposed.includes('x-svc-lane'), exposed.join());
+      assert.deepEqual([r.headers.get('x-svc-lane'), r.headers.get('x-svc-model')], ['general', 'svc-pro']);
     });
   });
 
