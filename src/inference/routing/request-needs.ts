@@ -23,6 +23,8 @@ export interface RequestNeeds {
 
 export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
   const f = chatRequestFeatures(request);
+  // Counting is bounded by the limit but not free: each limit is counted against once per request.
+  const exceeds = new Map<number, boolean>();
   return {
     images: f.images,
     tools: f.tools,
@@ -30,7 +32,11 @@ export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
     stream: request.stream,
     inputTokens: estimateChatInput(request),
     outputTokens: request.maxTokens ?? null,
-    exceedsContext: (context) => chatInputExceeds(request, context),
+    exceedsContext: (context) => {
+      let known = exceeds.get(context);
+      if (known === undefined) exceeds.set(context, (known = chatInputExceeds(request, context)));
+      return known;
+    },
   };
 }
 
@@ -49,11 +55,14 @@ export function fitsLimits(model: ModelConfig, needs: RequestNeeds): boolean {
 
 /**
  * Whether a pipeline's executor takes the request within its own limits: its max output, and its
- * context for the input (the pipeline's own limits were checked by the route).
+ * context for the input. `checkedContext` is the pipeline's own context, which the route has
+ * already held the input to: an executor whose context is at least that needs no count (so
+ * svc-shiplow's, all larger than its 131K, never cost one).
  */
-export function fitsExecutor(model: ModelConfig, needs: RequestNeeds): boolean {
+export function fitsExecutor(model: ModelConfig, needs: RequestNeeds, checkedContext: number | null): boolean {
   if (needs.outputTokens !== null && model.maxOutput !== null && needs.outputTokens > model.maxOutput) return false;
-  return model.context === null || !needs.exceedsContext(model.context);
+  if (model.context === null || (checkedContext !== null && model.context >= checkedContext)) return true;
+  return !needs.exceedsContext(model.context);
 }
 
 /** The request's needs in a refusal: what no model or executor could take. */

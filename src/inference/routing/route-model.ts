@@ -60,7 +60,7 @@ function pipelineExecutors(catalog: Catalog, requested: ModelConfig, pipeline: R
       if (needs !== null && !hasCapabilities(brand, needs)) continue;
       // An executor whose own output or context limit the request passes would only relay its
       // upstream's refusal (svc-ultra's 1M context and 1.04M output vs svc-vision's 256K / 200K).
-      if (needs !== null && !fitsExecutor(brand, needs)) {
+      if (needs !== null && !fitsExecutor(brand, needs, requested.context)) {
         tooSmall = true;
         continue;
       }
