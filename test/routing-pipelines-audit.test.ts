@@ -225,6 +225,19 @@ describe('routing pipelines audit', () => {
       );
     });
 
+    it('the same on responses, streamed: the 400 comes before any event', async () => {
+      await expectRefused(
+        () =>
+          openai.responses.create({
+            model: 'svc-ultra',
+            max_output_tokens: 500_000,
+            stream: true,
+            input: [{ role: 'user', content: [{ type: 'input_text', text: 'Describe this picture.' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'auto' }] }],
+          }),
+        /^model svc-ultra: no executor takes this request \(images, about \d+ input tokens, 500000 output tokens\)$/,
+      );
+    });
+
     it('an image with more input than the vision executor takes is a 400 on messages too', async () => {
       const long = 'The quick brown fox jumps over the lazy dog. '.repeat(30_000); // about 300K tokens
       await expectRefused(
