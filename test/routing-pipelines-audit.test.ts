@@ -138,6 +138,37 @@ describe('routing pipelines audit', () => {
     });
   });
 
+  describe('what executors are given', () => {
+    it('a stored conversation with an image goes to the vision executor on svc-shiplow and svc-auto', async () => {
+      const first = await openai.responses.create({
+        model: 'svc-vision',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is in this picture?' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'auto' }] }],
+      });
+      for (const [model, answerModel] of [['svc-shiplow', 'svc-shiplow'], ['svc-auto', 'svc-vision']] as const) {
+        const r = await openai.responses.create({ model, previous_response_id: first.id, input: 'What colour is it?' }).withResponse();
+        expectLane(sdkAnswer(r), answerModel, 'vision', 'svc-vision');
+      }
+    });
+
+    it("reasoning reaches svc-pro's Anthropic deployment and is left out for svc-fast; json_schema reaches both", async () => {
+      const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+      const response_format = { type: 'json_schema' as const, json_schema: { name: 'answer', schema } };
+      g.openai.chat.enqueue({ json: { answer: 'def f(): pass' } });
+      const code = await openai.chat.completions
+        .create({ model: 'svc-shiplow', reasoning_effort: 'high', response_format, messages: [{ role: 'user', content: 'Write a Python function that reverses a list.' }] })
+        .withResponse();
+      expectLane(sdkAnswer(code), 'svc-shiplow', 'code', 'svc-fast');
+      const fast = g.openai.requests.at(-1)!.body as Record<string, unknown>;
+      assert.equal(fast.reasoning_effort, undefined, "svc-fast's deployment takes no reasoning parameters");
+      assert.deepEqual(fast.response_format, response_format);
+      const math = await openai.chat.completions
+        .create({ model: 'svc-shiplow', reasoning_effort: 'high', max_tokens: 20_000, messages: [{ role: 'user', content: 'Solve for x: 4x - 7 = 21' }] })
+        .withResponse();
+      expectLane(sdkAnswer(math), 'svc-shiplow', 'math', 'svc-pro');
+      assert.deepEqual((g.anthropic.requests.at(-1)!.body as { thinking?: unknown }).thinking, { type: 'enabled', budget_tokens: 10_000 });
+    });
+  });
+
   describe('the lane of a text document', () => {
     const CODE = 'import os\n\ndef walk(root):\n    for dirpath, dirs, files in os.walk(root):\n        for f in files:\n            if f.endswith(".py"):\n                yield os.path.join(dirpath, f)\n';
 
