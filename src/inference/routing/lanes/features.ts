@@ -34,7 +34,10 @@ const SEED_TAG = 0x165667b1;
 export interface LaneText {
   /** The latest user message, capped with capText. */
   readonly text: string;
-  /** The previous user message, capped likewise ('' when there is none). */
+  /**
+   * The previous user message, capped likewise; in a conversation's first turn its system text
+   * ('' when there is neither).
+   */
   readonly previous: string;
 }
 
