@@ -116,6 +116,19 @@ describe('classifyLane: text lanes', () => {
     assert.equal(lane(long), 'code');
   });
 
+  it("reads the system text in a conversation's first turn when the message alone is unsure", () => {
+    const system = (text: string): CanonicalMessage => ({ role: 'system', content: text });
+    assert.equal(classifyLane(request([system('You write SQL queries for a PostgreSQL database.'), user('customers without orders in 2024')])), 'code');
+    assert.equal(classifyLane(request([system('You write SQL queries for a PostgreSQL database.'), user('Solve for x: 4x - 7 = 21')])), 'math');
+    assert.equal(classifyLane(request([system('   '), user('hello there')])), 'general');
+  });
+
+  it('reads a text document as text', () => {
+    const code = 'def walk(root):\n    for dirpath, dirs, files in os.walk(root):\n        for f in files:\n            yield f\n';
+    const doc: CanonicalMessage = { role: 'user', content: [{ type: 'document', source: { type: 'text', text: code } }, { type: 'text', text: 'What does this do?' }] };
+    assert.equal(classifyLane(request([doc])), 'code');
+  });
+
   it('uses the previous user message for a follow-up that says little by itself', () => {
     const history = [
       user('Write a Go function that reverses a slice of ints.'),

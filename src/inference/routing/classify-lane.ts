@@ -16,8 +16,9 @@ let textModel: TextLaneModel | null = null;
 /**
  * The lane of a chat request, whatever protocol it arrived in. Rules 1-2 are structural (an image
  * anywhere; tools declared or tool calls/results in the history); rules 3-5 (code, math,
- * multilingual) read the latest user message with the trained text classifier, which also sees the
- * end of the previous user message; everything else is `general`.
+ * multilingual) read the latest user message (text and text documents) with the trained text
+ * classifier, which falls back on the previous user message, or in a first turn the system text,
+ * when unsure; everything else is `general`.
  */
 export function classifyLane(request: CanonicalChatRequest): Lane {
   const hasImage = request.messages.some((m) => m.role === 'user' && m.content.some(needsVision));

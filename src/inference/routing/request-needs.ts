@@ -2,6 +2,7 @@ import type { ModelConfig } from '../../config/catalog.ts';
 import { estimateChatInput } from '../billing/estimate-input.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { chatRequestFeatures } from '../canonical/chat-request-features.ts';
+import { chatInputExceeds } from '../tokens/count-tokens.ts';
 
 /** What a chat request asks of the model that serves it. */
 export interface RequestNeeds {
@@ -13,10 +14,17 @@ export interface RequestNeeds {
   readonly inputTokens: number;
   /** The output the client asked for (max_tokens), or null. */
   readonly outputTokens: number | null;
+  /**
+   * Whether the input is over a context size, counted with the tokenizer as the route's own context
+   * check counts it (the estimate above is deliberately high, too high to refuse by).
+   */
+  readonly exceedsContext: (context: number) => boolean;
 }
 
 export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
   const f = chatRequestFeatures(request);
+  // Counting is bounded by the limit but not free: each limit is counted against once per request.
+  const exceeds = new Map<number, boolean>();
   return {
     images: f.images,
     tools: f.tools,
@@ -24,6 +32,11 @@ export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
     stream: request.stream,
     inputTokens: estimateChatInput(request),
     outputTokens: request.maxTokens ?? null,
+    exceedsContext: (context) => {
+      let known = exceeds.get(context);
+      if (known === undefined) exceeds.set(context, (known = chatInputExceeds(request, context)));
+      return known;
+    },
   };
 }
 
@@ -38,4 +51,28 @@ export function fitsLimits(model: ModelConfig, needs: RequestNeeds): boolean {
   const output = needs.outputTokens ?? 0;
   if (model.maxOutput !== null && output > model.maxOutput) return false;
   return model.context === null || needs.inputTokens + output <= model.context;
+}
+
+/**
+ * Whether a pipeline's executor takes the request within its own limits: its max output, and its
+ * context for the input. `checkedContext` is the pipeline's own context, which the route has
+ * already held the input to: an executor whose context is at least that needs no count (so
+ * svc-shiplow's, all larger than its 131K, never cost one).
+ */
+export function fitsExecutor(model: ModelConfig, needs: RequestNeeds, checkedContext: number | null): boolean {
+  if (needs.outputTokens !== null && model.maxOutput !== null && needs.outputTokens > model.maxOutput) return false;
+  if (model.context === null || (checkedContext !== null && model.context >= checkedContext)) return true;
+  return !needs.exceedsContext(model.context);
+}
+
+/** The request's needs in a refusal: what no model or executor could take. */
+export function describeNeeds(needs: RequestNeeds): string {
+  const parts = [
+    needs.images ? 'images' : null,
+    needs.tools ? 'tools' : null,
+    needs.structuredOutput ? 'structured output' : null,
+    `about ${needs.inputTokens} input tokens`,
+    needs.outputTokens !== null ? `${needs.outputTokens} output tokens` : null,
+  ];
+  return parts.filter((p) => p !== null).join(', ');
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PIPELINE_LANES, buildCatalog } from '../../config/catalog.ts';
+import { PIPELINE_LANES, buildCatalog, type ModelConfig } from '../../config/catalog.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { LANES } from './classify-lane.ts';
@@ -78,6 +78,20 @@ describe('routeModel', () => {
     assert.equal(agent.lane, 'agent');
     assert.equal(agent.executors[0]!.brand.id, 'svc-fast', 'no agent lane: the general lane serves');
     assert.equal(routeModel(c, lanes, text('hi')).lane, 'general');
+  });
+
+  it("passes over an executor whose own output limit the request exceeds; 400 when none takes it", () => {
+    const c = catalogWith({ A_KEY: 'x', B_KEY: 'y' });
+    const lanes = c.models.get('svc-lanes')!;
+    const r = routeForLane(c, lanes, 'code', needsOf({ ...text('fix this'), maxTokens: 5000 }));
+    assert.deepEqual(r.executors.map((e) => e.brand.id), ['svc-fast', 'svc-vision'], "svc-pro's max output is 1000");
+    const onlyB = catalogWith({ B_KEY: 'y' });
+    const image: CanonicalChatRequest = { ...text('x'), maxTokens: 5000, messages: [{ role: 'user', content: [{ type: 'image', url: 'https://x.test/a.png' }] }] };
+    (onlyB.models as Map<string, ModelConfig>).set('svc-vision', { ...onlyB.models.get('svc-vision')!, maxOutput: 1000 });
+    assert.throws(
+      () => routeModel(onlyB, onlyB.models.get('svc-lanes')!, image),
+      (e: unknown) => e instanceof HttpError && e.status === 400 && /^model svc-lanes: no executor takes this request \(images, about \d+ input tokens, 5000 output tokens\)$/.test(e.message),
+    );
   });
 
   it('answers 503 when no lane can serve the request', () => {

@@ -1,9 +1,9 @@
 import type { Catalog, Deployment, ModelConfig } from '../../config/catalog.ts';
-import { HttpError } from '../../shared/errors.ts';
+import { HttpError, badRequest } from '../../shared/errors.ts';
 import type { CanonicalChatRequest } from '../canonical/chat.ts';
 import { isModelAvailable } from '../catalog/model-availability.ts';
 import { classifyLane, type Lane } from './classify-lane.ts';
-import { hasCapabilities, requestNeeds, type RequestNeeds } from './request-needs.ts';
+import { describeNeeds, fitsExecutor, hasCapabilities, requestNeeds, type RequestNeeds } from './request-needs.ts';
 import { selectAutoModel } from './select-auto-model.ts';
 
 /** The lane every pipeline has; requests of a lane a pipeline does not list go there. */
@@ -52,15 +52,23 @@ function pipelineExecutors(catalog: Catalog, requested: ModelConfig, pipeline: R
   const order = [lane, GENERAL_LANE, ...Object.keys(pipeline)] as Lane[];
   const out: Executor[] = [];
   const seen = new Set<string>();
+  let tooSmall = false;
   for (const l of order) {
     for (const id of pipeline[l] ?? []) {
       const brand = catalog.models.get(id)!;
       if (seen.has(id) || !isModelAvailable(catalog, brand)) continue;
       if (needs !== null && !hasCapabilities(brand, needs)) continue;
+      // An executor whose own output or context limit the request passes would only relay its
+      // upstream's refusal (svc-ultra's 1M context and 1.04M output vs svc-vision's 256K / 200K).
+      if (needs !== null && !fitsExecutor(brand, needs, requested.context)) {
+        tooSmall = true;
+        continue;
+      }
       seen.add(id);
       out.push({ brand, lane: l, upstreamModel: underBrand(brand, requested) });
     }
   }
+  if (out.length === 0 && tooSmall && needs !== null) throw badRequest(`model ${requested.id}: no executor takes this request (${describeNeeds(needs)})`);
   return out;
 }
 

@@ -34,7 +34,7 @@ const catalog = (env: Record<string, string> = { A: 'k', B: 'k' }) =>
   );
 
 const needs = (n: Partial<RequestNeeds> = {}): RequestNeeds => ({
-  images: false, tools: false, structuredOutput: false, stream: false, inputTokens: 20, outputTokens: null, ...n,
+  images: false, tools: false, structuredOutput: false, stream: false, inputTokens: 20, outputTokens: null, exceedsContext: () => false, ...n,
 });
 
 describe('selectAutoModel', () => {

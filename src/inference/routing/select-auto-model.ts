@@ -2,7 +2,7 @@ import type { AutoRouter, AutoRule, Catalog, Deployment, ModelConfig } from '../
 import { HttpError, badRequest } from '../../shared/errors.ts';
 import { DEFAULT_OUTPUT_RESERVATION_TOKENS } from '../billing/estimate.ts';
 import type { Lane } from './classify-lane.ts';
-import { fitsLimits, hasCapabilities, type RequestNeeds } from './request-needs.ts';
+import { describeNeeds, fitsLimits, hasCapabilities, type RequestNeeds } from './request-needs.ts';
 
 function matches(rule: AutoRule, lane: Lane, needs: RequestNeeds): boolean {
   if (rule.lanes !== null && !rule.lanes.includes(lane)) return false;
@@ -28,17 +28,6 @@ function cheapest(models: readonly ModelConfig[], needs: RequestNeeds): ModelCon
     if (best === null || cost < bestCost) [best, bestCost] = [m, cost];
   }
   return best;
-}
-
-function describeNeeds(needs: RequestNeeds): string {
-  const parts = [
-    needs.images ? 'images' : null,
-    needs.tools ? 'tools' : null,
-    needs.structuredOutput ? 'structured output' : null,
-    `about ${needs.inputTokens} input tokens`,
-    needs.outputTokens !== null ? `${needs.outputTokens} output tokens` : null,
-  ];
-  return parts.filter((p) => p !== null).join(', ');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
+import { documentText } from '../../canonical/documents.ts';
 import { LEXICON } from './lexicon.ts';
 
 /**
@@ -33,7 +34,10 @@ const SEED_TAG = 0x165667b1;
 export interface LaneText {
   /** The latest user message, capped with capText. */
   readonly text: string;
-  /** The previous user message, capped likewise ('' when there is none). */
+  /**
+   * The previous user message, capped likewise; in a conversation's first turn its system text
+   * ('' when there is neither).
+   */
   readonly previous: string;
 }
 
@@ -384,7 +388,14 @@ export const LANGUAGE_OUTCOMES: readonly LanguageOutcome[] = (() => {
   return out;
 })();
 
-/** What the text classifier reads of a request: the latest user message and the one before. */
+/**
+ * What the text classifier reads of a request: the latest user message (its text and text
+ * documents) and the one before, or, in
+ * a conversation's first turn, its system text (system prompt, responses `instructions`, developer
+ * messages) in that place. A short first message ("customers without orders in 2024") then takes
+ * the lane its system prompt sets ("You write SQL"), the way a follow-up takes its conversation's;
+ * a message sure of its own lane keeps it.
+ */
 export function textLaneInput(request: CanonicalChatRequest): LaneText | undefined {
   const users: Extract<CanonicalMessage, { role: 'user' }>[] = [];
   for (let i = request.messages.length - 1; i >= 0 && users.length < 2; i--) {
@@ -393,8 +404,16 @@ export function textLaneInput(request: CanonicalChatRequest): LaneText | undefin
   }
   const [latest, before] = users;
   if (!latest) return undefined;
-  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) => capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  // A text document (a file pasted as one) is read like text: "What does this do?" says nothing
+  // of its lane without the code it asks about.
+  const textOf = (m: Extract<CanonicalMessage, { role: 'user' }>) =>
+    capText(m.content.flatMap((p) => (p.type === 'text' ? [p.text] : p.type === 'document' ? [documentText(p) ?? ''] : [])));
   const text = textOf(latest);
   if (text.trim() === '') return undefined;
-  return { text, previous: before ? textOf(before) : '' };
+  return { text, previous: before ? textOf(before) : systemText(request) };
+}
+
+function systemText(request: CanonicalChatRequest): string {
+  const parts = request.messages.flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : []));
+  return parts.length === 0 ? '' : capText(parts);
 }

@@ -50,8 +50,9 @@ export class TextLaneModel {
 
   /**
    * The lane of the latest user message. A message the model is unsure about (a follow-up such as
-   * "why?" or "make it shorter") takes the lane of the previous user message when the model is
-   * surer of that one: the conversation decides what a vague follow-up is about.
+   * "why?" or "make it shorter") takes the lane of the previous user message (in a first turn, of
+   * the system text) when the model is surer of that one: the conversation decides what a vague
+   * follow-up is about.
    */
   classify(input: LaneText): TextLane {
     // Without a previous message any lane will do; with one, the lane must be sure enough to stand.
