@@ -64,6 +64,8 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
   let stopSequence: string | undefined;
   let stopReason: ReturnType<typeof toAnthropicStopReason> = 'end_turn';
   let failed = false;
+  // A refusal streams as text and stops with `refusal` (format-message.ts).
+  let refused = false;
 
   const event = (type: string, body: object) => encodeSseEvent(type, { type, ...body });
   const close = (): string => {
@@ -107,6 +109,9 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
     start: () => messageStart(identity),
     encode(part) {
       switch (part.type) {
+        case 'refusal-delta':
+          refused = true;
+          return this.encode({ type: 'text-delta', text: part.text });
         case 'text-delta': {
           if (part.text === '') return '';
           if (open?.kind === 'text') {
@@ -134,7 +139,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           return delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
         case 'finish':
           stopSequence = part.stopSequence;
-          stopReason = toAnthropicStopReason(part.reason, part);
+          stopReason = refused ? 'refusal' : toAnthropicStopReason(part.reason, part);
           return close();
         case 'usage':
           return event('message_delta', {
