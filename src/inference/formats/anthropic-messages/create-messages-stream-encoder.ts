@@ -109,9 +109,6 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
     start: () => messageStart(identity),
     encode(part) {
       switch (part.type) {
-        case 'refusal-delta':
-          refused = true;
-          return this.encode({ type: 'text-delta', text: part.text });
         case 'text-delta': {
           if (part.text === '') return '';
           if (open?.kind === 'text') {
@@ -122,6 +119,10 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           const head = beginText(false, null, true);
           return head + textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
+        // After the text case: text, most of a stream, is compared first.
+        case 'refusal-delta':
+          refused = true;
+          return this.encode({ type: 'text-delta', text: part.text });
         case 'citation': {
           // A block's citations come before its text: one that already has text is closed first.
           const head = open?.kind === 'text' && open.cited && !open.written ? '' : beginText(true, { type: 'text', text: '', citations: [] }, false);
