@@ -57,6 +57,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   const choice = body.tool_choice as { type?: string; name?: string } | undefined;
   const blocks: Block[] = [];
   if (scenario.reasoning) blocks.push({ type: 'thinking', thinking: scenario.reasoning });
+  if (scenario.refusal !== undefined) return { blocks: [...blocks, { type: 'text', text: scenario.refusal }], stop: 'refusal' };
   if (scenario.redactedThinking) blocks.push({ type: 'redacted_thinking', data: scenario.redactedThinking });
   // A forced tool that is not one of the scenario's calls is how JSON output is asked for.
   const forcedJson =

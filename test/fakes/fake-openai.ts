@@ -57,8 +57,8 @@ function wantsJson(body: Record<string, unknown>): boolean {
 
 function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   const offersTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none';
-  const toolCalls = offersTools ? (scenario.toolCalls ?? []) : [];
-  const text = wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
+  const toolCalls = offersTools && scenario.refusal === undefined ? (scenario.toolCalls ?? []) : [];
+  const text = scenario.refusal !== undefined ? '' : wantsJson(body) && scenario.json ? JSON.stringify(scenario.json) : (scenario.text ?? '');
   // `length` with tool calls: the cap was hit inside the last call, whose arguments stop halfway.
   const finish = scenario.finish === 'length' ? 'length' : toolCalls.length > 0 ? 'tool_calls' : scenario.finish === 'context_window' ? 'length' : (scenario.finish ?? 'stop');
   const argumentsOf = (c: { readonly arguments: Record<string, unknown> }, i: number): string => {
@@ -101,13 +101,13 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
             index: 0,
             message: {
               role: 'assistant',
-              content: toolCalls.length > 0 && text === '' ? null : text,
+              content: (toolCalls.length > 0 || scenario.refusal !== undefined) && text === '' ? null : text,
               // Reasoning as DeepSeek and vLLM expose it.
               ...(scenario.reasoning ? { reasoning_content: scenario.reasoning } : {}),
               ...(toolCalls.length > 0
                 ? { tool_calls: toolCalls.map((c, i) => ({ id: `call_fakeopenai${i}abcdef123456`, type: 'function', function: { name: c.name, arguments: argumentsOf(c, i) } })) }
                 : {}),
-              refusal: null,
+              refusal: scenario.refusal ?? null,
               annotations: [],
             },
             logprobs: null,
@@ -132,9 +132,11 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
     ...(includeUsage ? { usage: null } : {}),
     obfuscation: 'fakeopenai',
   });
-  const chunks: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  // A refusal opens as OpenAI's does: no content, an empty refusal, then its pieces.
+  const chunks: unknown[] = [chunk(scenario.refusal !== undefined ? { role: 'assistant', content: null, refusal: '' } : { role: 'assistant', content: '', refusal: null })];
   for (const p of pieces(scenario.reasoning ?? '')) chunks.push(chunk({ reasoning_content: p }));
   for (const p of pieces(text)) chunks.push(chunk({ content: p }));
+  for (const p of pieces(scenario.refusal ?? '')) chunks.push(chunk({ refusal: p }));
   const callStart = (index: number) => chunk({ tool_calls: [{ index, id: `call_fakeopenai${index}abcdef123456`, type: 'function', function: { name: toolCalls[index]!.name, arguments: '' } }] });
   const argPieces = toolCalls.map((c, i) => pieces(argumentsOf(c, i), 7));
   if (scenario.interleaveToolCalls) {

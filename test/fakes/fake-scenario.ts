@@ -18,6 +18,12 @@ export interface FakeChatScenario {
   readonly textBlocks?: readonly { readonly text: string; readonly citations?: readonly Record<string, unknown>[] }[];
   /** Anthropic only: the answer ended on this stop sequence. */
   readonly stopSequence?: string;
+  /**
+   * The model refuses with this text: OpenAI-compatible `message.refusal` with `content: null`
+   * (streamed as `delta.refusal` pieces, finish `stop`); Anthropic a text block of it and
+   * `stop_reason: "refusal"`. Replaces `text`, `json` and tool calls.
+   */
+  readonly refusal?: string;
   /** Tool calls, answered when the request offers tools. */
   readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
   /**

@@ -187,6 +187,11 @@ export interface CanonicalChatResponse extends FinishDetail {
   readonly reasoning: string;
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
+  /**
+   * The model's refusal (OpenAI's `message.refusal`, structured outputs and safety), set only when
+   * the upstream refused: kept apart from `text` so that each protocol can say it was one.
+   */
+  readonly refusal?: string;
   /** `text` as the upstream's blocks, when one of them has citations (their texts joined are `text`). */
   readonly textBlocks?: readonly CitedTextBlock[];
   /** The reasoning as the upstream's blocks (with signatures), when it gave blocks. */
@@ -203,6 +208,8 @@ export interface CanonicalChatResponse extends FinishDetail {
  */
 export type StreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
+  /** A piece of the model's refusal (chat.ts, CanonicalChatResponse.refusal). */
+  | { readonly type: 'refusal-delta'; readonly text: string }
   /**
    * Reasoning text; `signature` (Anthropic) closes the current thinking block, `redacted` is a
    * whole redacted block's data (its text is empty).
@@ -219,3 +226,14 @@ export type StreamPart =
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
   | ({ readonly type: 'finish'; readonly reason: FinishReason } & FinishDetail)
   | { readonly type: 'usage'; readonly usage: Usage; readonly estimated: boolean };
+
+/**
+ * The answer for a protocol that has no refusal field (messages, legacy completions): the refusal
+ * is the text, after any text, and the finish `content_filter`, which is what an Anthropic
+ * upstream's own refusal maps to.
+ */
+export function refusalAsText(r: CanonicalChatResponse): CanonicalChatResponse {
+  if (r.refusal === undefined) return r;
+  const { refusal, textBlocks, ...rest } = r;
+  return { ...rest, ...(textBlocks ? { textBlocks: [...textBlocks, { text: refusal }] } : {}), text: r.text + refusal, finishReason: 'content_filter' };
+}

@@ -8,6 +8,7 @@ import { ZERO_USAGE, type Usage } from './usage.ts';
  */
 export class StreamCollector {
   private text = '';
+  private refusal: string | null = null;
   // The text as the upstream's blocks, kept when one is cited (chat.ts, CitedTextBlock).
   private readonly textBlocks: { text: string; citations: JsonObject[] }[] = [];
   private textBlock: { text: string; citations: JsonObject[] } | null = null;
@@ -26,6 +27,9 @@ export class StreamCollector {
         if (part.text === '') break;
         this.text += part.text;
         (this.textBlock ??= { text: '', citations: [] }).text += part.text;
+        break;
+      case 'refusal-delta':
+        this.refusal = (this.refusal ?? '') + part.text;
         break;
       case 'citation':
         // A block's citations come before its text: one arriving after text opens the next block.
@@ -87,6 +91,7 @@ export class StreamCollector {
     const toolCalls: ToolCall[] = this.calls.filter((c) => c !== undefined);
     return {
       text: this.text,
+      ...(this.refusal !== null ? { refusal: this.refusal } : {}),
       ...(this.cited ? { textBlocks } : {}),
       reasoning: this.reasoning,
       reasoningBlocks: this.blocks.slice(),

@@ -28,6 +28,7 @@ export function eventsOfResult(result: ProviderChatResult): ProviderStreamEvent[
       if (block.citations) out.push({ type: 'text-break' });
     }
   } else if (result.text !== '') out.push({ type: 'text-delta', text: result.text });
+  if (result.refusal !== undefined) out.push({ type: 'refusal-delta', text: result.refusal });
   result.toolCalls.forEach((call, index) => {
     out.push({ type: 'tool-call-start', index, id: call.id, name: call.name });
     out.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments });

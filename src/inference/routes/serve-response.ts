@@ -76,6 +76,7 @@ function partsOf(r: CanonicalChatResponse): ModelCall {
     }
   } else if (r.reasoning) parts.push({ type: 'reasoning-delta', text: r.reasoning });
   if (r.text) parts.push({ type: 'text-delta', text: r.text });
+  if (r.refusal) parts.push({ type: 'refusal-delta', text: r.refusal });
   for (const [index, c] of r.toolCalls.entries()) {
     parts.push({ type: 'tool-call-start', index, id: c.id, name: c.name });
     parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });

@@ -146,7 +146,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         // Object.assign rather than a spread with a new key: see upstream-transport.ts.
         if (result.usage) return Object.assign({}, result, { usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false });
         return Object.assign({}, result, {
-          usage: withReasoningTokens({ inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result) }, result.reasoning),
+          usage: withReasoningTokens({ inputTokens: estimateChatInputTokens(request), cachedInputTokens: 0, outputTokens: estimateOutputTokens(result.refusal === undefined ? result : { ...result, text: result.text + result.refusal }) }, result.reasoning),
           usageEstimated: true,
         });
       });

@@ -132,7 +132,9 @@ class BatchedChatStream implements ChatStream {
             this.finish = e.reason;
             this.detail = finishDetail(e);
             continue;
+          // A refusal is output like text: estimated the same when the upstream does not count it.
           case 'text-delta':
+          case 'refusal-delta':
             this.text = this.textSoFar() + e.text;
             break;
           case 'reasoning-delta':

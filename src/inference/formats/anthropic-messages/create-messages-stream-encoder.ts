@@ -64,6 +64,8 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
   let stopSequence: string | undefined;
   let stopReason: ReturnType<typeof toAnthropicStopReason> = 'end_turn';
   let failed = false;
+  // A refusal streams as text and stops with `refusal` (format-message.ts).
+  let refused = false;
 
   const event = (type: string, body: object) => encodeSseEvent(type, { type, ...body });
   const close = (): string => {
@@ -117,6 +119,10 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           const head = beginText(false, null, true);
           return head + textDeltaHead + JSON.stringify(part.text) + TEXT_DELTA_TAIL;
         }
+        // After the text case: text, most of a stream, is compared first.
+        case 'refusal-delta':
+          refused = true;
+          return this.encode({ type: 'text-delta', text: part.text });
         case 'citation': {
           // A block's citations come before its text: one that already has text is closed first.
           const head = open?.kind === 'text' && open.cited && !open.written ? '' : beginText(true, { type: 'text', text: '', citations: [] }, false);
@@ -134,7 +140,7 @@ export function createMessagesStreamEncoder(identity: TurnIdentity, sealer: Reas
           return delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
         case 'finish':
           stopSequence = part.stopSequence;
-          stopReason = toAnthropicStopReason(part.reason, part);
+          stopReason = refused ? 'refusal' : toAnthropicStopReason(part.reason, part);
           return close();
         case 'usage':
           return event('message_delta', {

@@ -1,4 +1,4 @@
-import type { CanonicalChatResponse } from '../../canonical/chat.ts';
+import { refusalAsText, type CanonicalChatResponse } from '../../canonical/chat.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { sealBlockValue } from './sealed-tokens.ts';
@@ -10,7 +10,9 @@ import { toAnthropicMessageUsage, toAnthropicStopReason, toolInput } from './to-
  * then the text (as the upstream's blocks with their citations when it cited), then tool calls, as the API orders them. Signatures and redacted data are the
  * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
-export function formatMessage(response: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
+export function formatMessage(answer: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
+  // The API's refusal is `stop_reason: "refusal"` with what the model said as text.
+  const response = refusalAsText(answer);
   const reasoning =
     response.reasoningBlocks ??
     (response.reasoning === '' ? [] : [{ type: 'thinking' as const, thinking: response.reasoning, signature: '' }]);

@@ -26,6 +26,33 @@ const parts: StreamPart[] = [
 ];
 
 describe('createChatChunkFormatter', () => {
+  it('streams a refusal as delta.refusal, opening without content when it comes first; the encoder does the same', () => {
+    const refusal: StreamPart[] = [
+      { type: 'refusal-delta', text: 'No' },
+      { type: 'refusal-delta', text: '' },
+      { type: 'refusal-delta', text: ', sorry.' },
+      { type: 'finish', reason: 'stop' },
+    ];
+    const deltas = (chunks: object[]) => (chunks as { choices: { delta: unknown; finish_reason: unknown }[] }[]).map((c) => [c.choices[0]!.delta, c.choices[0]!.finish_reason]);
+    const f = createChatChunkFormatter({ ...base, includeUsage: false });
+    const expected = [
+      [{ role: 'assistant', content: null, refusal: '' }, null],
+      [{ refusal: 'No' }, null],
+      [{ refusal: ', sorry.' }, null],
+      [{}, 'stop'],
+    ];
+    assert.deepEqual(deltas(refusal.flatMap((p) => f.format(p))), expected);
+    const encoder = createChatStreamEncoder({ ...base, includeUsage: false });
+    const sse = refusal.map((p) => encoder.encode(p)).join('');
+    assert.deepEqual(deltas(sse.trim().split('\n\n').map((l) => JSON.parse(l.slice('data: '.length)) as object)), expected);
+    const afterText = createChatChunkFormatter({ ...base, includeUsage: false });
+    assert.deepEqual(deltas([{ type: 'text-delta', text: 'Hm.' } as const, refusal[0]!].flatMap((p) => afterText.format(p))), [
+      [{ role: 'assistant', content: '' }, null],
+      [{ content: 'Hm.' }, null],
+      [{ refusal: 'No' }, null],
+    ]);
+  });
+
   it('emits OpenAI chunks: role first, reasoning, content, tool-call deltas by index, finish', () => {
     const f = createChatChunkFormatter({ ...base, includeUsage: false });
     const chunks = parts.flatMap((p) => f.format(p)) as { choices: { delta: unknown; finish_reason: unknown }[] }[];

@@ -21,7 +21,8 @@ export interface ChatChunkFormatterOptions extends TurnIdentity {
 
 interface Delta {
   role?: 'assistant';
-  content?: string;
+  content?: string | null;
+  refusal?: string;
   reasoning?: string;
   reasoning_details?: ReasoningDetail[];
   tool_calls?: (
@@ -37,7 +38,8 @@ interface Delta {
  * `reasoning` and a `reasoning.text` entry of the block's index; the block's signature arrives
  * when it closes as an entry with empty text and the sealed token (which holds the whole block,
  * so a client that kept only the last entry still sends the block back whole); redacted thinking
- * is one `reasoning.encrypted` entry. A client joins the entries of one index.
+ * is one `reasoning.encrypted` entry. A client joins the entries of one index. A refusal streams
+ * as `delta.refusal` pieces, as OpenAI streams one.
  */
 export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
   format(part: StreamPart): object[];
@@ -60,10 +62,11 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(options.includeUsage ? { usage: null } : {}),
   });
-  const opening = (): object[] => {
+  // A refusal opens as OpenAI's does: no content, an empty refusal.
+  const opening = (refusal = false): object[] => {
     if (started) return [];
     started = true;
-    return [chunk({ role: 'assistant', content: '' })];
+    return [chunk(refusal ? { role: 'assistant', content: null, refusal: '' } : { role: 'assistant', content: '' })];
   };
 
   return {
@@ -74,6 +77,8 @@ export function createChatChunkFormatter(options: ChatChunkFormatterOptions): {
       switch (part.type) {
         case 'text-delta':
           return part.text === '' ? [] : [...opening(), chunk({ content: part.text })];
+        case 'refusal-delta':
+          return part.text === '' ? [] : [...opening(true), chunk({ refusal: part.text })];
         case 'reasoning-delta': {
           const details: ReasoningDetail[] = [];
           const format = REASONING_DETAILS_FORMAT;

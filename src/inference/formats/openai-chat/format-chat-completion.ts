@@ -9,7 +9,8 @@ import { toOpenAIUsage } from './to-openai-usage.ts';
 export const NO_CUSTOM_TOOLS: ReadonlySet<string> = new Set();
 
 /**
- * A `chat.completion` object. `content` is null when the model only called tools, as OpenAI does.
+ * A `chat.completion` object. `content` is null when the model only called tools or refused (the
+ * refusal is `refusal`), as OpenAI does.
  * Reasoning, when there was any, is `reasoning` (its text) and `reasoning_details` (its blocks,
  * sealed by `sealer`: reasoning-details.ts). A call of one of `customTools` is a `custom` tool
  * call of the input string (client-tools.ts).
@@ -31,11 +32,11 @@ export function formatChatCompletion(response: CanonicalChatResponse, identity: 
         index: 0,
         message: {
           role: 'assistant' as const,
-          content: response.text === '' && toolCalls.length > 0 ? null : response.text,
+          content: response.text === '' && (toolCalls.length > 0 || response.refusal !== undefined) ? null : response.text,
           ...(response.reasoning !== '' ? { reasoning: response.reasoning } : {}),
           ...(details ? { reasoning_details: details } : {}),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-          refusal: null,
+          refusal: response.refusal ?? null,
         },
         logprobs: null,
         finish_reason: response.finishReason,

@@ -35,6 +35,12 @@ export interface OutputTextPart {
   readonly logprobs?: readonly unknown[];
 }
 
+/** A model's refusal, a part of an assistant message of its own (OpenAI's `refusal` content). */
+export interface RefusalPart {
+  readonly type: 'refusal';
+  readonly refusal: string;
+}
+
 export type MessageRole = 'user' | 'assistant' | 'system' | 'developer';
 
 export interface MessageItem {
@@ -42,7 +48,7 @@ export interface MessageItem {
   readonly id?: string;
   readonly role: MessageRole;
   readonly status?: 'in_progress' | 'completed' | 'incomplete';
-  readonly content: readonly (InputTextPart | InputImagePart | InputFilePart | OutputTextPart)[];
+  readonly content: readonly (InputTextPart | InputImagePart | InputFilePart | OutputTextPart | RefusalPart)[];
 }
 
 export interface FunctionCallItem {

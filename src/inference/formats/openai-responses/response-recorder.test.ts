@@ -53,6 +53,31 @@ function recordText(asRuns: boolean, literals: readonly string[][], streaming = 
 }
 
 describe('ResponseRecorder', () => {
+  it('a refusal between texts is a message of its own: text closes before it, text after it opens another', () => {
+    const r = new ResponseRecorder(shell, true, { sealer });
+    r.start();
+    r.beginRound(() => ({ kind: 'function' }));
+    r.part({ type: 'text-delta', text: 'Well.' });
+    r.part({ type: 'refusal-delta', text: 'No, ' });
+    r.part({ type: 'refusal-delta', text: 'sorry.' });
+    r.part({ type: 'text-delta', text: 'Anything else?' });
+    r.endRound();
+    const final = r.finish('completed', usage) as { output: { content: unknown[]; status: string }[] };
+    assert.deepEqual(final.output.map((o) => [o.content, o.status]), [
+      [[{ type: 'output_text', text: 'Well.', annotations: [], logprobs: [] }], 'completed'],
+      [[{ type: 'refusal', refusal: 'No, sorry.' }], 'completed'],
+      [[{ type: 'output_text', text: 'Anything else?', annotations: [], logprobs: [] }], 'completed'],
+    ]);
+    const refusalEvents = events(r.drain()).filter((e) => e.data.output_index === 1).map((e) => [e.event, e.data.delta ?? e.data.refusal ?? e.data.part]);
+    assert.deepEqual(refusalEvents.slice(1, -1), [
+      ['response.content_part.added', { type: 'refusal', refusal: '' }],
+      ['response.refusal.delta', 'No, '],
+      ['response.refusal.delta', 'sorry.'],
+      ['response.refusal.done', 'No, sorry.'],
+      ['response.content_part.done', { type: 'refusal', refusal: 'No, sorry.' }],
+    ]);
+  });
+
   it('records a text run as the same events and response as its deltas one by one', () => {
     const groups = [['"Hel"', '"lo"'], ['" wor"', '"ld"', '"!"']];
     const byRuns = recordText(true, groups);

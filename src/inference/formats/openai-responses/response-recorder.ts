@@ -13,6 +13,7 @@ import type {
   OutputItem,
   OutputTextPart,
   ReasoningItem,
+  RefusalPart,
 } from './response-items.ts';
 
 /** The request's settings a response echoes, and its identity. */
@@ -100,6 +101,13 @@ interface OpenText {
   readonly middle: string;
 }
 
+/** The message item a refusal goes to (its own: text before it closed, text after it opens another). */
+interface OpenRefusal {
+  readonly item: Mutable<MessageItem>;
+  readonly part: Mutable<RefusalPart>;
+  readonly index: number;
+}
+
 /** A text delta event's text up to its sequence number. */
 const TEXT_DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
 
@@ -127,6 +135,7 @@ export class ResponseRecorder {
   private seq = 0;
   private pending = '';
   private text: OpenText | null = null;
+  private refusal: OpenRefusal | null = null;
   private reasoning: OpenReasoning | null = null;
   private calls: OpenCall[] = [];
   private classify: (name: string) => ToolKind = () => ({ kind: 'function' });
@@ -192,6 +201,7 @@ export class ResponseRecorder {
         if (p.text === '') return;
         this.closeReasoning();
         if (!this.text) {
+          this.closeRefusal();
           const part: Mutable<OutputTextPart> = { type: 'output_text', text: '', annotations: [], logprobs: [] };
           const item: Mutable<MessageItem> = { id: createId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
           const index = this.add(item);
@@ -201,6 +211,22 @@ export class ResponseRecorder {
         }
         this.text.part.text += p.text;
         this.emit('response.output_text.delta', { item_id: this.text.item.id, output_index: this.text.index, content_index: 0, delta: p.text, logprobs: [] });
+        return;
+      }
+      case 'refusal-delta': {
+        if (p.text === '') return;
+        this.closeOutputText();
+        this.closeReasoning();
+        if (!this.refusal) {
+          const part: Mutable<RefusalPart> = { type: 'refusal', refusal: '' };
+          const item: Mutable<MessageItem> = { id: createId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+          const index = this.add(item);
+          item.content = [part];
+          this.refusal = { item, part, index };
+          this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
+        }
+        this.refusal.part.refusal += p.text;
+        this.emit('response.refusal.delta', { item_id: this.refusal.item.id, output_index: this.refusal.index, content_index: 0, delta: p.text });
         return;
       }
       case 'reasoning-delta': {
@@ -307,7 +333,23 @@ export class ResponseRecorder {
     this.pending += out;
   }
 
+  private closeRefusal(cutAt?: number): void {
+    if (!this.refusal) return;
+    const { item, part, index } = this.refusal;
+    this.refusal = null;
+    item.status = index === cutAt ? 'incomplete' : 'completed';
+    this.emit('response.refusal.done', { item_id: item.id, output_index: index, content_index: 0, refusal: part.refusal });
+    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
+    this.done(index);
+  }
+
+  /** Closes the open message, the text's or the refusal's (at most one is open). */
   private closeText(cutAt?: number): void {
+    this.closeRefusal(cutAt);
+    this.closeOutputText(cutAt);
+  }
+
+  private closeOutputText(cutAt?: number): void {
     if (!this.text) return;
     const { item, part, index } = this.text;
     this.text = null;
@@ -359,7 +401,7 @@ export class ResponseRecorder {
    * whole ones.
    */
   private cutIndex(): number | undefined {
-    let last = this.text?.index;
+    let last = this.text?.index ?? this.refusal?.index;
     for (const call of this.calls) {
       if (call?.item && call.outputIndex !== undefined && (last === undefined || call.outputIndex > last)) last = call.outputIndex;
     }

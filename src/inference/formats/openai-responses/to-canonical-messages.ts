@@ -1,7 +1,7 @@
 import type { CanonicalMessage, ReasoningBlock, ToolCall, UserContentPart } from '../../canonical/chat.ts';
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { customCallArguments } from './client-tools.ts';
-import type { ConversationItem, InputFilePart, InputImagePart, InputTextPart, McpApprovalRequestItem, OutputTextPart } from './response-items.ts';
+import type { ConversationItem, InputFilePart, InputImagePart, InputTextPart, McpApprovalRequestItem, OutputTextPart, RefusalPart } from './response-items.ts';
 import { readOpenAIFile } from '../document-input.ts';
 import type { Fields } from '../read-fields.ts';
 
@@ -59,7 +59,8 @@ export function toCanonicalMessages(
     switch (item.type) {
       case 'message': {
         if (item.role === 'assistant') {
-          const text = item.content.map((p) => ('text' in p ? p.text : '')).join('');
+          // A refusal the model gave is what it said in that turn.
+          const text = item.content.map((p) => ('text' in p ? p.text : p.type === 'refusal' ? p.refusal : '')).join('');
           const a = assistant();
           // Text after tool calls in one turn starts a new assistant message.
           if (a.toolCalls.length > 0) {
@@ -135,7 +136,9 @@ export function toCanonicalMessages(
 }
 
 /** A user message's or tool output's part; a file was checked when parsed, so reading it cannot fail. */
-function inputPart(p: InputTextPart | InputImagePart | InputFilePart | OutputTextPart): UserContentPart {
+function inputPart(p: InputTextPart | InputImagePart | InputFilePart | OutputTextPart | RefusalPart): UserContentPart {
+  // Only an assistant message has a refusal; read as text should one come here.
+  if (p.type === 'refusal') return { type: 'text', text: p.refusal };
   if (p.type === 'input_image') return { type: 'image', url: p.image_url, detail: p.detail };
   if (p.type === 'input_file') return readOpenAIFile(p as unknown as Fields, 'input_file', true);
   return { type: 'text', text: p.text };

@@ -20,6 +20,15 @@ describe('parseOpenAIChatResponse', () => {
     });
   });
 
+  it('reads a refusal apart from the text, and an empty refusal as none', () => {
+    const answer = (refusal: string | null) => ({ choices: [{ message: { role: 'assistant', content: null, refusal }, finish_reason: 'stop' }] });
+    const r = parseOpenAIChatResponse(answer('I cannot help.'), ids());
+    assert.equal(r.text, '');
+    assert.equal(r.refusal, 'I cannot help.');
+    assert.equal('refusal' in parseOpenAIChatResponse(answer(''), ids()), false);
+    assert.equal('refusal' in parseOpenAIChatResponse(answer(null), ids()), false);
+  });
+
   it('reads several tool calls and reissues their ids', () => {
     const r = parseOpenAIChatResponse(fixtureJson('openai-chat-tool-calls.json'), ids());
     assert.equal(r.text, '');

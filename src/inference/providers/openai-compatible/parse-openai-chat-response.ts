@@ -10,6 +10,7 @@ interface OpenAIChatResponse {
   choices?: {
     message?: {
       content?: string | null;
+      refusal?: string | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
       tool_calls?: { function?: { name?: string; arguments?: string } }[] | null;
@@ -36,6 +37,8 @@ export function parseOpenAIChatResponse(json: unknown, newToolCallId: () => stri
   }));
   return {
     text: choice.message.content ?? '',
+    // An empty refusal is none (some servers send `refusal: ""` on every answer).
+    ...(choice.message.refusal ? { refusal: choice.message.refusal } : {}),
     // Servers that expose reasoning put it in `reasoning_content` (DeepSeek, vLLM) or `reasoning`.
     reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
     toolCalls,

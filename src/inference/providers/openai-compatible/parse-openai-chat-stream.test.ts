@@ -152,6 +152,29 @@ describe('parseOpenAIChatStream', () => {
     ]);
   });
 
+  it('gives refusal pieces as refusal deltas, also after text chunks that taught it the text template', async () => {
+    const c = (delta: object) => JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] });
+    const events = await collect(
+      sse(
+        c({ role: 'assistant', content: null, refusal: '' }),
+        c({ content: 'A', refusal: null }),
+        c({ content: 'B', refusal: null }),
+        c({ content: null, refusal: 'No' }),
+        c({ content: '', refusal: ', sorry' }),
+        c({ refusal: '.' }),
+        JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      ),
+    );
+    assert.deepEqual(events, [
+      { type: 'text-delta', text: 'A' },
+      { type: 'text-delta', text: 'B' },
+      { type: 'refusal-delta', text: 'No' },
+      { type: 'refusal-delta', text: ', sorry' },
+      { type: 'refusal-delta', text: '.' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
   it('fails on an error chunk mid-stream, after the content before it', async () => {
     const seen: ProviderStreamEvent[] = [];
     await assert.rejects(

@@ -12,6 +12,7 @@ interface OpenAIChunk {
   choices?: {
     delta?: {
       content?: string | null;
+      refusal?: string | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
       tool_calls?: { index?: number; function?: { name?: string | null; arguments?: string | null } | null }[] | null;
@@ -64,6 +65,11 @@ export function createOpenAIChatStreamParser(newToolCallId: () => string = () =>
       if ((reasoning || delta?.content) && later.holding) later.release(out);
       if (reasoning) out.push({ type: 'reasoning-delta', text: reasoning });
       if (delta?.content) out.push({ type: 'text-delta', text: delta.content });
+      // A refusal chunk is never learned as the text template (it pushes no text delta alone).
+      if (delta?.refusal) {
+        if (later.holding) later.release(out);
+        out.push({ type: 'refusal-delta', text: delta.refusal });
+      }
       for (const call of delta?.tool_calls ?? []) {
         const upstreamIndex = call.index ?? 0;
         let index = toolIndex.get(upstreamIndex);
