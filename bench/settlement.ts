@@ -3,11 +3,11 @@
  *
  * On PGlite in memory, or on a fresh database of DATABASE_URL's server. For each size in
  * BENCH_POSITIONS (default `10,1000,5000`): funds that many wallets, has each stake on the
- * market (half yes, half no, a third of them on both sides), then resolves it to yes while a
- * trade of the wallet with the lowest address (the first one settlement credits) stakes on another
- * market 20 ms after the resolve starts. Prints the resolve's wall time and its time per position, how long the
- * waiting trade was held, and, as the same run's baseline, one trade's mean time during the
- * set-up; then checks the books. BENCH_ROUNDS (default 1) repeats each size.
+ * market (half yes, half no, a third of them on both sides), then resolves it to yes; 20 ms
+ * after the resolve starts, the wallet with the lowest address (the first one settlement locks)
+ * stakes on another market. Prints the resolve's wall time and its time per position, how long
+ * that trade waited, and, as the same run's baseline, one trade's mean time during the set-up;
+ * then checks the books. BENCH_ROUNDS (default 1) repeats each size.
  */
 import { loadavg } from 'node:os';
 import { auditBooks } from '../src/market/audit/audit-books.ts';
