@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { judgeChain } from '../responses/judge-chain.ts';
 import { storableId, storableJsonText } from '../responses/storable-text.ts';
 
 /** One answered turn of a message thread (message-threads.tables.ts). */
@@ -63,10 +64,9 @@ export async function loadThread(db: Db, accountId: number, id: string, now: Dat
        where t.account_id = ${accountId}
     )
     select * from chain order by depth desc`.execute(db);
-  const head = rows.at(-1);
-  if (!head || head.depth !== 0 || new Date(head.expires_at) <= now) return { kind: 'missing' };
+  const state = judgeChain(rows, (r) => r.parent_id, now);
+  if (state !== 'found') return { kind: state };
   const root = rows[0]!;
-  if (root.parent_id !== null || rows.some((r) => new Date(r.expires_at) <= now)) return { kind: 'broken' };
   return { kind: 'found', system: root.system ?? undefined, tools: root.tools ?? undefined, messages: rows.flatMap((r) => r.messages) };
 }
 

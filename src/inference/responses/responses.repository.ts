@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { PREPARED, type Db } from '../../storage/database.ts';
 import type { ConversationItem, OutputItem } from '../formats/openai-responses/response-items.ts';
+import { judgeChain } from './judge-chain.ts';
 import { storableId, storableJsonText } from './storable-text.ts';
 
 export interface StoredResponse {
@@ -46,10 +47,8 @@ export async function loadChain(db: Db, accountId: number, id: string, now: Date
        where r.account_id = ${accountId}
     )
     select * from chain order by depth desc`.execute(db);
-  const head = rows.at(-1);
-  if (!head || head.depth !== 0 || new Date(head.expires_at) <= now) return { kind: 'missing' };
-  const start = rows[0]!;
-  if (start.previous_response_id !== null || rows.some((r) => new Date(r.expires_at) <= now)) return { kind: 'broken' };
+  const state = judgeChain(rows, (r) => r.previous_response_id, now);
+  if (state !== 'found') return { kind: state };
   return { kind: 'found', items: rows.flatMap((r) => [...r.input_items, ...r.output_items]) };
 }
 
