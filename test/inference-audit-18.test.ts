@@ -19,7 +19,7 @@ describe('inference API, eighteenth audit', () => {
   before(async () => void ({ g, acct, openai, anthropic } = await startWithSdks()));
   after(() => g.close());
 
-  const { refused, upstreamCalls } = auditRequests(() => ({ g, key: acct.key }));
+  const { refused } = auditRequests(() => ({ g, key: acct.key }));
 
   describe('messages: at most four cache_control markers', () => {
     const mark = { type: 'ephemeral' as const };
@@ -128,6 +128,43 @@ describe('inference API, eighteenth audit', () => {
       const r = await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-vision', messages: [{ role: 'user', content: parts }] });
       assert.equal(r.status, 200, await r.clone().text());
       assert.ok(!JSON.stringify(g.anthropic.requests[before]!.body).includes('cache_control'));
+    });
+  });
+
+  describe('responses: reasoning.generate_summary, the deprecated name of reasoning.summary', () => {
+    it('is read as summary and echoed under both names, created, streamed and retrieved', async () => {
+      g.openai.chat.enqueue({ text: 'ok' }, { text: 'ok' });
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'hi', reasoning: { generate_summary: 'detailed' } });
+      assert.deepEqual(r.reasoning, { effort: null, summary: 'detailed', generate_summary: 'detailed' });
+      assert.deepEqual((await openai.responses.retrieve(r.id)).reasoning, r.reasoning);
+      const stream = openai.responses.stream({ model: 'svc-fast', input: 'hi', reasoning: { effort: 'low', generate_summary: 'concise' } });
+      const created: unknown[] = [];
+      stream.on('response.created', (e) => created.push(e.response.reasoning));
+      const done = await stream.finalResponse();
+      assert.deepEqual(created, [{ effort: 'low', summary: 'concise', generate_summary: 'concise' }]);
+      assert.deepEqual(done.reasoning, { effort: 'low', summary: 'concise', generate_summary: 'concise' });
+    });
+
+    it('given with summary it must agree; summary alone echoes no generate_summary', async () => {
+      g.openai.chat.enqueue({ text: 'ok' }, { text: 'ok' });
+      const both = await openai.responses.create({ model: 'svc-fast', input: 'hi', reasoning: { summary: 'auto', generate_summary: 'auto' } });
+      assert.deepEqual(both.reasoning, { effort: null, summary: 'auto', generate_summary: 'auto' });
+      const alone = await openai.responses.create({ model: 'svc-fast', input: 'hi', reasoning: { summary: 'auto' } });
+      assert.deepEqual(alone.reasoning, { effort: null, summary: 'auto' });
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-fast', input: 'hi', reasoning: { summary: 'auto', generate_summary: 'detailed' } }),
+        (err: unknown) => err instanceof OpenAI.BadRequestError && err.message.includes('reasoning.generate_summary:'),
+      );
+      await refused(
+        '/v1/responses',
+        { model: 'svc-fast', input: 'hi', reasoning: { summary: 'auto', generate_summary: 'detailed' } },
+        'reasoning.generate_summary: is the deprecated name of reasoning.summary and must not differ from it; send reasoning.summary alone',
+      );
+      await refused('/v1/responses', { model: 'svc-fast', input: 'hi', reasoning: { generate_summary: 'short' } }, 'reasoning.generate_summary: must be one of auto, concise, detailed');
+      // null is absent, as for summary.
+      g.openai.chat.enqueue({ text: 'ok' });
+      const none = await openai.responses.create({ model: 'svc-fast', input: 'hi', reasoning: { generate_summary: null, summary: 'concise' } });
+      assert.deepEqual(none.reasoning, { effort: null, summary: 'concise' });
     });
   });
 });

@@ -295,7 +295,11 @@ const ResponsesRequest = obj(
     tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }], description: 'none, auto, required or a named function or mcp tool; required and named tools only next to tools' },
     parallel_tool_calls: bool,
     text: obj({ format: { type: 'object', additionalProperties: true } }),
-    reasoning: obj({ effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] } }),
+    reasoning: obj({
+      effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+      summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] },
+      generate_summary: { type: 'string', enum: ['auto', 'concise', 'detailed'], description: "summary's deprecated name: the same setting, echoed under both names; given with a different summary it is a 400" },
+    }),
     include: {
       type: 'array',
       items: str,
