@@ -167,4 +167,27 @@ describe('inference API, eighteenth audit', () => {
       assert.deepEqual(none.reasoning, { effort: null, summary: 'concise' });
     });
   });
+
+  describe('images: stream', () => {
+    it('stream: true is a 400 naming it, nothing sent upstream or charged; the SDK no longer ends on an empty stream', async () => {
+      const balance = await accountCredits(g.t, acct.id);
+      const rows = (await usageRows(g.t, acct.id)).length;
+      const message = 'stream: streamed image generation is not supported; leave stream out to get the images as JSON';
+      await refused('/v1/images/generations', { prompt: 'a cat', stream: true }, message);
+      await refused('/v1/images/generations', { model: 'svc-image', prompt: 'a cat', stream: true, partial_images: 2 }, message);
+      await assert.rejects(
+        (async () => {
+          const events = await openai.images.generate({ prompt: 'a cat', stream: true });
+          for await (const _ of events) void _;
+        })(),
+        (err: unknown) => err instanceof OpenAI.BadRequestError && err.message.includes(message),
+      );
+      assert.deepEqual(await accountCredits(g.t, acct.id), balance);
+      assert.equal((await usageRows(g.t, acct.id)).length, rows);
+      // stream: false is the JSON answer, as before.
+      const r = await postJson(g, acct.key, '/v1/images/generations', { prompt: 'a cat', stream: false, response_format: 'b64_json' });
+      assert.equal(r.status, 200);
+      assert.equal(((await r.json()) as { data: unknown[] }).data.length, 1);
+    });
+  });
 });

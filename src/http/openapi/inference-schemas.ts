@@ -199,6 +199,7 @@ const ImagesRequest = obj(
     output_format: str,
     response_format: { type: 'string', enum: ['b64_json', 'url'] },
     user: str,
+    stream: { type: 'boolean', enum: [false], description: 'streamed image generation is not supported: true is a 400' },
   },
   ['prompt'],
 );
