@@ -10,9 +10,9 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
  * the signature is not its own) and redacted thinking whose data it did not give out, an empty
  * `messages`, an empty stop sequence, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
- * whose text ends in whitespace, and `tool_choice` `auto`, `any` or `tool` without tools. The last
- * two the gateway refuses before calling an upstream (docs/api-decisions.md, "Inference: fourth
- * audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
+ * whose text ends in whitespace, `tool_choice` `auto`, `any` or `tool` without tools, and more than
+ * four `cache_control` markers. The last three the gateway refuses before calling an upstream
+ * (docs/api-decisions.md, "Inference: fourth audit" and "Inference: eighteenth audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
  */
 export interface FakeAnthropic extends FakeServer {
   readonly chat: ScenarioQueue;
@@ -115,6 +115,19 @@ function checkContent(body: Record<string, unknown>): string | null {
     if (!/\S/.test(b.text ?? '')) return 'messages: text content blocks must contain non-whitespace text';
   }
   return null;
+}
+
+/**
+ * At most four blocks with `cache_control` in a request, counted as the API counts them: tools,
+ * system blocks, content blocks and the blocks inside tool results.
+ */
+function checkCacheMarkers(body: Record<string, unknown>): string | null {
+  type Block = { cache_control?: unknown; type?: string; content?: unknown };
+  const list = (v: unknown): Block[] => (Array.isArray(v) ? (v as Block[]) : []);
+  const blocks = [...list(body.tools), ...list(body.system), ...list(body.messages).flatMap((m) => list((m as { content?: unknown }).content))];
+  const all = blocks.flatMap((b) => (b.type === 'tool_result' ? [b, ...list(b.content)] : [b]));
+  const found = all.filter((b) => b.cache_control !== undefined && b.cache_control !== null).length;
+  return found > 4 ? `A maximum of 4 blocks with cache_control may be provided. Found ${found}.` : null;
 }
 
 /**
@@ -238,7 +251,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.includes('')) {
     return sendJson(res, 400, errorBody('invalid_request_error', 'stop_sequences: each stop sequence must be non-empty'), HEADERS);
   }
-  const problem = checkContent(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
+  const problem = checkContent(body) ?? checkCacheMarkers(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop } = blocksFor(scenario, body);
   for (const b of blocks) {

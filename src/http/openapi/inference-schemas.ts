@@ -199,6 +199,7 @@ const ImagesRequest = obj(
     output_format: str,
     response_format: { type: 'string', enum: ['b64_json', 'url'] },
     user: str,
+    stream: { type: 'boolean', enum: [false], description: 'streamed image generation is not supported: true is a 400' },
   },
   ['prompt'],
 );
@@ -295,7 +296,11 @@ const ResponsesRequest = obj(
     tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }], description: 'none, auto, required or a named function or mcp tool; required and named tools only next to tools' },
     parallel_tool_calls: bool,
     text: obj({ format: { type: 'object', additionalProperties: true } }),
-    reasoning: obj({ effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] } }),
+    reasoning: obj({
+      effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+      summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] },
+      generate_summary: { type: 'string', enum: ['auto', 'concise', 'detailed'], description: "summary's deprecated name: the same setting, echoed under both names; given with a different summary it is a 400" },
+    }),
     include: {
       type: 'array',
       items: str,

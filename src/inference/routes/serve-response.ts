@@ -386,6 +386,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       text: parsed.textEcho,
       reasoningEffort: parsed.reasoningEffort ?? null,
       reasoningSummary: parsed.reasoningSummary ?? null,
+      ...(parsed.reasoningSummaryByOldName === true ? { reasoningSummaryByOldName: true } : {}),
       metadata: parsed.metadata,
       truncation: parsed.truncation,
       user: parsed.user ?? null,

@@ -1,3 +1,4 @@
+import { countCacheMarkers, withRoomForMarkers } from './cache-markers.ts';
 import { expectFields, invalid, isFields, readBody, readEnum, readString, type Fields } from '../read-fields.ts';
 
 /**
@@ -33,8 +34,10 @@ export interface ThreadHistory {
 /**
  * The whole request a continuing turn stands for: its own fields, the thread's `system` and
  * `tools`, and the thread's messages followed by its own. 400 when it sets a create-only field.
+ * The thread's oldest `cache_control` markers are left out when the turn's own would bring the
+ * request past Anthropic's four (cache-markers.ts).
  */
-export function continuedBody(rawBody: unknown, history: ThreadHistory): Fields {
+export function continuedBody(rawBody: unknown, stored: ThreadHistory): Fields {
   const body = readBody(rawBody);
   for (const field of THREAD_CREATE_ONLY) {
     if (body[field] !== undefined && body[field] !== null) {
@@ -43,6 +46,7 @@ export function continuedBody(rawBody: unknown, history: ThreadHistory): Fields 
   }
   const own = body.messages;
   if (own !== undefined && own !== null && !Array.isArray(own)) invalid('messages', 'must be an array');
+  const history = withRoomForMarkers(stored, countCacheMarkers({ messages: own }));
   const full: Fields = { ...body, messages: [...history.messages, ...((own as unknown[] | undefined) ?? [])] };
   delete full.thread;
   if (history.system !== undefined) full.system = history.system;

@@ -26,6 +26,7 @@ import {
 } from '../read-fields.ts';
 import { readFunctionTool, readResponseFormat, readToolSchema } from '../openai-chat/parse-chat-completion-request.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { checkCacheMarkers } from './cache-markers.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { readDocumentUrl, readPdfBase64 } from '../document-input.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
@@ -531,6 +532,8 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (final.assistant === null) checkAnswered();
   checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
+  // Counted once every block is read, so a malformed one is named first.
+  checkCacheMarkers(body);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);
   const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });

@@ -1,5 +1,5 @@
 import type { CanonicalImageRequest } from '../../canonical/images.ts';
-import { invalid, readBody, readEnum, readInteger, readString } from '../read-fields.ts';
+import { invalid, readBody, readBoolean, readEnum, readInteger, readString } from '../read-fields.ts';
 
 export type ImageResponseFormat = 'url' | 'b64_json';
 
@@ -17,6 +17,11 @@ export function parseImageRequest(rawBody: unknown): ParsedImageRequest {
   const body = readBody(rawBody);
   const model = readString(body, 'model', '', { nonEmpty: true });
   const prompt = readString(body, 'prompt', '', { required: true, nonEmpty: true })!;
+  // OpenAI streams partial images for `stream: true` (the SDK reads the answer as events); the
+  // upstream here is called for the whole images, so a JSON answer would reach the SDK as an empty
+  // stream of events, the images paid for and never shown (docs/api-decisions.md, "Inference:
+  // eighteenth audit").
+  if (readBoolean(body, 'stream', '') === true) invalid('stream', 'streamed image generation is not supported; leave stream out to get the images as JSON');
   const n = readInteger(body, 'n', '', { min: 1, max: 10 }) ?? 1;
   const size = readString(body, 'size', '');
   if (size !== undefined && !SIZE.test(size)) invalid('size', 'must be auto or WIDTHxHEIGHT, e.g. 1024x1024');

@@ -74,8 +74,13 @@ export interface ParsedResponsesRequest {
   /** The response's `text` field. */
   readonly textEcho: JsonObject;
   readonly reasoningEffort?: ReasoningEffort;
-  /** `reasoning.summary` as asked, echoed (reasoning items carry a summary either way). */
+  /**
+   * `reasoning.summary` as asked, or its deprecated name `generate_summary`, echoed (reasoning
+   * items carry a summary either way).
+   */
   readonly reasoningSummary?: 'auto' | 'concise' | 'detailed';
+  /** The client named it `generate_summary`: the echo carries that name too, as OpenAI's does. */
+  readonly reasoningSummaryByOldName?: boolean;
   /** `include` has `reasoning.encrypted_content`: reasoning items show their encrypted_content. */
   readonly includeEncryptedReasoning: boolean;
   readonly metadata: Readonly<Record<string, string>> | null;
@@ -95,6 +100,7 @@ const SERVICE_TIERS = ['auto', 'default', 'flex', 'scale', 'priority'] as const;
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const LABEL = /^[a-zA-Z0-9_-]{1,64}$/;
 const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/i;
+const SUMMARIES = ['auto', 'concise', 'detailed'] as const;
 const MAX_TOOLS = 128;
 const MAX_ITEMS = 10_000;
 const ROLES: readonly MessageRole[] = ['user', 'assistant', 'system', 'developer'];
@@ -507,10 +513,20 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const text = readTextFormat(body);
   let reasoningEffort: ReasoningEffort | undefined;
   let reasoningSummary: ParsedResponsesRequest['reasoningSummary'];
+  let reasoningSummaryByOldName = false;
   if (body.reasoning !== undefined && body.reasoning !== null) {
     const r = expectFields(body.reasoning, 'reasoning');
     reasoningEffort = readEnum(r, 'effort', 'reasoning', REASONING_EFFORTS);
-    reasoningSummary = readEnum(r, 'summary', 'reasoning', ['auto', 'concise', 'detailed'] as const);
+    reasoningSummary = readEnum(r, 'summary', 'reasoning', SUMMARIES);
+    // OpenAI's deprecated name of summary, still in the SDK's types: the same setting.
+    const oldName = readEnum(r, 'generate_summary', 'reasoning', SUMMARIES);
+    if (oldName !== undefined && reasoningSummary !== undefined && oldName !== reasoningSummary) {
+      invalid('reasoning.generate_summary', 'is the deprecated name of reasoning.summary and must not differ from it; send reasoning.summary alone');
+    }
+    if (oldName !== undefined) {
+      reasoningSummary = oldName;
+      reasoningSummaryByOldName = true;
+    }
   }
   if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
   const includeEncryptedReasoning = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
@@ -549,6 +565,7 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
     textEcho: text.echo,
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(reasoningSummary === undefined ? {} : { reasoningSummary }),
+    ...(reasoningSummaryByOldName ? { reasoningSummaryByOldName } : {}),
     includeEncryptedReasoning,
     metadata: readMetadata(body),
     truncation: readEnum(body, 'truncation', '', ['auto', 'disabled'] as const) ?? 'disabled',

@@ -35,6 +35,8 @@ export interface ResponseShell {
   readonly text: JsonObject;
   readonly reasoningEffort: string | null;
   readonly reasoningSummary?: string | null;
+  /** The client named the summary `generate_summary` (its deprecated name): echoed under both names. */
+  readonly reasoningSummaryByOldName?: boolean;
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly truncation: 'auto' | 'disabled';
   readonly user: string | null;
@@ -557,7 +559,11 @@ export class ResponseRecorder {
       output: status === 'in_progress' ? [] : this.output.map((item) => this.view(item)),
       parallel_tool_calls: s.parallelToolCalls,
       previous_response_id: s.previousResponseId,
-      reasoning: { effort: s.reasoningEffort, summary: s.reasoningSummary ?? null },
+      reasoning: {
+        effort: s.reasoningEffort,
+        summary: s.reasoningSummary ?? null,
+        ...(s.reasoningSummaryByOldName === true ? { generate_summary: s.reasoningSummary ?? null } : {}),
+      },
       store: s.store,
       temperature: s.temperature,
       text: s.text,
