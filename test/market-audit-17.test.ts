@@ -254,6 +254,23 @@ describe('market API, seventeenth audit (over HTTP)', () => {
       // Settling twice is refused in the admin API's shape.
       assert.deepEqual(await admin('POST', `/admin/markets/${yesno.id}/resolve`, { outcome: 'no' }), { status: 400, body: { error: 'Market already resolved' } });
       assert.deepEqual(await admin('POST', `/admin/markets/${cancelled.id}/cancel`), { status: 400, body: { error: 'Market already cancelled' } });
+      // Every market of these wallets is settled: their realized P&L is what came back minus what
+      // they staked, and their win rate counts the markets their positions were paid on as won
+      // (a refund is not a win).
+      const wonBy = (i: number) =>
+        [yesno, three].filter((m) => books.get(m.id)!.positions.some((p) => p.key === wallets[i]!.wallet && p.o === (m === yesno ? 'yes' : 'draw'))).length;
+      for (const [i, w] of wallets.entries()) {
+        const stats = (await ok(call('GET', `/api/portfolio/${w.wallet}/stats`))).data;
+        const held = [...books].filter(([, b]) => b.positions.some((p) => p.key === w.wallet)).length;
+        const pnl = usdc(received[i]! - spent[i]!);
+        assert.deepEqual(
+          [stats.open_positions, stats.realized_pnl, stats.unrealized_pnl, stats.total_pnl, stats.total_volume, stats.settled_markets, stats.won_markets, stats.win_rate],
+          [0, pnl, 0, pnl, usdc(spent[i]!), held, wonBy(i), wonBy(i) / held],
+          `stats of wallet ${i}`,
+        );
+        const profile = (await ok(call('GET', `/api/users/${w.wallet}`))).data;
+        assert.deepEqual([profile.total_pnl, profile.total_volume, profile.markets_traded, profile.win_rate], [pnl, usdc(spent[i]!), held, wonBy(i) / held]);
+      }
       // The trades stay listed after settlement.
       assert.equal((await ok(call('GET', `/api/trades?market=${yesno.id}`))).total, 4);
     });
