@@ -4,6 +4,7 @@ import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket
 import type { TestApp } from './helpers/app.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { tradeBody, type MarketSigner } from './helpers/market-client.ts';
+import { sseReader } from './helpers/sse-reader.ts';
 
 /**
  * The seventeenth audit of the market API (docs/api-decisions.md, "Market API: seventeenth
@@ -293,6 +294,34 @@ describe('market API, seventeenth audit (over HTTP)', () => {
       const viaKey = await ok(trade(w, m.id, 'yes', 2));
       assert.equal(viaKey.data.shares, usdc(stakeOn(pools, 'yes', 2_000_000n)));
       assert.equal(viaKey.data.remaining_balance, 31.5);
+    });
+
+    it('follows the live stream: its trade and price are the reads, and the settlement follows', async () => {
+      const m = await ok(admin('POST', '/admin/markets', { title: `Audit17 live ${Math.random()}`, category: 'bot17', market_type: 'threeway', end_date: endIn(2) }), 201);
+      const w = await trader('20');
+      const abort = new AbortController();
+      const res = await fetch(`${base}/api/stream?markets=${m.id}`, { signal: abort.signal });
+      assert.equal(res.status, 200);
+      const sse = sseReader(res.body!);
+      try {
+        const placed = await ok(trade(w, m.id, 'draw', 2.5));
+        const tradeEvent = await sse.until((e) => e.event === 'trade');
+        const listed = (await ok(call('GET', `/api/trades?market=${m.id}`))).data[0];
+        assert.deepEqual(JSON.parse(tradeEvent.data!), listed, 'the stream sends the Trade record the list has');
+        const priceEvent = JSON.parse((await sse.until((e) => e.event === 'price')).data!);
+        const read = (await ok(call('GET', `/api/markets/${m.id}/price`))).data;
+        assert.deepEqual(
+          [priceEvent.trade_id, priceEvent.yes_price, priceEvent.no_price, priceEvent.draw_price],
+          [placed.data.trade_id, read.yes_price, read.no_price, read.draw_price],
+        );
+        await ok(admin('POST', `/admin/markets/${m.id}/resolve`, { outcome: 'draw' }));
+        const status = JSON.parse((await sse.until((e) => e.event === 'status')).data!);
+        assert.deepEqual([status.market_id, status.status, status.resolved_outcome], [m.id, 'resolved', 'draw']);
+        // Alone on the winning side, nothing lost: the stake comes back whole.
+        assert.equal((await balanceOf(w)).balance, 20);
+      } finally {
+        abort.abort();
+      }
     });
 
     it('retries with an Idempotency-Key: the same answer and no second stake; another body is 409', async () => {
