@@ -39,6 +39,9 @@ describe('admin CLI: market commands', () => {
     assert.deepEqual((await run('market', 'edit', String(m.id), '--labels', 'yes=Cut,no=No cut')).outcome_labels, { yes: 'Cut', no: 'No cut' });
     assert.equal((await run('market', 'activate', String(m.id))).status, 'active');
     assert.equal((await run('market', 'feature', String(m.id))).featured, true);
+    assert.equal((await run('market', 'unfeature', String(m.id))).featured, false);
+    assert.equal((await run('event', 'unfeature', String(ev.id))).featured, false);
+    assert.equal((await run('market', 'feature', String(m.id))).featured, true);
 
     const w = addr(0xc11);
     const balance = await run('wallet', 'deposit', w, '12.345678', '--note', 'cli');

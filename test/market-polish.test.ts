@@ -241,7 +241,7 @@ describe('market API polish: malformed inputs and answer shapes', () => {
       { method: 'GET', url: '/api/markets?limit=0', want: [400, 'Invalid limit: must be between 1 and 100'] },
       { method: 'GET', url: '/api/markets?limit=1000', want: [400, 'Invalid limit: must be between 1 and 100'] },
       { method: 'GET', url: '/api/markets?limit=', want: [400, 'Invalid limit: must be between 1 and 100'] },
-      { method: 'GET', url: '/api/markets?limit=10&limit=20', want: [400, 'Invalid limit: must be between 1 and 100'] },
+      { method: 'GET', url: '/api/markets?limit=10&limit=20', want: [400, 'Invalid limit: given more than once'] },
       { method: 'GET', url: '/api/trades?market=abc', want: [400, 'Invalid market: must be a positive integer'] },
       { method: 'GET', url: '/api/trades?market=2147483648', want: [400, 'Invalid market: must be a positive integer'] },
       { method: 'GET', url: '/api/trades?market=2147483647', want: [404, 'Market not found'] },

@@ -50,6 +50,10 @@ export function registerMarketCommands(program: Command, client: () => AdminClie
     .command('feature <id>')
     .description('make this the featured event')
     .action(async (id: string) => print(await client().call('POST', `/events/${positiveId(id)}/feature`)));
+  event
+    .command('unfeature <id>')
+    .description('stop featuring this event')
+    .action(async (id: string) => print(await client().call('DELETE', `/events/${positiveId(id)}/feature`)));
 
   const market = program.command('market').description('prediction markets');
   market
@@ -126,6 +130,10 @@ export function registerMarketCommands(program: Command, client: () => AdminClie
       .description(what)
       .action(async (id: string) => print(await client().call('POST', `/markets/${positiveId(id)}/${name}`)));
   }
+  market
+    .command('unfeature <id>')
+    .description('stop featuring this market')
+    .action(async (id: string) => print(await client().call('DELETE', `/markets/${positiveId(id)}/feature`)));
   market
     .command('resolve <id> <outcome>')
     .description('resolve a market to yes, no or draw and pay the winners')

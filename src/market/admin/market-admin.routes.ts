@@ -7,8 +7,8 @@ import { notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { auditBooks } from '../audit/audit-books.ts';
 import { issueApiKey } from '../auth/api-key.repository.ts';
-import { createEvent, featureEvent } from '../events/events.admin.ts';
-import { activateMarket, createMarket, editMarket, featureMarket } from '../markets/markets.admin.ts';
+import { createEvent, featureEvent, unfeatureEvent } from '../events/events.admin.ts';
+import { activateMarket, createMarket, editMarket, featureMarket, unfeatureMarket } from '../markets/markets.admin.ts';
 import { refuseNul } from '../markets/market-fields.ts';
 import { findMarket } from '../markets/markets.repository.ts';
 import { parseUsdcAmount } from '../pricing/index.ts';
@@ -114,6 +114,10 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
       eventView(await featureEvent(db, clock, req.params.id)),
     );
 
+    app.delete('/events/:id/feature', { schema: { tags, summary: 'Stop featuring this event', params: IdParams } }, async (req) =>
+      eventView(await unfeatureEvent(db, req.params.id)),
+    );
+
     app.post('/markets', { schema: { tags, summary: 'Create a market', body: CreateMarketBody } }, async (req, reply) => {
       const market = await createMarket(db, clock, req.body);
       return reply.code(201).send(marketView(market));
@@ -131,6 +135,10 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
 
     app.post('/markets/:id/feature', { schema: { tags, summary: 'Make this the featured market', params: IdParams } }, async (req) =>
       marketView(await featureMarket(db, clock, req.params.id)),
+    );
+
+    app.delete('/markets/:id/feature', { schema: { tags, summary: 'Stop featuring this market', params: IdParams } }, async (req) =>
+      marketView(await unfeatureMarket(db, clock, req.params.id)),
     );
 
     app.post('/markets/:id/cancel', { schema: { tags, summary: 'Cancel a market and refund every stake', params: IdParams } }, async (req) => {

@@ -104,6 +104,10 @@ export function requireMarketAuth(opts: RequireMarketAuthOptions) {
  * the header is absent. 400 when it is malformed.
  */
 export function idempotentRequestOf(request: FastifyRequest, route: string): IdempotentRequest | null {
+  // An empty key is not an absent one: the client asked for a retry-safe request, and running it
+  // as an ordinary one would move the money again on its retry (docs/api-decisions.md, "Market
+  // API: seventeenth audit"). It is malformed, like any key that is not 1 to 255 characters.
+  if (request.headers['idempotency-key'] === '') throw authError('invalidIdempotencyKey');
   const key = headerOf(request, 'idempotency-key');
   if (key === undefined) return null;
   if (!isValidIdempotencyKey(key)) throw authError('invalidIdempotencyKey');

@@ -53,3 +53,12 @@ export async function featureEvent(db: Kysely<Database>, clock: Clock, id: numbe
     return trx.updateTable('events').set({ featured_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });
 }
+
+/** Ends this event's featuring (DELETE /admin/events/:id/feature); one not featured is answered as it is. */
+export async function unfeatureEvent(db: Kysely<Database>, id: number): Promise<EventRow> {
+  const row = await db.updateTable('events').set({ featured_at: null }).where('id', '=', id).where('featured_at', 'is not', null).returningAll().executeTakeFirst();
+  if (row) return row;
+  const event = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!event) throw notFound('Event not found');
+  return event;
+}

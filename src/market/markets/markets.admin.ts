@@ -190,3 +190,23 @@ export async function featureMarket(db: Kysely<Database>, clock: Clock, id: numb
     return trx.updateTable('markets').set({ featured_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   });
 }
+
+/**
+ * Ends this market's featuring (DELETE /admin/markets/:id/feature): GET /api/markets/featured
+ * then answers null until another is featured, as when a featured market settles. A market that
+ * is not featured, settled or not, is answered as it is (a retry of the call changes nothing).
+ */
+export async function unfeatureMarket(db: Kysely<Database>, clock: Clock, id: number): Promise<MarketRow> {
+  const now = new Date(clock.now());
+  const row = await db
+    .updateTable('markets')
+    .set({ featured_at: null, updated_at: now })
+    .where('id', '=', id)
+    .where('featured_at', 'is not', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return row;
+  const market = await db.selectFrom('markets').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!market) throw notFound('Market not found');
+  return market;
+}

@@ -62,6 +62,8 @@ export interface TradeFilter {
   readonly from?: Date;
   /** Trades before this instant. */
   readonly until?: Date;
+  /** A trade id: only trades after it in the list's order (older), whatever arrived since. */
+  readonly cursor?: number;
   readonly offset: number;
   readonly limit: number;
 }
@@ -70,35 +72,41 @@ const TRADE_COLUMNS = sql`id, market_id, wallet, outcome, amount, price, shares,
 
 /**
  * Trades, newest first, of one market or of all, of one wallet (lower case) or of all, inside a
- * time window or not. The total of a market's or of every trade is the markets' trade_count
- * (kept in the trading transaction), which avoids counting a large table; a wallet's trades or a
- * window are counted on the index that serves them (wallet, market or time, each with
- * created_at). Null when `market` is unknown.
+ * time window or not, after a cursor trade or not. The total of a market's or of every trade is
+ * the markets' trade_count (kept in the trading transaction), which avoids counting a large
+ * table; a wallet's trades or a window are counted on the index that serves them (wallet, market
+ * or time, each with created_at). The total counts the filter, not what is left after the cursor,
+ * so it reads the same on every page. `'market'` when `market` is unknown, `'cursor'` when the
+ * cursor names no trade.
  */
 export async function listTrades(db: Db, f: TradeFilter) {
+  let marketCount: number | undefined;
   if (f.market !== undefined) {
     const m = await sql<{ trade_count: number }>`select trade_count from markets where id = ${f.market}`.execute(db);
-    if (!m.rows[0]) return null;
-    if (f.wallet === undefined && f.from === undefined && f.until === undefined) {
-      const rows = await sql<TradeRow>`select ${TRADE_COLUMNS} from trades
-        where market_id = ${f.market} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db);
-      return { items: rows.rows.map(tradeRecord), total: m.rows[0].trade_count };
-    }
+    if (!m.rows[0]) return 'market' as const;
+    marketCount = m.rows[0].trade_count;
   }
-  const conds = [
+  if (f.cursor !== undefined) {
+    const c = await sql<{ id: number }>`select id from trades where id = ${f.cursor}`.execute(db);
+    if (!c.rows[0]) return 'cursor' as const;
+  }
+  const filters = [
     f.market === undefined ? null : sql`market_id = ${f.market}`,
     f.wallet === undefined ? null : sql`wallet = ${f.wallet}`,
     f.from === undefined ? null : sql`created_at >= ${f.from}`,
     f.until === undefined ? null : sql`created_at < ${f.until}`,
   ].filter((c) => c !== null);
-  const where = conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
-  const total =
-    conds.length === 0
-      ? sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`
-      : sql<{ n: bigint }>`select count(*)::bigint as n from trades ${where}`;
-  const [rows, count] = await Promise.all([
-    sql<TradeRow>`select ${TRADE_COLUMNS} from trades ${where} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`.execute(db),
-    total.execute(db),
-  ]);
-  return { items: rows.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
+  // The list's own order, (created_at, id) descending: the cursor's row is read in the query, so
+  // its time keeps the database's precision.
+  const after = f.cursor === undefined ? null : sql`(created_at, id) < (select created_at, id from trades where id = ${f.cursor})`;
+  const whereOf = (conds: readonly ReturnType<typeof sql>[]) => (conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`);
+  const where = whereOf(after === null ? filters : [...filters, after]);
+  const rows = sql<TradeRow>`select ${TRADE_COLUMNS} from trades ${where} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`;
+  if (filters.length === 0 || (filters.length === 1 && marketCount !== undefined)) {
+    const total =
+      marketCount ?? Number((await sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`.execute(db)).rows[0]?.n ?? 0n);
+    return { items: (await rows.execute(db)).rows.map(tradeRecord), total };
+  }
+  const [page, count] = await Promise.all([rows.execute(db), sql<{ n: bigint }>`select count(*)::bigint as n from trades ${whereOf(filters)}`.execute(db)]);
+  return { items: page.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
 }

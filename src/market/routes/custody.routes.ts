@@ -19,7 +19,7 @@ import { findWallet, type WalletRow } from '../wallets/wallets.repository.ts';
 import { requestWithdrawal } from '../withdrawals/request-withdrawal.ts';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.ts';
 import { listWithdrawals, WITHDRAWAL_STATES, type WithdrawalRow } from '../withdrawals/withdrawals.repository.ts';
-import { marketSchemaErrors, refuseNonDecimalIntegers } from './schema-errors.ts';
+import { marketSchemaErrors, refuseNonDecimalIntegers, refuseRepeatedParameters } from './schema-errors.ts';
 import { MAX_ID } from './read-schemas.ts';
 import {
   BalanceView,
@@ -90,6 +90,7 @@ export function custodyRoutes(deps: CustodyRoutesDeps): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       if (route.method === 'GET') route.schemaErrorFormatter ??= marketSchemaErrors(route.schema as Parameters<typeof marketSchemaErrors>[0]);
     });
+    app.addHook('preValidation', refuseRepeatedParameters);
     app.addHook('preValidation', refuseNonDecimalIntegers);
 
     app.get(

@@ -13,7 +13,7 @@ import { streamRoutes } from './stream.routes.ts';
 import { searchRoutes } from './search.routes.ts';
 import { tradesRoutes } from './trades.routes.ts';
 import { usersRoutes } from './users.routes.ts';
-import { marketSchemaErrors, refuseNonDecimalIntegers, refusePageWithOffset } from './schema-errors.ts';
+import { marketSchemaErrors, refuseNonDecimalIntegers, refusePageWithOffset, refuseRepeatedParameters } from './schema-errors.ts';
 
 /**
  * Every public GET endpoint of the market. Registered inside the market plugin, so its rate
@@ -38,6 +38,7 @@ export async function marketReadRoutes(app: FastifyInstance, options: MarketRead
       }
     }
   });
+  app.addHook('preValidation', refuseRepeatedParameters);
   app.addHook('preValidation', refusePageWithOffset);
   app.addHook('preValidation', refuseNonDecimalIntegers);
   app.addHook('onRoute', (route) => {

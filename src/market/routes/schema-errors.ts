@@ -87,6 +87,26 @@ export async function refusePageWithOffset(request: FastifyRequest): Promise<voi
   throw new HttpError(400, 'Invalid page and offset: send one of them, not both');
 }
 
+/**
+ * A preValidation hook: a query parameter the route takes as one value, given more than once
+ * (`limit=5&limit=5`), is a 400 that says so. The query parser makes it a list, which the
+ * schema then refused with the parameter's rule (`Invalid limit: must be between 1 and 100`),
+ * wrong about a value that was in range (docs/api-decisions.md, "Market API: seventeenth audit").
+ * Which of the values was meant is not for the service to guess. Parameters a route does not
+ * take are left to the route (ignored, or named as unknown).
+ */
+export async function refuseRepeatedParameters(request: FastifyRequest): Promise<void> {
+  const takes = (request.routeOptions.schema as RouteSchema | undefined)?.querystring?.properties;
+  const query = request.query as Record<string, unknown> | null;
+  if (!takes || !query || typeof query !== 'object') return;
+  for (const [name, value] of Object.entries(query)) {
+    const s = takes[name];
+    if (!s || !Array.isArray(value)) continue;
+    const type = Array.isArray(s.type) ? s.type : [s.type];
+    if (!type.includes('array')) throw new HttpError(400, `Invalid ${name}: given more than once`);
+  }
+}
+
 /** How an integer parameter is spelled: decimal digits (a sign is left for the range to refuse). */
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 

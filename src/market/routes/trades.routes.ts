@@ -29,6 +29,10 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
           max_ts: Type.Optional(UnixSeconds('Trades at or before this second, the whole second included (unix seconds)')),
           after: Type.Optional(UnixSeconds("Polymarket's name for min_ts (not with it)")),
           before: Type.Optional(UnixSeconds("Polymarket's name for max_ts (not with it)")),
+          cursor: Type.Optional({
+            ...IdParam,
+            description: 'A trade id, the last of the page read: the trades after it, older, however many arrived since (not with page or offset)',
+          }),
           ...PageQuery,
         }),
         response: readResponses(pageEnvelope(TradeRecord), { notFound: true }),
@@ -44,8 +48,12 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       if (from !== undefined && to !== undefined && from > to) throw badRequest('Invalid min_ts: must not be after max_ts');
       // A bound names a whole second: the window runs from the start of `from` to the end of `to`.
       const window = { from: from === undefined ? undefined : new Date(from * 1000), until: to === undefined ? undefined : new Date((to + 1) * 1000) };
-      const result = await listTrades(opts.db, { market: req.query.market, wallet: who, ...window, offset, limit: req.query.limit });
-      if (!result) throw notFound('Market not found');
+      const { cursor } = req.query;
+      // A cursor is where the page starts: a page or offset besides it would say so twice.
+      if (cursor !== undefined && (req.query.page !== 1 || req.query.offset !== undefined)) throw badRequest('Invalid cursor: send it without page or offset');
+      const result = await listTrades(opts.db, { market: req.query.market, wallet: who, ...window, cursor, offset, limit: req.query.limit });
+      if (result === 'market') throw notFound('Market not found');
+      if (result === 'cursor') throw badRequest(`Invalid cursor: no trade ${cursor}`);
       return { success: true, data: result.items, total: result.total, ...answer };
     },
   );
