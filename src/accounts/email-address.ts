@@ -17,6 +17,6 @@ export function isEmailAddress(email: string): boolean {
 }
 
 // RFC 5322 atext, plus anything beyond ASCII but spaces and controls.
-const LOCAL_PART = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|[^\x00-\x7F\s\p{Cc}])+$/u;
+const LOCAL_PART = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|(?![\s\p{Cc}])\P{ASCII})+$/u;
 // Letters, digits and hyphens, not at either end; 63 characters at most.
-const DOMAIN_LABEL = /^(?!-)(?:[A-Za-z0-9-]|[^\x00-\x7F\s\p{Cc}]){1,63}(?<!-)$/u;
+const DOMAIN_LABEL = /^(?!-)(?:[A-Za-z0-9-]|(?![\s\p{Cc}])\P{ASCII}){1,63}(?<!-)$/u;
