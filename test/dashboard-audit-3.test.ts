@@ -205,6 +205,30 @@ describe('dashboard pages, third audit (Chromium)', { skip: chromiumSkip }, () =
     await ctx.close();
   });
 
+  it('a verification link opened twice tells a signed-in user the email is verified, and a dead link leads to Resend', async () => {
+    const { ctx, page, problems } = await watchedPage();
+    const email = 'twice@example.com';
+    await page.goto(`${g.t.url}/?tab=sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const link = `${g.t.url}/account/verify?token=${tokenIn(await mail.next(email, 'Verify your svc email'))}`;
+    // A dead link (cut short by a mail client) while unverified: the way on is the account page's Resend.
+    await page.goto(`${g.t.url}/account/verify?token=${'x'.repeat(43)}`);
+    await page.getByText(INVALID_LINK).waitFor();
+    await page.getByRole('link', { name: 'Go to your account to get a new link' }).click();
+    await page.getByRole('button', { name: 'Resend the link' }).waitFor();
+    await page.goto(link);
+    await page.getByText('your email is verified').waitFor();
+    // The same link again (a second click in the mail): the account is verified, and the page says so.
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Email verified' }).waitFor();
+    await page.getByText('Your email is already verified').waitFor();
+    assert.deepEqual(problems.filter((p) => !p.includes('/dashboard/api/verify-email')), []);
+    await ctx.close();
+  });
+
   it('a page whose first request fails offers to try again, and does so', async () => {
     const { ctx, page } = await watchedPage();
     let fail = true;
