@@ -11,7 +11,9 @@ export function isEmailAddress(email: string): boolean {
   if (at < 1 || at !== email.lastIndexOf('@')) return false;
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
-  if (local.length > 64 || !local.split('.').every((part) => LOCAL_PART.test(part))) return false;
+  // No 64-character bound on the local part (RFC 5321's): a 254-character address with a long
+  // local part is taken (docs/api-decisions.md, "Dashboard and accounts audit"), and delivered.
+  if (!local.split('.').every((part) => LOCAL_PART.test(part))) return false;
   const labels = domain.split('.');
   return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label));
 }
