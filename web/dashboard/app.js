@@ -194,9 +194,10 @@ async function viewVerify(token) {
     await refresh();
     show('Email verified', h('div', { class: 'card' }, h('p', { class: 'ok' }, 'Thank you — your email is verified. Your keys can call models now.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
   } catch (e) {
-    // The link followed a second time (a second click in the mail) by its signed-in account: nothing is wrong.
+    // The link followed a second time (a second click in the mail) by its signed-in account: the
+    // link is spent, as the API says, but nothing is left to do, and the page says so.
     if (e.status === 400 && state.account && state.account.email_verified) {
-      return show('Email verified', h('div', { class: 'card' }, h('p', { class: 'ok' }, 'Your email is already verified: your keys can call models.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
+      return show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), h('p', { class: 'ok' }, 'Your email is already verified: your keys can call models.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
     }
     show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), state.account
       ? h('a', { href: '/account', 'data-nav': '' }, 'Go to your account to get a new link')
