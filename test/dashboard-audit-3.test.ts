@@ -229,6 +229,21 @@ describe('dashboard pages, third audit (Chromium)', { skip: chromiumSkip }, () =
     await ctx.close();
   });
 
+  it('Back from the sign-in page a signed-out visit was sent to leaves, instead of being sent there again', async () => {
+    const { ctx, page, problems } = await watchedPage();
+    await page.goto(`${g.t.url}/account/forgot`);
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await page.goto(`${g.t.url}/account/keys`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.equal(page.url(), `${g.t.url}/?next=%2Faccount%2Fkeys`);
+    // The redirect replaced the page's own entry: Back is the page before it, not a loop.
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    assert.equal(page.url(), `${g.t.url}/account/forgot`);
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+
   it('a page whose first request fails offers to try again, and does so', async () => {
     const { ctx, page } = await watchedPage();
     let fail = true;
