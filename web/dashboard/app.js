@@ -36,6 +36,15 @@ export function go(path) {
   void route();
 }
 
+/**
+ * Sends a visit on without a history entry of its own (signed out on an account page, signed in
+ * on the sign-in page): with one, Back would land on the page that sends it on again, a loop.
+ */
+function redirect(path) {
+  history.replaceState(null, '', path);
+  void route();
+}
+
 document.addEventListener('click', (e) => {
   const a = e.target.closest && e.target.closest('a[data-nav]');
   if (!a || e.metaKey || e.ctrlKey || e.shiftKey) return;
@@ -93,10 +102,10 @@ async function route() {
   const accountViews = { '/account': viewOverview, '/account/keys': viewKeys, '/account/usage': viewUsage, '/account/credits': viewCredits };
   if (accountViews[path]) {
     // Signed out (a bookmark, a session ended): sign in, then come back here.
-    if (!state.account) return go(path === '/account' ? '/' : `/?next=${encodeURIComponent(path + location.search)}`);
+    if (!state.account) return redirect(path === '/account' ? '/' : `/?next=${encodeURIComponent(path + location.search)}`);
     return shown(() => accountViews[path](params));
   }
-  if (path === '/' && state.account) return go(afterSignIn());
+  if (path === '/' && state.account) return redirect(afterSignIn());
   return (views[path] || viewSignIn)();
 }
 
@@ -121,7 +130,7 @@ async function shown(view) {
   try {
     await view();
   } catch (err) {
-    if (err.status === 401) return go('/');
+    if (err.status === 401) return redirect(`/?next=${encodeURIComponent(location.pathname + location.search)}`);
     show('This page could not be shown', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, err.message), h('a', { href: location.pathname, 'data-nav': '' }, 'Open it afresh')));
   }
 }
