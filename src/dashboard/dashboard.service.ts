@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Account } from '../accounts/account.repository.ts';
-import type { AccountsService } from '../accounts/accounts.service.ts';
+import { checkEmail, type AccountsService } from '../accounts/accounts.service.ts';
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -154,6 +154,8 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
 
   return {
     async signUp(email, password) {
+      // The form's first field first: a user who fixes the password is not then told the address is wrong.
+      checkEmail(email);
       checkPassword(password);
       const account = await accounts.createAccount({ email, emailVerified: false });
       await db.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', account.id).execute();
@@ -235,6 +237,15 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', accountId).execute();
         await trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute();
+        // The account's other reset links end too: one requested earlier (by whoever could read
+        // the mailbox then) must not set a password after its owner has chosen a new one.
+        await trx
+          .updateTable('email_tokens')
+          .set({ used_at: new Date(clock.now()) })
+          .where('account_id', '=', accountId)
+          .where('purpose', '=', 'reset')
+          .where('used_at', 'is', null)
+          .execute();
       });
     },
   };

@@ -36,6 +36,15 @@ export function go(path) {
   void route();
 }
 
+/**
+ * Sends a visit on without a history entry of its own (signed out on an account page, signed in
+ * on the sign-in page): with one, Back would land on the page that sends it on again, a loop.
+ */
+function redirect(path) {
+  history.replaceState(null, '', path);
+  void route();
+}
+
 document.addEventListener('click', (e) => {
   const a = e.target.closest && e.target.closest('a[data-nav]');
   if (!a || e.metaKey || e.ctrlKey || e.shiftKey) return;
@@ -77,7 +86,8 @@ async function route() {
   try {
     await refresh();
   } catch (e) {
-    show('Unavailable', h('p', { class: 'bad' }, e.message));
+    // The service or the network failed before any view: say so and offer this page again.
+    show('Unavailable', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, e.message), h('a', { href: location.pathname + location.search, 'data-nav': '' }, 'Try again')));
     return;
   }
   renderNav(path);
@@ -91,11 +101,25 @@ async function route() {
   };
   const accountViews = { '/account': viewOverview, '/account/keys': viewKeys, '/account/usage': viewUsage, '/account/credits': viewCredits };
   if (accountViews[path]) {
-    if (!state.account) return go('/');
+    // Signed out (a bookmark, a session ended): sign in, then come back here.
+    if (!state.account) return redirect(path === '/account' ? '/' : `/?next=${encodeURIComponent(path + location.search)}`);
     return shown(() => accountViews[path](params));
   }
-  if (path === '/' && state.account) return go('/account');
+  if (path === '/' && state.account) return redirect(afterSignIn());
   return (views[path] || viewSignIn)();
+}
+
+const ACCOUNT_PAGES = ['/account', '/account/keys', '/account/usage', '/account/credits'];
+
+/**
+ * Where sign-in leads: the account page the visitor was sent away from (`?next=`), only when it
+ * is one of this site's account pages, so a crafted link cannot send a user elsewhere.
+ */
+function afterSignIn() {
+  const next = new URLSearchParams(location.search).get('next');
+  if (!next) return '/account';
+  const url = new URL(next, location.origin);
+  return url.origin === location.origin && ACCOUNT_PAGES.includes(url.pathname) ? url.pathname + url.search : '/account';
 }
 
 /**
@@ -106,7 +130,7 @@ async function shown(view) {
   try {
     await view();
   } catch (err) {
-    if (err.status === 401) return go('/');
+    if (err.status === 401) return redirect(`/?next=${encodeURIComponent(location.pathname + location.search)}`);
     show('This page could not be shown', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, err.message), h('a', { href: location.pathname, 'data-nav': '' }, 'Open it afresh')));
   }
 }
@@ -133,7 +157,17 @@ function jsonForm({ fields, submit, onDone, label }) {
 }
 
 function viewSignIn() {
-  const tab = new URLSearchParams(location.search).get('tab') === 'sign-up' ? 'sign-up' : 'sign-in';
+  const query = new URLSearchParams(location.search);
+  const tab = query.get('tab') === 'sign-up' ? 'sign-up' : 'sign-in';
+  // Switching forms keeps where sign-in leads.
+  const next = query.get('next');
+  const tabHref = (t) => {
+    const q = new URLSearchParams();
+    if (t === 'sign-up') q.set('tab', 'sign-up');
+    if (next) q.set('next', next);
+    const search = q.toString();
+    return search ? `/?${search}` : '/';
+  };
   const email = field('email', 'Email', { type: 'email', autocomplete: 'email', required: '' });
   const password = field('password', 'Password', { type: 'password', autocomplete: tab === 'sign-up' ? 'new-password' : 'current-password', required: '', minlength: tab === 'sign-up' ? '10' : null });
   const form = jsonForm({
@@ -143,16 +177,17 @@ function viewSignIn() {
     onDone: async (result) => {
       verificationNotSent = tab === 'sign-up' && result.verification_email_sent === false;
       await refresh();
-      go('/account');
+      go(afterSignIn());
     },
   });
   show(
     tab === 'sign-up' ? 'Create your account' : 'Sign in',
     h('div', { class: 'card' },
-      h('div', { class: 'tabs', role: 'tablist' },
-        h('a', { href: '/', 'data-nav': '', role: 'tab', 'aria-selected': String(tab === 'sign-in') }, 'Sign in'),
-        h('span', { class: 'muted' }, '·'),
-        h('a', { href: '/?tab=sign-up', 'data-nav': '', role: 'tab', 'aria-selected': String(tab === 'sign-up') }, 'Create an account'),
+      // Two links to two forms: marked tabs, a screen reader would promise panels and arrow keys.
+      h('div', { class: 'tabs' },
+        h('a', { href: tabHref('sign-in'), 'data-nav': '', 'aria-current': tab === 'sign-in' ? 'page' : null }, 'Sign in'),
+        h('span', { class: 'muted', 'aria-hidden': 'true' }, '·'),
+        h('a', { href: tabHref('sign-up'), 'data-nav': '', 'aria-current': tab === 'sign-up' ? 'page' : null }, 'Create an account'),
       ),
       form,
       tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, 'We email you a link to verify your address. Passwords are at least 10 characters.'),
@@ -168,7 +203,14 @@ async function viewVerify(token) {
     await refresh();
     show('Email verified', h('div', { class: 'card' }, h('p', { class: 'ok' }, 'Thank you — your email is verified. Your keys can call models now.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
   } catch (e) {
-    show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), h('p', {}, 'Sign in and ask for a new link from your account page.')));
+    // The link followed a second time (a second click in the mail) by its signed-in account: the
+    // link is spent, as the API says, but nothing is left to do, and the page says so.
+    if (e.status === 400 && state.account && state.account.email_verified) {
+      return show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), h('p', { class: 'ok' }, 'Your email is already verified: your keys can call models.'), h('a', { href: '/account', 'data-nav': '' }, 'Go to your account')));
+    }
+    show('Verify your email', h('div', { class: 'card' }, h('p', { class: 'bad' }, e.message), state.account
+      ? h('a', { href: '/account', 'data-nav': '' }, 'Go to your account to get a new link')
+      : h('p', {}, h('a', { href: '/', 'data-nav': '' }, 'Sign in'), ' and ask for a new link from your account page.')));
   }
 }
 

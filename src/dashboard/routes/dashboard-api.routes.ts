@@ -109,6 +109,12 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     if (request.method === 'GET') await opts.chargesWritten();
   });
 
+  // Every answer here is one account's: the session's CSRF token, a new key's whole secret, usage
+  // and the ledger. No cache (a shared proxy, the browser's disk on a shared computer) keeps one.
+  app.addHook('onSend', async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
+  });
+
   app.addHook('onRequest', async (request) => {
     const session = await readSession(request, service);
     (request as SessionRequest).dashboardSession = session;
