@@ -110,7 +110,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       fromEnv: config.secretsKey !== null, generated: localKey.generated, file: localKey.file,
       // Canonical text, as the value: the fingerprints compared are of the base64 text.
       previous: decodePreviousSecretsKeys(config.secretsKeyPrevious).map((k) => k.toString('base64')),
-      rotation: 'or, to rotate it, give the recorded key in SECRETS_KEY_PREVIOUS (docs/operations.md, "Rotating the sealing key")',
+      rotation: 'or, to rotate it, give the recorded key in SECRETS_KEY_PREVIOUS',
     };
     secrets = await shareWithInstances(database.db, localSecrets);
   } catch (e) {
