@@ -124,7 +124,8 @@ describe('rotating the sealing key (SECRETS_KEY_PREVIOUS, admin secrets reseal)'
 
   it('an instance with another key still refuses to start, naming SECRETS_KEY and the way to rotate', async () => {
     const other = randomBytes(32).toString('base64');
-    for (const env of [{ SECRETS_KEY: other }, { SECRETS_KEY: keyB }, { SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: other }]) {
+    const envs: Record<string, string>[] = [{ SECRETS_KEY: other }, { SECRETS_KEY: keyB }, { SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: other }];
+    for (const env of envs) {
       await refusesToStart(
         env,
         /^invalid configuration: SECRETS_KEY: differs from the sealing key of the other instances on this database \(recorded [^)]+\); give every instance the same SECRETS_KEY; or, to rotate it, give the recorded key in SECRETS_KEY_PREVIOUS \(docs\/operations.md, "Several instances on one database"\)$/,
