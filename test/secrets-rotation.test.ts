@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config/index.ts';
 import { createDeps } from '../src/deps.ts';
+import { sealSecret } from '../src/market/auth/secret-box.ts';
 import { keyId } from '../src/shared/sealing-keys.ts';
 import { runAdmin } from './helpers/admin-cli.ts';
 import { TEST_ADMIN_TOKEN } from './helpers/app.ts';
@@ -205,6 +206,20 @@ describe('rotating the sealing key (SECRETS_KEY_PREVIOUS, admin secrets reseal)'
         (e: unknown) => e instanceof Anthropic.BadRequestError && (e.error as { error: string }).error === 'messages[1].content[0].signature: is not reasoning content this service issued',
       );
       assert.equal(first.anthropic.requests.length, requests);
+    });
+
+    it('the re-seal names a stored secret no key held opens, leaves it as it is, and the command exits 1', async () => {
+      const stranger = sealSecret(randomBytes(32), 'mks_lost', 'mk_lost');
+      await sql`insert into market_api_keys (key, wallet, secret_ciphertext, created_at) values ('mk_lost', ${wallet.toLowerCase()}, ${stranger}, now())`.execute(database.db);
+      try {
+        const run = await runAdmin(g.t.url, ['secrets', 'reseal']);
+        assert.equal(run.status, 1);
+        assert.deepEqual(JSON.parse(run.stdout), { key_id: idOf(keyB), checked: 3, resealed: 0, already_current: 2, unopened: ['mk_lost'] });
+        assert.match(run.stderr, /1 secret\(s\) open with no key this instance holds/);
+        assert.ok((await sealedTexts()).includes(stranger));
+      } finally {
+        await sql`delete from market_api_keys where key = 'mk_lost'`.execute(database.db);
+      }
     });
 
     it('an instance given only the old key now refuses to start', async () => {
