@@ -38,6 +38,7 @@ import { startResponsePruning } from './inference/responses/prune-responses.job.
 import { upstreamsAdminRoutes } from './inference/routes/upstreams-admin.routes.ts';
 import { installUpstreamMetrics } from './inference/upstream/upstream-metrics.ts';
 import { demoAdminRoutes } from './market/admin/demo-admin.routes.ts';
+import { secretsAdminRoutes } from './market/admin/secrets-admin.routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin.routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin.routes.ts';
 import { marketPlugin } from './market/market-plugin.ts';
@@ -156,6 +157,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         withdrawalsAdminRoutes({ db, withdrawals }),
         upstreamsAdminRoutes({ catalog: config.catalog, health: deps.upstreams.health }),
         demoAdminRoutes({ db }),
+        secretsAdminRoutes({ db, keys: { current: deps.secretsKey, previous: deps.previousSecretsKeys }, recordCurrentKey: () => deps.recordSecretsKey() }),
       ],
     });
     await scope.register(dashboardApiRoutes, {
@@ -175,6 +177,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const inference = createInferenceContext({
     catalog: config.catalog, billing: deps.billing, clock, apiKeys: deps.apiKeys, limiters: deps.limiters, upstreams: deps.upstreams,
     secretsKey: deps.secretsKey,
+    previousSecretsKeys: deps.previousSecretsKeys,
   });
   const responses = responsesRoutes({ db, config: config.responses, mcp: createMcpClient(config.responses.mcp) });
   let stopPruning = (): void => {};

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { createApiKeyService, type ApiKeyService } from './accounts/api-key.service.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Config } from './config/index.ts';
-import { resolveSecretsKey } from './config/secrets.ts';
+import { decodePreviousSecretsKeys, resolveSecretsKey } from './config/secrets.ts';
 import { createBilling, type Billing } from './inference/billing/billing.ts';
 import { createUpstreams, type Upstreams } from './inference/upstream/create-upstreams.ts';
 import { createRedisBreakerStore } from './inference/upstream/redis-breaker-store.ts';
@@ -18,7 +18,7 @@ import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
 import { systemClock } from './shared/clock.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
-import { shareWithInstances, type SharedSecret } from './storage/instance-secrets.ts';
+import { recordSharedSecret, shareWithInstances, type LocalSecret, type SharedSecret } from './storage/instance-secrets.ts';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type Db } from './storage/database.ts';
 
 /** Everything the app needs from the outside world, built once at start. */
@@ -30,8 +30,15 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly adminToken: string;
-  /** AES-256 key sealing stored secrets (market API secrets). */
+  /** AES-256 key sealing stored secrets (market API secrets) and, through sub-keys, reasoning tokens. */
   readonly secretsKey: Buffer;
+  /** Keys secretsKey replaced (SECRETS_KEY_PREVIOUS): they open what they sealed, and seal nothing. */
+  readonly previousSecretsKeys: readonly Buffer[];
+  /**
+   * Records secretsKey as the key of every instance on this database (instance_secrets), once
+   * the stored secrets are sealed with it (the re-seal of a key rotation).
+   */
+  recordSecretsKey(): Promise<void>;
   readonly marketKeys: ApiKeyLookup;
   readonly chain: ChainAdapter;
   /** The market's changes, from this instance and (LISTEN/NOTIFY) every other writer. */
@@ -90,6 +97,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   await migrateToLatest(database.db);
   let admin: SharedSecret;
   let secrets: SharedSecret;
+  let localSecrets: LocalSecret;
   const localAdmin = resolveAdminToken(config.adminToken, config.dataDir);
   try {
     admin = await shareWithInstances(database.db, {
@@ -97,10 +105,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       fromEnv: config.adminToken !== null, generated: localAdmin.generated, file: localAdmin.file,
     });
     const localKey = resolveSecretsKey(config.secretsKey, config.dataDir);
-    secrets = await shareWithInstances(database.db, {
+    localSecrets = {
       name: 'secrets_key', setting: 'SECRETS_KEY', label: 'sealing key', value: localKey.key.toString('base64'),
       fromEnv: config.secretsKey !== null, generated: localKey.generated, file: localKey.file,
-    });
+      // Canonical text, as the value: the fingerprints compared are of the base64 text.
+      previous: decodePreviousSecretsKeys(config.secretsKeyPrevious).map((k) => k.toString('base64')),
+      rotation: 'or, to rotate it, give the recorded key in SECRETS_KEY_PREVIOUS',
+    };
+    secrets = await shareWithInstances(database.db, localSecrets);
   } catch (e) {
     if (overrides.database === undefined) await database.close();
     throw e;
@@ -112,6 +124,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     logger.info({ file: localAdmin.file }, 'using the admin token of the other instances on this database');
   }
   const secretsKey = Buffer.from(secrets.value, 'base64');
+  const previousSecretsKeys = decodePreviousSecretsKeys(config.secretsKeyPrevious).filter((k) => !k.equals(secretsKey));
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   if (redis) await waitForRedis(redis);
   const clock = overrides.clock ?? systemClock;
@@ -134,7 +147,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const closeDb = overrides.database === undefined || overrides.closeDatabase === true;
   const apiKeys = await createApiKeyService({ db: database.db, clock, logger, cacheTtlMs: config.apiKeyCacheTtlMs, flushEveryMs: config.apiKeyLastUsedFlushMs, listen: database.listen });
   const marketFeed = await startMarketFeed(database.db, database.listen);
-  const marketKeys = createApiKeyLookup({ db: database.db, secretsKey, clock });
+  const marketKeys = createApiKeyLookup({ db: database.db, keys: { current: secretsKey, previous: previousSecretsKeys }, clock });
   const stopFollowingMarketKeys = await followKeyRevocations(marketKeys, database.listen);
   const marketStream = new MarketStream(marketFeed, config.marketStream);
   const billing = createBilling(database.db, clock, {
@@ -172,6 +185,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     clock,
     adminToken: admin.value,
     secretsKey,
+    previousSecretsKeys,
+    recordSecretsKey: () => recordSharedSecret(database.db, { ...localSecrets, value: secrets.value }),
     marketKeys,
     chain: overrides.chain ?? (await createChainAdapter(config.chain)),
     marketFeed,

@@ -70,7 +70,7 @@ function mountProbe(app: FastifyInstance, db: Db, redis: Redis | null, keys: Api
 
 async function startInstance(database: DatabaseHandle & { url: string | null }, secretsKey: Buffer, redisPrefix: string): Promise<Instance> {
   const redis = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : null;
-  const keys = createApiKeyLookup({ db: database.db, secretsKey, clock, ttlMs: 5000 });
+  const keys = createApiKeyLookup({ db: database.db, keys: { current: secretsKey, previous: [] }, clock, ttlMs: 5000 });
   const t = await startTestApp({ database, clock, redisPrefix, beforeReady: (app) => mountProbe(app, database.db, redis, keys, redisPrefix) });
   return { t, keys, redis };
 }

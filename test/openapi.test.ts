@@ -19,6 +19,7 @@ const BODILESS = new Set([
   'post /admin/markets/{id}/cancel',
   'post /admin/wallets/{wallet}/api-keys',
   'post /admin/withdrawals/{id}/check',
+  'post /admin/secrets/reseal',
   'post /dashboard/api/sign-out',
   'post /dashboard/api/verify-email/resend',
 ]);

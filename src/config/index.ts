@@ -6,7 +6,7 @@ import { loadChainConfig, type ChainConfig } from './chain.ts';
 import { ConfigError } from './config-error.ts';
 import { loadCustodyConfig, type CustodyConfig } from './custody.ts';
 import { loadResponsesConfig, type ResponsesConfig } from './responses.ts';
-import { checkSecretsKeyEnv } from './secrets.ts';
+import { checkPreviousSecretsKeysEnv, checkSecretsKeyEnv } from './secrets.ts';
 
 export { ConfigError } from './config-error.ts';
 export type * from './catalog.ts';
@@ -28,6 +28,8 @@ export interface Config {
   readonly adminToken: string | null;
   /** Base64 AES-256 key sealing stored secrets; null: generated on first start and kept in dataDir. */
   readonly secretsKey: string | null;
+  /** Base64 keys secretsKey replaced: they open what they sealed, and seal nothing (key rotation). */
+  readonly secretsKeyPrevious: readonly string[];
   readonly rateLimits: {
     readonly inferencePerMinute: number;
     readonly imagesPerMinute: number;
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     configFile,
     adminToken,
     secretsKey: checkSecretsKeyEnv(env.SECRETS_KEY),
+    secretsKeyPrevious: checkPreviousSecretsKeysEnv(env.SECRETS_KEY_PREVIOUS),
     rateLimits: Object.freeze({
       inferencePerMinute: int(env, 'RATE_LIMIT_INFERENCE_PER_MINUTE', 60, 1, 1_000_000),
       imagesPerMinute: int(env, 'RATE_LIMIT_IMAGES_PER_MINUTE', 10, 1, 1_000_000),

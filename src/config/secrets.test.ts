@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from './index.ts';
-import { resolveSecretsKey } from './secrets.ts';
+import { decodePreviousSecretsKeys, resolveSecretsKey } from './secrets.ts';
 
 describe('secrets key', () => {
   it('is generated once, saved with mode 0600, and found again on the next start', () => {
@@ -33,5 +33,24 @@ describe('secrets key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'seckey-'));
     writeFileSync(join(dir, 'secrets-key'), 'garbage\n');
     assert.throws(() => resolveSecretsKey(null, dir), /does not hold/);
+  });
+});
+
+describe('previous secrets keys (SECRETS_KEY_PREVIOUS)', () => {
+  it('are read as comma-separated base64 keys, in order, none by default', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const config = loadConfig({ SECRETS_KEY: randomBytes(32).toString('base64'), SECRETS_KEY_PREVIOUS: ` ${a.toString('base64')} ,${b.toString('base64url')}` });
+    assert.deepEqual(config.secretsKeyPrevious, [a.toString('base64'), b.toString('base64url')]);
+    const keys = decodePreviousSecretsKeys(config.secretsKeyPrevious);
+    assert.ok(keys[0]!.equals(a) && keys[1]!.equals(b));
+    assert.deepEqual(loadConfig({}).secretsKeyPrevious, []);
+    assert.deepEqual(loadConfig({ SECRETS_KEY_PREVIOUS: '  ' }).secretsKeyPrevious, []);
+  });
+
+  it('refuse a malformed key, naming its position', () => {
+    const a = randomBytes(32).toString('base64');
+    assert.throws(() => loadConfig({ SECRETS_KEY_PREVIOUS: `${a},not-a-key` }), /SECRETS_KEY_PREVIOUS: key 2: must be 32 bytes in base64/);
+    assert.throws(() => loadConfig({ SECRETS_KEY_PREVIOUS: `${a},` }), /SECRETS_KEY_PREVIOUS: key 2/);
+    assert.throws(() => loadConfig({ SECRETS_KEY_PREVIOUS: randomBytes(16).toString('base64') }), /SECRETS_KEY_PREVIOUS: key 1/);
   });
 });

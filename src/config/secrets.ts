@@ -30,6 +30,30 @@ export function checkSecretsKeyEnv(raw: string | undefined): string | null {
 }
 
 /**
+ * For loadConfig: SECRETS_KEY_PREVIOUS, the keys SECRETS_KEY replaced (comma-separated base64),
+ * which still open what they sealed but seal nothing (docs/operations.md, "Rotating the sealing
+ * key"); refused early, naming the position, when one is malformed.
+ */
+export function checkPreviousSecretsKeysEnv(raw: string | undefined): readonly string[] {
+  const t = raw?.trim() ?? '';
+  if (t === '') return Object.freeze([]);
+  return Object.freeze(
+    t.split(',').map((part, i) => {
+      const key = part.trim();
+      if (!decodeSecretsKey(key)) {
+        throw new ConfigError('SECRETS_KEY_PREVIOUS', `key ${i + 1}: must be ${SECRETS_KEY_BYTES} bytes in base64 (comma-separated keys)`);
+      }
+      return key;
+    }),
+  );
+}
+
+/** The previous keys as keys, in the order given. */
+export function decodePreviousSecretsKeys(configured: readonly string[]): Buffer[] {
+  return configured.map((text) => decodeSecretsKey(text)!);
+}
+
+/**
  * SECRETS_KEY when set; otherwise the key kept in DATA_DIR, generated on the first start (mode
  * 0600, like the admin token). An existing file that does not hold a valid key is an error, never
  * silently replaced: every secret sealed with the old key would become unreadable.

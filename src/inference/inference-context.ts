@@ -47,6 +47,8 @@ export interface InferenceContextDeps {
   readonly upstreams: Upstreams;
   /** The instance secret (SECRETS_KEY, shared by the instances of one database); reasoning tokens are sealed under a sub-key of it. */
   readonly secretsKey: Buffer;
+  /** The keys it replaced (SECRETS_KEY_PREVIOUS): tokens they sealed still open, so a rotation strands no client. */
+  readonly previousSecretsKeys?: readonly Buffer[];
 }
 
 export function createInferenceContext(deps: InferenceContextDeps): InferenceContext {
@@ -63,6 +65,6 @@ export function createInferenceContext(deps: InferenceContextDeps): InferenceCon
     showRate: createShowRate(deps.limiters),
     guard: (kind, opts) => [authenticate(opts), limitRate(kind)],
     resolveModel: (id, endpoint) => resolveModel(catalog, id, endpoint),
-    reasoningSealer: createReasoningSealers(deps.secretsKey),
+    reasoningSealer: createReasoningSealers(deps.secretsKey, deps.previousSecretsKeys),
   };
 }

@@ -32,8 +32,11 @@ class AccountSealer implements ReasoningSealer {
  * so a token issued by one instance opens on the others), with the account as additional data, so
  * a token opens only for the account it was issued to (as OpenAI's encrypted reasoning only for its
  * organization). The key is derived once; a request without reasoning never uses its sealer.
+ * Tokens sealed under a previous secret (SECRETS_KEY_PREVIOUS) still open, so a key rotation
+ * strands no client's conversation; one of a secret no longer held opens as nothing, like a
+ * tampered one.
  */
-export function createReasoningSealers(secretsKey: Buffer): (accountId: number) => ReasoningSealer {
-  const box = createSealedBox(secretsKey, REASONING_SEAL_LABEL);
+export function createReasoningSealers(secretsKey: Buffer, previous: readonly Buffer[] = []): (accountId: number) => ReasoningSealer {
+  const box = createSealedBox(secretsKey, REASONING_SEAL_LABEL, previous);
   return (accountId) => new AccountSealer(box, accountId);
 }

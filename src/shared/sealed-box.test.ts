@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createSealedBox, deriveKey } from './sealed-box.ts';
+import { keyId } from './sealing-keys.ts';
 
 describe('sealed box', () => {
   const secret = randomBytes(32);
@@ -61,5 +62,50 @@ describe('sealed box', () => {
     assert.ok(!a.equals(secret));
     assert.ok(!a.equals(deriveKey(secret, 'b')));
     assert.ok(a.equals(deriveKey(Buffer.from(secret), 'a')));
+  });
+});
+
+describe('sealed box across a key rotation', () => {
+  const text = 'EqQBsignature';
+  const [a, b, c] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+
+  /** A token as sealed before key ids (`1 | iv | ct | tag`), byte for byte what that code wrote. */
+  function sealV1(secret: Buffer, plaintext: string, context: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', deriveKey(secret, 'svc test v1'), iv, { authTagLength: 16 });
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.of(1), iv, ct, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  it('names the sealing sub-key in the token', () => {
+    const bytes = Buffer.from(createSealedBox(a, 'svc test v1').seal(text, 'account:1'), 'base64url');
+    assert.equal(bytes[0], 2);
+    assert.ok(bytes.subarray(1, 5).equals(keyId(deriveKey(a, 'svc test v1'))));
+  });
+
+  it('opens a token of a previous key, and seals with the current one only', () => {
+    const fromA = createSealedBox(a, 'svc test v1').seal(text, 'account:1');
+    const rotated = createSealedBox(b, 'svc test v1', [c, a]);
+    assert.equal(rotated.open(fromA, 'account:1'), text);
+    assert.equal(rotated.open(fromA, 'account:2'), null, 'still bound to its context');
+    assert.equal(createSealedBox(b, 'svc test v1').open(fromA, 'account:1'), null, 'a key no longer held: like a tampered token');
+    const fromB = rotated.seal(text, 'account:1');
+    assert.equal(createSealedBox(b, 'svc test v1').open(fromB, 'account:1'), text);
+    assert.equal(createSealedBox(a, 'svc test v1').open(fromB, 'account:1'), null);
+    assert.equal(createSealedBox(a, 'svc test v1', [b]).open(fromB, 'account:1'), text, 'an instance not yet swapped opens it (rolling restart)');
+  });
+
+  it('opens a token sealed before key ids with any key it holds, and nothing changed in it', () => {
+    const old = sealV1(a, text, 'account:1');
+    assert.equal(createSealedBox(a, 'svc test v1').open(old, 'account:1'), text);
+    assert.equal(createSealedBox(b, 'svc test v1', [a]).open(old, 'account:1'), text);
+    assert.equal(createSealedBox(b, 'svc test v1').open(old, 'account:1'), null);
+    const bytes = Buffer.from(old, 'base64url');
+    for (let i = 0; i < bytes.length; i++) {
+      const changed = Buffer.from(bytes);
+      changed[i]! ^= 0x01;
+      assert.equal(createSealedBox(b, 'svc test v1', [a]).open(changed.toString('base64url'), 'account:1'), null, `byte ${i}`);
+    }
   });
 });

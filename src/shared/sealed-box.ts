@@ -1,12 +1,19 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { candidates, identify, KEY_ID_BYTES } from './sealing-keys.ts';
 
 /**
  * Authenticated encryption of short texts handed to clients, which they give back unchanged
  * (docs/api-decisions.md, "Reasoning"): AES-256-GCM under a key derived with HKDF-SHA256 from the
  * instance secret (SECRETS_KEY, shared by every instance on one database) and a label naming its
  * one use, so the sealing key itself never encrypts anything else. A token is the base64url of
- * `version (1 byte) | iv (12) | ciphertext | tag (16)`; the context (e.g. an account) is
- * authenticated as additional data, so a token opens only in the context it was sealed for.
+ * `2 (1 byte) | key id (4) | iv (12) | ciphertext | tag (16)`, the key id naming the sub-key
+ * that sealed it (sealing-keys.ts); the context (e.g. an account) is authenticated as additional
+ * data, so a token opens only in the context it was sealed for. Tokens of version 1 (no key id,
+ * issued before key rotation) still open: every key is tried on them.
+ *
+ * The current secret seals; previous ones (SECRETS_KEY_PREVIOUS) only open, so tokens in clients'
+ * hands survive a rotation. A token of a key this box does not hold opens as nothing, like a
+ * tampered one.
  */
 export interface SealedBox {
   seal(plaintext: string, context: string): string;
@@ -14,7 +21,9 @@ export interface SealedBox {
   open(token: string, context: string): string | null;
 }
 
-const VERSION = 1;
+const VERSION = 2;
+/** Before key ids: `1 | iv | ciphertext | tag`. */
+const VERSION_WITHOUT_KEY_ID = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
@@ -25,31 +34,45 @@ export function deriveKey(secret: Buffer, label: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), Buffer.from(label, 'utf8'), KEY_BYTES));
 }
 
-export function createSealedBox(secret: Buffer, label: string): SealedBox {
+export function createSealedBox(secret: Buffer, label: string, previous: readonly Buffer[] = []): SealedBox {
   const key = deriveKey(secret, label);
+  const keys = identify([key, ...previous.filter((p) => !p.equals(secret)).map((p) => deriveKey(p, label))]);
+  const header = Buffer.concat([Buffer.of(VERSION), keys[0]!.id]);
   return {
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return Buffer.concat([Buffer.of(VERSION), iv, ct, cipher.getAuthTag()]).toString('base64url');
+      return Buffer.concat([header, iv, ct, cipher.getAuthTag()]).toString('base64url');
     },
     open(token, context) {
       if (typeof token !== 'string' || !BASE64URL.test(token)) return null;
       const bytes = Buffer.from(token, 'base64url');
       // Only the canonical spelling: another text decoding to the same bytes is not what was issued.
-      if (bytes.length < 1 + IV_BYTES + TAG_BYTES || bytes[0] !== VERSION || bytes.toString('base64url') !== token) return null;
-      const iv = bytes.subarray(1, 1 + IV_BYTES);
+      if (bytes.length < 1 || bytes.toString('base64url') !== token) return null;
+      const idBytes = bytes[0] === VERSION ? KEY_ID_BYTES : bytes[0] === VERSION_WITHOUT_KEY_ID ? 0 : -1;
+      if (idBytes < 0 || bytes.length < 1 + idBytes + IV_BYTES + TAG_BYTES) return null;
+      const id = idBytes === 0 ? null : bytes.subarray(1, 1 + idBytes);
+      const iv = bytes.subarray(1 + idBytes, 1 + idBytes + IV_BYTES);
+      const ct = bytes.subarray(1 + idBytes + IV_BYTES, bytes.length - TAG_BYTES);
       const tag = bytes.subarray(bytes.length - TAG_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(tag);
-      try {
-        return Buffer.concat([decipher.update(bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-      } catch {
-        return null;
+      for (const k of candidates(keys, id)) {
+        const text = openWith(k, iv, ct, tag, context);
+        if (text !== null) return text;
       }
+      return null;
     },
   };
+}
+
+function openWith(key: Buffer, iv: Buffer, ct: Buffer, tag: Buffer, context: string): string | null {
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
 }

@@ -15,6 +15,14 @@ export interface LocalSecret {
   /** This start generated it (no setting, no file): it may give way to the database's. */
   readonly generated: boolean;
   readonly file: string | null;
+  /**
+   * Values this one replaced, still accepted as the recorded one (the sealing key's
+   * SECRETS_KEY_PREVIOUS): during a rotation the record names the key every stored secret is
+   * sealed with, which the new one can still open.
+   */
+  readonly previous?: readonly string[];
+  /** How to carry on with a new value, for the message of a mismatch; none: the value cannot change in place. */
+  readonly rotation?: string;
 }
 
 export interface SharedSecret {
@@ -57,6 +65,9 @@ export async function shareWithInstances(db: QueryExecutorProvider, local: Local
     row = (await read(db, local.name))!;
   }
   if (row.fingerprint === fp) return { value: local.value, adopted: false };
+  // A rotation under way: the recorded value is one this instance still opens. Not for a value
+  // this start just generated: that one is nobody's, the shared one is adopted below.
+  if (!local.generated && (local.previous ?? []).some((p) => fingerprint(p) === row.fingerprint)) return { value: local.value, adopted: false };
 
   const since = new Date(row.created_at).toISOString();
   const shared = `the ${local.label} of the other instances on this database (recorded ${since})`;
@@ -65,7 +76,7 @@ export async function shareWithInstances(db: QueryExecutorProvider, local: Local
     throw new ConfigError(
       local.setting,
       `${local.fromEnv ? 'differs from' : 'is not set, but the instances on this database take it from their environment:'} ${shared}; ` +
-        `give every instance the same ${local.setting} (docs/operations.md, "Several instances on one database")`,
+        `give every instance the same ${local.setting}${rotation(local)} (docs/operations.md, "Several instances on one database")`,
     );
   }
   if (local.generated && local.file) {
@@ -76,6 +87,19 @@ export async function shareWithInstances(db: QueryExecutorProvider, local: Local
   throw new ConfigError(
     local.setting,
     `${where} ${shared}; give every instance the same ${local.setting}, or remove ${local.fromEnv ? 'it' : 'that file'} ` +
-      `to use the shared one (docs/operations.md, "Several instances on one database")`,
+      `to use the shared one${rotation(local)} (docs/operations.md, "Several instances on one database")`,
   );
+}
+
+const rotation = (local: LocalSecret): string => (local.rotation ? `; ${local.rotation}` : '');
+
+/**
+ * Records `local` as the secret of every instance on this database, in place of the one recorded
+ * (once every stored secret is sealed with it: the re-seal of a key rotation). From then on an
+ * instance needs it, as its value or among its previous ones, to start. Stored with its value only
+ * when the service generated it, as at the first start.
+ */
+export async function recordSharedSecret(db: QueryExecutorProvider, local: LocalSecret): Promise<void> {
+  await sql`update instance_secrets set value = ${local.fromEnv ? null : local.value}, fingerprint = ${fingerprint(local.value)}, created_at = now()
+            where name = ${local.name}`.execute(db);
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { AdminClient } from './admin-client.ts';
 import { registerAccountCommands } from './account-commands.ts';
 import { registerMarketCommands } from './market-commands.ts';
+import { registerSecretsCommands } from './secrets-commands.ts';
 import type { Print } from './print.ts';
 
 /**
@@ -18,5 +19,6 @@ export function buildAdminProgram(client: () => AdminClient, print: Print): Comm
     .action(async () => print(await client().call('GET', '/whoami')));
   registerAccountCommands(program, client, print);
   registerMarketCommands(program, client, print);
+  registerSecretsCommands(program, client, print);
   return program;
 }

@@ -105,6 +105,11 @@ const Books = obj({
 });
 const Balance = obj({ wallet_addr: str, balance: num, locked: num, total_deposited: num, total_withdrawn: num, available: num, max_withdraw: num, on_chain_available: { type: 'number', nullable: true } });
 const IssuedKey = obj({ api_key: str, api_secret: { type: 'string', description: 'shown only in this answer' }, wallet: str, created_at: str });
+const Reseal = obj({
+  key_id: { type: 'string', description: 'id of the current SECRETS_KEY, as written in the sealed texts' },
+  checked: { type: 'integer' }, resealed: { type: 'integer' }, already_current: { type: 'integer' },
+  unopened: { type: 'array', items: str, description: 'public ids of keys whose secret opens with no key held (left as they are)' },
+});
 const SeedSummary = obj({ events: { type: 'integer' }, markets: { type: 'integer' }, resolved: { type: 'integer' }, cancelled: { type: 'integer' }, pending: { type: 'integer' }, wallets: { type: 'integer' }, trades: { type: 'integer' }, skipped: { type: 'integer' }, volume: num, books: Books });
 
 /** Answers of routes whose handlers declare none: `METHOD path` -> [status, schema]. */
@@ -126,6 +131,7 @@ const ANSWERS: Record<string, readonly [string, Schema | 'text' | 'events']> = {
   'post /admin/wallets/{wallet}/api-keys': ['201', IssuedKey],
   'get /admin/audit': ['200', Books],
   'post /admin/demo/seed': ['200', SeedSummary],
+  'post /admin/secrets/reseal': ['200', Reseal],
   'get /v1/responses/{id}': ['200', ResponseObject],
   'get /inference/v1/responses/{id}': ['200', ResponseObject],
   'get /api/stream': ['200', 'events'],

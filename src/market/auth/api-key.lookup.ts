@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.ts';
+import type { SealingKeys } from '../../shared/sealing-keys.ts';
 import type { Db, Listen } from '../../storage/database.ts';
 import { findApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from './api-key.repository.ts';
 
@@ -36,7 +37,8 @@ export function followKeyRevocations(lookup: ApiKeyLookup, listen: Listen): Prom
 
 export interface ApiKeyLookupOptions {
   readonly db: Db;
-  readonly secretsKey: Buffer;
+  /** The current and previous SECRETS_KEY: a secret sealed before a rotation still opens. */
+  readonly keys: SealingKeys;
   readonly clock: Clock;
   /** How stale a cached key may be; this bounds how late a revocation elsewhere is seen. */
   readonly ttlMs?: number;
@@ -65,7 +67,7 @@ export function createApiKeyLookup(opts: ApiKeyLookupOptions): ApiKeyLookup {
       if (hit && hit.expiresAt > now) return hit.record;
       entries.delete(key);
       const startedAt = generation;
-      const record = await findApiKey(opts.db, opts.secretsKey, key);
+      const record = await findApiKey(opts.db, opts.keys, key);
       if (!record) return null;
       // A revocation noticed while the row was being read may be newer than what was read.
       if (startedAt !== generation) return record;

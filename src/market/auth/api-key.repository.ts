@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ADVISORY_LOCK_CLASS, lockNameForTransaction } from '../../storage/advisory-locks.ts';
+import type { SealingKeys } from '../../shared/sealing-keys.ts';
 import type { Db } from '../../storage/database.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { openSecret, sealSecret } from './secret-box.ts';
@@ -51,8 +52,8 @@ export async function revokeApiKey(db: Db, key: string, wallet: string, now: Dat
   return res.numUpdatedRows > 0n;
 }
 
-/** The key with its secret opened, or null when no such key was ever issued. */
-export async function findApiKey(db: Db, secretsKey: Buffer, key: string): Promise<ApiKeyRecord | null> {
+/** The key with its secret opened (by the current or a previous key), or null when no such key was ever issued. */
+export async function findApiKey(db: Db, keys: SealingKeys, key: string): Promise<ApiKeyRecord | null> {
   const row = await db
     .selectFrom('market_api_keys')
     .select(['id', 'key', 'wallet', 'secret_ciphertext', 'revoked_at'])
@@ -63,7 +64,7 @@ export async function findApiKey(db: Db, secretsKey: Buffer, key: string): Promi
     id: BigInt(row.id),
     key: row.key,
     wallet: row.wallet,
-    secret: openSecret(secretsKey, row.secret_ciphertext, row.key),
+    secret: openSecret(keys, row.secret_ciphertext, row.key),
     revokedAt: row.revoked_at,
   };
 }
