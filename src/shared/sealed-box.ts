@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { gcmOpen, gcmSeal, IV_BYTES, TAG_BYTES } from './aes-gcm.ts';
 import { candidates, identify, KEY_ID_BYTES } from './sealing-keys.ts';
 
 /**
@@ -24,8 +25,6 @@ export interface SealedBox {
 const VERSION = 2;
 /** Before key ids: `1 | iv | ciphertext | tag`. */
 const VERSION_WITHOUT_KEY_ID = 1;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -40,11 +39,8 @@ export function createSealedBox(secret: Buffer, label: string, previous: readonl
   const header = Buffer.concat([Buffer.of(VERSION), keys[0]!.id]);
   return {
     seal(plaintext, context) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(Buffer.from(context, 'utf8'));
-      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return Buffer.concat([header, iv, ct, cipher.getAuthTag()]).toString('base64url');
+      const { iv, ct, tag } = gcmSeal(key, plaintext, context);
+      return Buffer.concat([header, iv, ct, tag]).toString('base64url');
     },
     open(token, context) {
       if (typeof token !== 'string' || !BASE64URL.test(token)) return null;
@@ -57,22 +53,7 @@ export function createSealedBox(secret: Buffer, label: string, previous: readonl
       const iv = bytes.subarray(1 + idBytes, 1 + idBytes + IV_BYTES);
       const ct = bytes.subarray(1 + idBytes + IV_BYTES, bytes.length - TAG_BYTES);
       const tag = bytes.subarray(bytes.length - TAG_BYTES);
-      for (const k of candidates(keys, id)) {
-        const text = openWith(k, iv, ct, tag, context);
-        if (text !== null) return text;
-      }
-      return null;
+      return gcmOpen(candidates(keys, id), { iv, ct, tag }, context);
     },
   };
-}
-
-function openWith(key: Buffer, iv: Buffer, ct: Buffer, tag: Buffer, context: string): string | null {
-  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  decipher.setAAD(Buffer.from(context, 'utf8'));
-  decipher.setAuthTag(tag);
-  try {
-    return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
-  } catch {
-    return null;
-  }
 }

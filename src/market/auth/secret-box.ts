@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { gcmOpen, gcmSeal, IV_BYTES, TAG_BYTES } from '../../shared/aes-gcm.ts';
 import { candidates, identify, keyId, KEY_ID_BYTES, keysInOrder, type SealingKeys } from '../../shared/sealing-keys.ts';
 
 /**
@@ -11,16 +11,11 @@ import { candidates, identify, keyId, KEY_ID_BYTES, keysInOrder, type SealingKey
  */
 const VERSION = 'v2';
 const VERSION_WITHOUT_KEY_ID = 'v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /** Seals with `key` (the current SECRETS_KEY). */
 export function sealSecret(key: Buffer, plaintext: string, context: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.from(context, 'utf8'));
-  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, keyId(key).toString('base64url'), iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  const { iv, ct, tag } = gcmSeal(key, plaintext, context);
+  return [VERSION, keyId(key).toString('base64url'), iv.toString('base64url'), ct.toString('base64url'), tag.toString('base64url')].join('.');
 }
 
 /** Whether `sealed` names `key` as its sealer (what a re-seal with `key` can skip). */
@@ -51,17 +46,8 @@ export function openSecret(keys: Buffer | SealingKeys, sealed: string, context: 
   const iv = Buffer.from(ivText, 'base64url');
   const tag = Buffer.from(tagText, 'base64url');
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('sealed secret: unknown format');
-  const ct = Buffer.from(ctText, 'base64url');
-  for (const key of candidates(ring, id)) {
-    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(Buffer.from(context, 'utf8'));
-    decipher.setAuthTag(tag);
-    try {
-      return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
-    } catch {
-      // Tampered, or another key that shares the id: the next candidate, if any.
-    }
-  }
+  const opened = gcmOpen(candidates(ring, id), { iv, ct: Buffer.from(ctText, 'base64url'), tag }, context);
+  if (opened !== null) return opened;
   throw new Error(
     id === null || candidates(ring, id).length > 0
       ? 'sealed secret: does not open with SECRETS_KEY or SECRETS_KEY_PREVIOUS (SECRETS_KEY changed?)'
