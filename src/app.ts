@@ -8,6 +8,7 @@ import { accountsAdminRoutes } from './accounts/admin/accounts-admin.routes.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import { createDashboardService } from './dashboard/dashboard.service.ts';
+import { creditsRoutes } from './inference/routes/credits.routes.ts';
 import { dashboardApiRoutes } from './dashboard/routes/dashboard-api.routes.ts';
 import { dashboardPagesRoutes } from './dashboard/routes/dashboard-pages.routes.ts';
 import { readSession } from './dashboard/routes/session-cookies.ts';
@@ -186,7 +187,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   app.addHook('onClose', async () => stopPruning());
   const messages = messagesRoutes({ db, threadRetentionMs: config.responses.retentionMs });
-  const inferenceRoutes = [catalogRoutes, chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messages];
+  const inferenceRoutes = [catalogRoutes, creditsRoutes({ db }), chatCompletionsRoutes, completionsRoutes, embeddingsRoutes, rerankRoutes, imagesRoutes, responses, messages];
   await app.register(inferencePlugin, { prefix: '/v1', context: inference, routes: inferenceRoutes });
   // The messages SDKs take `{base_url}/inference` as their base and append /v1/messages.
   await app.register(inferencePlugin, { prefix: '/inference/v1', context: inference, routes: inferenceRoutes });

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { getAccountOrThrow, listLedger } from '../../accounts/account.repository.ts';
 import { listAccountKeys } from '../../accounts/api-key.repository.ts';
 import type { AccountsService } from '../../accounts/accounts.service.ts';
+import { availableCredits } from '../../accounts/available-credits.ts';
 import { creditsNumber } from '../../accounts/credits.amount.ts';
 import type { RateLimiter } from '../../ratelimit/limiter.ts';
 import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../../shared/errors.ts';
@@ -144,9 +145,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   const summary = async (accountId: number) => {
     const a = await getAccountOrThrow(db, accountId);
-    // `reserved` counts every instance's lease; this instance's unheld part is the account's own to spend.
-    const unheld = opts.unheldCredits(accountId);
-    const available = a.credits - (a.reserved > unheld ? a.reserved - unheld : 0n);
+    const available = availableCredits(a, opts.unheldCredits(accountId));
     return {
       id: a.id,
       email: a.email,
