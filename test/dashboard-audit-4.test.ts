@@ -242,7 +242,7 @@ describe('sealing key rotation: an instance left on the replaced key', () => {
       await swapped.close();
     }
     const message = new RegExp(
-      `^invalid configuration: SECRETS_KEY: is key ${idOf(keyA)}, which a re-seal replaced \\(\\S+\\); the recorded key is ${idOf(keyB)}, in this instance's SECRETS_KEY_PREVIOUS: ` +
+      `^invalid configuration: SECRETS_KEY: is key ${idOf(keyA)}, which a re-seal replaced \\(\\S+\\); the recorded sealing key is key ${idOf(keyB)}, in this instance's SECRETS_KEY_PREVIOUS: ` +
         `this instance would seal with a key the other instances may no longer hold; give it SECRETS_KEY=<key ${idOf(keyB)}> and, while still needed, SECRETS_KEY_PREVIOUS=<key ${idOf(keyA)}> ` +
         `\\(docs/operations.md, "Rotating the sealing key"\\)$`,
     );
@@ -264,7 +264,7 @@ describe('sealing key rotation: an instance left on the replaced key', () => {
     }
     await starts({ SECRETS_KEY: keyC });
     await starts({ SECRETS_KEY: keyC, SECRETS_KEY_PREVIOUS: `${keyB},${keyA}` });
-    await refusesToStart({ SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyB)}, which a re-seal replaced \\(\\S+\\); the recorded key is ${idOf(keyC)}`));
-    await refusesToStart({ SECRETS_KEY: keyA, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyA)}, which a re-seal replaced \\(\\S+\\); the recorded key is ${idOf(keyC)}`));
+    await refusesToStart({ SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyB)}, which a re-seal replaced \\(\\S+\\); the recorded sealing key is key ${idOf(keyC)}`));
+    await refusesToStart({ SECRETS_KEY: keyA, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyA)}, which a re-seal replaced \\(\\S+\\); the recorded sealing key is key ${idOf(keyC)}`));
   });
 });
