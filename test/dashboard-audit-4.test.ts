@@ -4,10 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadConfig } from '../src/config/index.ts';
 import { createDeps } from '../src/deps.ts';
 import { keyId } from '../src/shared/sealing-keys.ts';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
+import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
 import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
 import { freshDatabase } from './helpers/database.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
@@ -266,5 +268,119 @@ describe('sealing key rotation: an instance left on the replaced key', () => {
     await starts({ SECRETS_KEY: keyC, SECRETS_KEY_PREVIOUS: `${keyB},${keyA}` });
     await refusesToStart({ SECRETS_KEY: keyB, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyB)}, which a re-seal replaced \\(\\S+\\); the recorded sealing key is key ${idOf(keyC)}`));
     await refusesToStart({ SECRETS_KEY: keyA, SECRETS_KEY_PREVIOUS: keyC }, new RegExp(`is key ${idOf(keyA)}, which a re-seal replaced \\(\\S+\\); the recorded sealing key is key ${idOf(keyC)}`));
+  });
+});
+
+/**
+ * A new user's path through the pages in Debian's Chromium, with the console watched: sign-up, a
+ * Resend and the older link followed, the newest one, keys made, renamed and revoked, usage,
+ * credits (no card payments here), sign-out, and a forgotten password whose reset verifies.
+ */
+describe('dashboard pages, fourth audit (Chromium)', { skip: chromiumSkip }, () => {
+  let g: Gateway;
+  let mail: Mailbox;
+  let browser: Browser;
+
+  before(async () => {
+    mail = await startMailbox();
+    g = await startGateway({ env: { SMTP_URL: mail.url } });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await g?.close();
+    await mail?.close();
+  });
+
+  /** A page whose console errors and uncaught exceptions are collected; a prompt is answered with `answers`' next text. */
+  async function watchedPage(answers: string[] = []): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
+    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()} (${m.location().url})`);
+    });
+    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    page.on('dialog', (d) => void (d.type() === 'prompt' ? d.accept(answers.shift()) : d.accept()));
+    return { ctx, page, problems };
+  }
+  const linkIn = (message: string): string => {
+    const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(mailText(message));
+    assert.ok(m, `a link in: ${message}`);
+    const u = new URL(m[0]);
+    return `${g.t.url}${u.pathname}${u.search}`;
+  };
+
+  it('sign-up, Resend, the older link says to use the newest, keys renamed and revoked, usage, credits, sign-out', async () => {
+    const long = 'l'.repeat(101);
+    const { ctx, page, problems } = await watchedPage(['  build server  ', long]);
+    const email = 'walk-4@example.com';
+    await signUpInPage(page, g.t.url, email, PASSWORD);
+    const first = linkIn(await mail.next(email, 'Verify your svc email'));
+    await page.getByRole('button', { name: 'Resend the link' }).click();
+    await page.getByText('A new verification link was sent.').waitFor();
+    const newest = linkIn(await mail.next(email, 'Verify your svc email'));
+    await page.goto(first);
+    await page.getByText(SUPERSEDED_LINK).waitFor();
+    await page.goto(newest);
+    await page.getByText('your email is verified').waitFor();
+    await page.getByRole('link', { name: 'Go to your account' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Resend the link' }).count(), 0);
+
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByLabel('Key name').fill('laptop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').textContent())!.trim();
+    assert.match(key, /^svk_/);
+    // A name past the limit is typed in full (no maxlength counting UTF-16 units) and answered under the field.
+    await page.getByLabel('Key name').fill('😀'.repeat(100));
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: `Key "${'😀'.repeat(100)}" created` }).waitFor();
+    await page.getByLabel('Key name').fill(long);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText(LONG_NAME).waitFor();
+
+    await page.getByRole('button', { name: 'Rename key laptop' }).click();
+    await page.getByText('Key renamed to "build server".').waitFor();
+    await page.getByRole('cell', { name: 'build server', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Rename key build server' }).click();
+    await page.locator('#toast').filter({ hasText: LONG_NAME }).waitFor();
+    await page.getByRole('button', { name: 'Revoke key build server' }).click();
+    await page.getByText('Key "build server" revoked.').waitFor();
+    await assert.rejects(g.client(key).models.list(), (e: { status?: number }) => e.status === 401);
+
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+    await page.getByRole('link', { name: 'Credits', exact: true }).click();
+    await page.getByText('Card payments are not set up here').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${g.t.url}/`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.deepEqual(problems.filter((p) => !p.includes('400')), []);
+    await ctx.close();
+  });
+
+  it('a forgotten password reset from the emailed link leaves no verification banner behind', async () => {
+    const { ctx, page, problems } = await watchedPage();
+    const email = 'walk-4-reset@example.com';
+    await signUpInPage(page, g.t.url, email, PASSWORD);
+    await mail.next(email, 'Verify your svc email');
+    await page.getByRole('button', { name: 'Resend the link' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await page.goto(linkIn(await mail.next(email, 'Reset your svc password')));
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Resend the link' }).count(), 0);
+    assert.deepEqual(problems, []);
+    await ctx.close();
   });
 });
