@@ -16,6 +16,7 @@ import { createChainAdapter } from './market/custody/create-chain-adapter.ts';
 import { createLeasedRateLimiter, type LeasedRateLimiter } from './ratelimit/leased-limiter.ts';
 import { createRateLimiter, type RateLimiter } from './ratelimit/limiter.ts';
 import type { Clock } from './shared/clock.ts';
+import { keyId } from './shared/sealing-keys.ts';
 import { systemClock } from './shared/clock.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
 import { recordSharedSecret, shareWithInstances, type LocalSecret, type SharedSecret } from './storage/instance-secrets.ts';
@@ -111,6 +112,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       // Canonical text, as the value: the fingerprints compared are of the base64 text.
       previous: decodePreviousSecretsKeys(config.secretsKeyPrevious).map((k) => k.toString('base64')),
       rotation: 'or, to rotate it, give the recorded key in SECRETS_KEY_PREVIOUS',
+      previousSetting: 'SECRETS_KEY_PREVIOUS',
+      describe: (value) => `key ${keyId(Buffer.from(value, 'base64')).toString('base64url')}`,
     };
     secrets = await shareWithInstances(database.db, localSecrets);
   } catch (e) {

@@ -227,7 +227,7 @@ describe('dashboard keys, usage and credits against the records', () => {
     for (const [name, error] of [
       ['   ', 'name: must not be blank'],
       ['', 'name: must not be blank'],
-      ['n'.repeat(101), 'invalid name: must NOT have more than 100 characters'],
+      ['n'.repeat(101), 'name: must be at most 100 characters'],
     ] as const) {
       const r = await a.call('POST', '/keys', { name });
       assert.deepEqual([r.status, r.json], [400, { error }], JSON.stringify(name));

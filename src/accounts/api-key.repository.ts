@@ -28,6 +28,11 @@ export async function revokeApiKey(db: Db, id: number): Promise<ApiKeyRow | unde
     .executeTakeFirst();
 }
 
+/** Sets a key's name; undefined when there is no such key. */
+export async function renameApiKey(db: Db, id: number, name: string): Promise<ApiKeyRow | undefined> {
+  return db.updateTable('api_keys').set({ name }).where('id', '=', id).returning(PUBLIC_COLUMNS).executeTakeFirst();
+}
+
 /** How many keys of an account are live (not revoked). */
 export async function countLiveAccountKeys(db: Db, accountId: number): Promise<number> {
   const row = await db

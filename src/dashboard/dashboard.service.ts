@@ -41,14 +41,17 @@ export interface DashboardService {
   signOut(cookie: string): Promise<void>;
   /** Emails a new verification link; MailNotSent (503) when the mail server does not take it. */
   sendVerification(accountId: number): Promise<void>;
-  /** Follows an emailed link: single use, expiring. */
+  /** Follows an emailed link: single use, expiring, and only the account's newest one. */
   verifyEmail(token: string): Promise<Account>;
   /**
    * Emails a reset link when the address has an account; answers the same either way, except that
    * a link the mail server does not take is MailNotSent (503).
    */
   requestPasswordReset(email: string): Promise<void>;
-  /** Sets a new password from an emailed link and ends every session of the account. */
+  /**
+   * Sets a new password from an emailed link, ends every session of the account, and marks its
+   * email verified (the link proved the inbox).
+   */
   resetPassword(token: string, password: string): Promise<void>;
 }
 
@@ -64,6 +67,13 @@ export interface DashboardServiceOptions {
 
 const WRONG_LOGIN = 'wrong email or password';
 const INVALID_LINK = 'this link is invalid, expired or already used';
+const SUPERSEDED_LINK = 'a newer verification link was sent: use the link in the newest email';
+/**
+ * A verification link of the same account made after the one in `email_tokens` (created_at is
+ * the database's clock, microseconds apart for links made by separate requests).
+ */
+const newerVerifyLink = sql`select 1 from email_tokens newer where newer.account_id = email_tokens.account_id
+  and newer.purpose = 'verify' and newer.created_at > email_tokens.created_at`;
 /** The form of a token this service mails (newSecretToken: 32 random bytes in base64url, 43 characters), with room. */
 const EMAIL_TOKEN_FORM = /^[A-Za-z0-9_-]{10,200}$/;
 
@@ -117,20 +127,37 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
   /**
    * Marks a link used, once: a second use, an expired, unknown or malformed link (cut short by a
    * mail client, a full stop after it) is 400 in one set of words, a malformed one without a query.
+   * Of an account's verification links only the newest verifies (Resend supersedes the earlier
+   * ones); an earlier one, otherwise good, tells its reader to use the newest email.
    */
   async function useEmailToken(token: string, purpose: 'verify' | 'reset'): Promise<number> {
     if (!EMAIL_TOKEN_FORM.test(token)) throw badRequest(INVALID_LINK);
-    const row = await db
+    const now = new Date(clock.now());
+    const hash = hashToken(token);
+    let update = db
       .updateTable('email_tokens')
-      .set({ used_at: new Date(clock.now()) })
-      .where('token_hash', '=', hashToken(token))
+      .set({ used_at: now })
+      .where('token_hash', '=', hash)
       .where('purpose', '=', purpose)
       .where('used_at', 'is', null)
-      .where('expires_at', '>', new Date(clock.now()))
-      .returning('account_id')
-      .executeTakeFirst();
-    if (!row) throw badRequest(INVALID_LINK);
-    return row.account_id;
+      .where('expires_at', '>', now);
+    if (purpose === 'verify') update = update.where(sql<boolean>`not exists (${newerVerifyLink})`);
+    const row = await update.returning('account_id').executeTakeFirst();
+    if (row) return row.account_id;
+    if (purpose === 'verify') {
+      const superseded = await db
+        .selectFrom('email_tokens')
+        .innerJoin('accounts', 'accounts.id', 'email_tokens.account_id')
+        .select('email_tokens.account_id')
+        .where('token_hash', '=', hash)
+        .where('purpose', '=', 'verify')
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('accounts.email_verified', '=', false)
+        .executeTakeFirst();
+      if (superseded) throw badRequest(SUPERSEDED_LINK);
+    }
+    throw badRequest(INVALID_LINK);
   }
 
   async function deliver(mail: Mail): Promise<void> {
@@ -144,12 +171,18 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
   async function sendVerification(account: Account): Promise<void> {
     const token = await newEmailToken(account.id, 'verify', VERIFY_HOURS * 3_600_000);
     const link = `${opts.publicUrl}/account/verify?token=${token}`;
-    await deliver({
-      to: account.email,
-      subject: 'Verify your svc email',
-      text: `Welcome to svc.\n\nOpen this link to verify your email (valid ${VERIFY_HOURS} hours, once):\n${link}\n`,
-      link,
-    });
+    try {
+      await deliver({
+        to: account.email,
+        subject: 'Verify your svc email',
+        text: `Welcome to svc.\n\nOpen this link to verify your email (valid ${VERIFY_HOURS} hours, once):\n${link}\n`,
+        link,
+      });
+    } catch (e) {
+      // A link nobody received must not supersede the one in the user's inbox.
+      await db.deleteFrom('email_tokens').where('token_hash', '=', hashToken(token)).execute();
+      throw e;
+    }
   }
 
   return {
@@ -247,6 +280,14 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
           .where('used_at', 'is', null)
           .execute();
       });
+      // The link was read in the account's inbox, which is all a verification link proves: an
+      // account whose first email never came (or expired) is verified by the reset, as most
+      // services do. accounts.verifyEmail also drops this instance's cached key lookups at once.
+      const account = await db.selectFrom('accounts').select('email_verified').where('id', '=', accountId).executeTakeFirstOrThrow();
+      if (!account.email_verified) {
+        await accounts.verifyEmail(accountId);
+        opts.logger.info({ accountId }, 'email verified by a password reset from the emailed link');
+      }
     },
   };
 }

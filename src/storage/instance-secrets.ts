@@ -21,6 +21,10 @@ export interface LocalSecret {
    * sealed with, which the new one can still open.
    */
   readonly previous?: readonly string[];
+  /** The setting giving `previous` (SECRETS_KEY_PREVIOUS), for messages. */
+  readonly previousSetting?: string;
+  /** How messages name a value without showing it (the sealing key's id). */
+  readonly describe?: (value: string) => string;
   /** How to carry on with a new value, for the message of a mismatch; none: the value cannot change in place. */
   readonly rotation?: string;
 }
@@ -67,7 +71,15 @@ export async function shareWithInstances(db: QueryExecutorProvider, local: Local
   if (row.fingerprint === fp) return { value: local.value, adopted: false };
   // A rotation under way: the recorded value is one this instance still opens. Not for a value
   // this start just generated: that one is nobody's, the shared one is adopted below.
-  if (!local.generated && (local.previous ?? []).some((p) => fingerprint(p) === row.fingerprint)) return { value: local.value, adopted: false };
+  const recorded = local.generated ? undefined : (local.previous ?? []).find((p) => fingerprint(p) === row.fingerprint);
+  if (recorded !== undefined) {
+    // "B, previous A" before the re-seal and "A, previous B" after it look alike here; only the
+    // re-seal's record tells them apart: it retired A. An instance on A would seal with a key
+    // the instances already given B alone (step 4 of the rotation) cannot open.
+    const retired = await retiredAt(db, local.name, fp);
+    if (retired !== null) throw leftBehind(local, recorded, retired);
+    return { value: local.value, adopted: false };
+  }
 
   const since = new Date(row.created_at).toISOString();
   const shared = `the ${local.label} of the other instances on this database (recorded ${since})`;
@@ -91,15 +103,43 @@ export async function shareWithInstances(db: QueryExecutorProvider, local: Local
   );
 }
 
+async function retiredAt(db: QueryExecutorProvider, name: string, fp: string): Promise<string | null> {
+  const r = await sql<{ retired_at: Date | string }>`select retired_at from instance_secrets_retired where name = ${name} and fingerprint = ${fp}`.execute(db);
+  return r.rows[0] ? new Date(r.rows[0].retired_at).toISOString() : null;
+}
+
+function leftBehind(local: LocalSecret, recorded: string, retired: string): ConfigError {
+  const name = local.describe ?? (() => 'a value');
+  const previous = local.previousSetting ?? 'the previous values';
+  return new ConfigError(
+    local.setting,
+    `is ${name(local.value)}, which a re-seal replaced (${retired}); the recorded ${local.label} is ${name(recorded)}, in this instance's ${previous}: ` +
+      `this instance would seal with a key the other instances may no longer hold; give it ${local.setting}=<${name(recorded)}> and, while still needed, ${previous}=<${name(local.value)}> ` +
+      `(docs/operations.md, "Rotating the sealing key")`,
+  );
+}
+
 const rotation = (local: LocalSecret): string => (local.rotation ? `; ${local.rotation}` : '');
 
 /**
  * Records `local` as the secret of every instance on this database, in place of the one recorded
  * (once every stored secret is sealed with it: the re-seal of a key rotation). From then on an
- * instance needs it, as its value or among its previous ones, to start. Stored with its value only
- * when the service generated it, as at the first start.
+ * instance needs it, as its value or among its previous ones, to start, and an instance whose own
+ * value is the one replaced does not start. Stored with its value only when the service generated
+ * it, as at the first start.
  */
 export async function recordSharedSecret(db: QueryExecutorProvider, local: LocalSecret): Promise<void> {
-  await sql`update instance_secrets set value = ${local.fromEnv ? null : local.value}, fingerprint = ${fingerprint(local.value)}, created_at = now()
-            where name = ${local.name}`.execute(db);
+  const fp = fingerprint(local.value);
+  // One statement, so the record and the list of what it replaced change together: the value
+  // replaced is retired (shareWithInstances refuses an instance still on it), and a value
+  // recorded again is no longer retired.
+  await sql`
+    with old as (select fingerprint from instance_secrets where name = ${local.name}),
+    retire as (
+      insert into instance_secrets_retired (name, fingerprint)
+      select ${local.name}, fingerprint from old where fingerprint <> ${fp}
+      on conflict (name, fingerprint) do nothing),
+    restore as (delete from instance_secrets_retired where name = ${local.name} and fingerprint = ${fp})
+    update instance_secrets set value = ${local.fromEnv ? null : local.value}, fingerprint = ${fp}, created_at = now()
+    where name = ${local.name}`.execute(db);
 }

@@ -281,7 +281,9 @@ function viewOverview() {
 async function viewKeys() {
   const list = h('div', { class: 'table-wrap' });
   const created = h('div', { 'aria-live': 'polite' });
-  const name = field('name', 'Key name', { required: '', maxlength: '100', placeholder: 'laptop' });
+  // No maxlength: the browser counts UTF-16 units (an emoji is two), the API characters; its
+  // 400 `name: must be at most 100 characters` shows under the field.
+  const name = field('name', 'Key name', { required: '', placeholder: 'laptop' });
   const form = jsonForm({
     fields: [name],
     label: 'Create key',
@@ -301,6 +303,31 @@ async function viewKeys() {
       await load();
     },
   });
+  // Outside a form there is no field to show an error under: the status line says why (a
+  // session ended elsewhere, a name the API refused, ...).
+  const renameButton = (k) => h('button', { type: 'button', class: 'secondary', 'aria-label': `Rename key ${k.name}`, onclick: async () => {
+    const next = prompt(`New name for the key "${k.name}" (the key itself does not change):`, k.name);
+    if (next === null || next === k.name) return;
+    try {
+      const renamed = await api('PATCH', `/dashboard/api/keys/${k.id}`, { name: next });
+      toast(`Key renamed to "${renamed.name}".`);
+    } catch (err) {
+      toast(err.message);
+      return;
+    }
+    await load();
+  } }, 'Rename');
+  const revokeButton = (k) => h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
+    if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
+    try {
+      await api('DELETE', `/dashboard/api/keys/${k.id}`);
+    } catch (err) {
+      toast(err.message);
+      return;
+    }
+    toast(`Key "${k.name}" revoked.`);
+    await load();
+  } }, 'Revoke');
   async function load() {
     const { keys } = await api('GET', '/dashboard/api/keys');
     if (keys.length === 0) return list.replaceChildren(h('p', { class: 'muted' }, 'No keys yet.'));
@@ -310,18 +337,7 @@ async function viewKeys() {
         h('td', {}, k.name), h('td', {}, `${k.prefix}…`), h('td', {}, new Date(k.created_at).toLocaleString()),
         h('td', {}, k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'),
         h('td', { class: k.revoked_at ? 'bad' : 'ok' }, k.revoked_at ? 'revoked' : 'active'),
-        h('td', {}, k.revoked_at ? '' : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
-          if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
-          try {
-            await api('DELETE', `/dashboard/api/keys/${k.id}`);
-          } catch (err) {
-            // Outside a form there is no field to show it under: the status line says why (a session ended elsewhere, ...).
-            toast(err.message);
-            return;
-          }
-          toast(`Key "${k.name}" revoked.`);
-          await load();
-        } }, 'Revoke')),
+        h('td', {}, k.revoked_at ? '' : h('div', { class: 'row' }, renameButton(k), revokeButton(k))),
       ))),
     ));
   }

@@ -6,12 +6,16 @@ import type { Db } from '../../storage/database.ts';
 import { getAccountOrThrow } from '../account.repository.ts';
 import { listAccountKeys } from '../api-key.repository.ts';
 import type { AccountsService } from '../accounts.service.ts';
+import { KEY_NAME_MAX } from '../key-name.ts';
 import { listUsage } from '../usage.repository.ts';
 import { AccountDetailView, AccountView, IssuedKeyView, KeyView, UsageView, accountView, keyView, usageView } from './accounts-admin.views.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const IdParams = Type.Object({ id: Id });
 const strict = { additionalProperties: false } as const;
+// Checked by the accounts service (checkKeyName), in the dashboard's words: a schema maxLength
+// would count the untrimmed text and answer in Ajv's.
+const KeyName = Type.String({ description: `at most ${KEY_NAME_MAX} characters; no control characters` });
 
 export interface AccountsAdminOptions {
   readonly db: Db;
@@ -128,7 +132,7 @@ export function accountsAdminRoutes(opts: AccountsAdminOptions): FastifyPluginAs
           security,
           summary: 'Issue an svk_ key; the key is in this answer only',
           params: IdParams,
-          body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 100 })) }, strict),
+          body: Type.Object({ name: Type.Optional(KeyName) }, strict),
           response: { 201: IssuedKeyView },
         },
       },
@@ -142,6 +146,14 @@ export function accountsAdminRoutes(opts: AccountsAdminOptions): FastifyPluginAs
       '/keys/:id',
       { schema: { tags, security, summary: 'Revoke a key', params: IdParams, response: { 200: KeyView } } },
       async (request) => keyView(await accounts.revokeKey(request.params.id)),
+    );
+
+    app.patch(
+      '/keys/:id',
+      {
+        schema: { tags, security, summary: 'Rename a key (the key itself does not change)', params: IdParams, body: Type.Object({ name: KeyName }, strict), response: { 200: KeyView } },
+      },
+      async (request) => keyView(await accounts.renameKey(request.params.id, request.body.name, { allowBlank: true })),
     );
 
     app.get(

@@ -7,6 +7,7 @@ import { listAccountKeys } from '../../accounts/api-key.repository.ts';
 import type { AccountsService } from '../../accounts/accounts.service.ts';
 import { availableCredits } from '../../accounts/available-credits.ts';
 import { creditsNumber } from '../../accounts/credits.amount.ts';
+import { KEY_NAME_MAX } from '../../accounts/key-name.ts';
 import type { RateLimiter } from '../../ratelimit/limiter.ts';
 import { badRequest, forbidden, HttpError, notFound, unauthorized } from '../../shared/errors.ts';
 import { secureEqual } from '../../shared/secure-compare.ts';
@@ -44,6 +45,10 @@ const Token = Type.String({ maxLength: 2000, description: 'the token from the em
 // The form is checked by rangeOf, not by a schema pattern: Ajv would answer `must match pattern
 // "^\\d{4}-..."`, words no user reads (docs/api-decisions.md, "Market API: thirteenth audit").
 const Day = Type.String({ maxLength: 100, description: 'YYYY-MM-DD (UTC)' });
+// A key name's rules (not blank, at most KEY_NAME_MAX characters trimmed, no control characters)
+// are checked by the accounts service, in words naming `name`, the same for the admin API; a
+// schema maxLength would count the untrimmed text and answer in Ajv's words.
+const KeyName = Type.String({ description: `not blank; at most ${KEY_NAME_MAX} characters; no control characters` });
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const Ok = Type.Object({ ok: Type.Boolean() });
 const ErrorBody = Type.Object({ error: Type.String() });
@@ -320,14 +325,12 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       schema: {
         tags,
         summary: 'Create a key; the whole svk_ secret is in this answer only',
-        // Blank names are refused in the handler: the schema's pattern would answer `must match pattern "\S"`.
-        body: Type.Object({ name: Type.String({ maxLength: 100, description: 'not blank' }) }, strict),
+        body: Type.Object({ name: KeyName }, strict),
         response: { 201: Type.Object({ ...KeyView.properties, key: Type.String() }), ...errors },
       },
     },
     async (request, reply) => {
       const s = requireAccount(request);
-      if (request.body.name.trim() === '') throw badRequest('name: must not be blank');
       // A cap, as the market API has for a wallet's keys: without one a session could mint keys
       // without end, and the Keys page lists every one (docs/api-decisions.md, "Market API:
       // thirteenth audit"). The operator's admin API is not limited.
@@ -345,6 +348,25 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       const own = (await listAccountKeys(db, s.accountId)).find((k) => k.id === request.params.id);
       if (!own) throw notFound('key not found');
       return keyView(await accounts.revokeKey(own.id));
+    },
+  );
+
+  app.patch(
+    '/keys/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename a key (the key itself does not change)',
+        params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
+        body: Type.Object({ name: KeyName }, strict),
+        response: { 200: KeyView, ...errors, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const s = requireAccount(request);
+      const own = (await listAccountKeys(db, s.accountId)).find((k) => k.id === request.params.id);
+      if (!own) throw notFound('key not found');
+      return keyView(await accounts.renameKey(own.id, request.body.name, { allowBlank: false }));
     },
   );
 
