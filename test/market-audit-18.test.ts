@@ -79,8 +79,11 @@ describe('market API, eighteenth audit (over HTTP)', () => {
       for (const [i, amount] of [[0, 4], [1, 3], [2, 3], [3, 1]] as const) await ok(trade(w, made[i]!, 'yes', amount));
       const expected = [made[0]!, made[2]!, made[1]!, made[3]!, made[5]!, made[4]!];
       assert.deepEqual(idsOf(await ok(call('GET', `/api/markets?category=${category}&sort=volume&limit=100`))), expected);
+      // A market created between pages has no volume: it belongs among the last, not yet read, so
+      // it may be listed; none read is listed again and none there at the start is missed.
       const { seen } = await pageByCursor(`/api/markets?category=${category}&sort=volume`, 2, () => mk(category));
-      assert.deepEqual(seen, expected);
+      assert.deepEqual(seen.filter((id) => made.includes(id)), expected);
+      assert.equal(new Set(seen).size, seen.length, 'none twice');
     });
 
     it('markets ending soon: running markets by end date, then the settled, each once', async () => {
@@ -105,7 +108,8 @@ describe('market API, eighteenth audit (over HTTP)', () => {
       const expected = [made[1]!, made[4]!, made[3]!, made[2]!, made[0]!];
       assert.deepEqual(idsOf(await ok(call('GET', `/api/markets?category=${category}&sort=trending&limit=100`))), expected);
       const { seen } = await pageByCursor(`/api/markets?category=${category}&sort=trending`, 2, () => mk(category));
-      assert.deepEqual(seen, expected);
+      assert.deepEqual(seen.filter((id) => made.includes(id)), expected);
+      assert.equal(new Set(seen).size, seen.length, 'none twice');
     });
 
     it('a cursor market that left the filter still marks the place; bad cursors are named', async () => {
