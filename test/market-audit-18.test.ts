@@ -421,6 +421,29 @@ describe('market API, eighteenth audit (over HTTP)', () => {
       await refused('/api/users/check-username/%00', ['username']);
     });
 
+    it("the operator's ids are decimal digits: 0x10 or 1e1 is not another market's id", async () => {
+      const category = tag('adm18');
+      const target = await mk(category);
+      const ev = await ok(admin('POST', '/admin/events', { title: `Audit18 ${category}`, category }), 201);
+      const w = await trader('5');
+      await ok(trade(w, target.id, 'yes', 2));
+      const hex = `0x${target.id.toString(16)}`;
+      const bad = { status: 400, body: { error: 'invalid id: must be integer' } };
+      for (const spelled of [hex, `${target.id}e0`, `${target.id}.0`, `+${target.id}`, `%20${target.id}`, `0b${target.id.toString(2)}`]) {
+        assert.deepEqual(await admin('POST', `/admin/markets/${spelled}/cancel`), bad, spelled);
+        assert.deepEqual(await admin('POST', `/admin/markets/${spelled}/resolve`, { outcome: 'yes' }), bad, spelled);
+        assert.deepEqual(await admin('PATCH', `/admin/markets/${spelled}`, { description: 'moved' }), bad, spelled);
+        assert.deepEqual(await admin('POST', `/admin/markets/${spelled}/feature`), bad, spelled);
+        assert.deepEqual(await admin('POST', `/admin/events/0x${ev.id.toString(16)}/feature`), bad, spelled);
+        assert.deepEqual(await admin('GET', `/admin/withdrawals/${spelled}`), bad, spelled);
+        assert.deepEqual(await admin('GET', `/admin/withdrawals?before=${spelled}`), { status: 400, body: { error: 'invalid before: must be integer' } }, spelled);
+      }
+      // Nothing moved; the decimal id still works, leading zeros included.
+      const read = (await ok(call('GET', `/api/markets/${target.id}`))).data;
+      assert.deepEqual([read.status, read.description, read.featured], ['active', '', false]);
+      assert.equal((await ok(admin('POST', `/admin/markets/0${target.id}/feature`))).id, target.id);
+    });
+
     it('estimate and trade bodies: each odd field is a 400 naming it', async () => {
       const m = await mk(tag('oddb18'));
       const values: unknown[] = ['abc', -1, 0, 1.5, 1e20, 1e308, 2147483648, '', '🚀', 'ÿes', null, true, [1], { a: 1 }, 'x'.repeat(10_000), '1', 'YES', ' yes', 0.0000001, -0];
