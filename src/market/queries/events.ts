@@ -71,13 +71,23 @@ async function oneEvent(db: Db, where: RawBuilder<unknown>): Promise<EventItem |
   return r.rows[0] ? eventItem(r.rows[0]) : null;
 }
 
-/** Events, newest first, of the statuses asked (every one when absent, none when empty), with the number matching. */
-export async function listEvents(db: Db, f: { statuses?: readonly EventStatus[]; offset: number; limit: number }) {
-  const where = f.statuses ? sql`where ${statusIn('e.status', f.statuses)}` : sql``;
-  const { offset } = f;
+/**
+ * Events, newest first, of the statuses asked (every one when absent, none when empty), after a
+ * cursor event or not, with the number matching (the cursor aside, so it reads the same on every
+ * page). `'cursor'` when the cursor names no event.
+ */
+export async function listEvents(db: Db, f: { statuses?: readonly EventStatus[]; cursor?: number; offset: number; limit: number }) {
+  if (f.cursor !== undefined) {
+    const c = await sql<{ id: number }>`select id from events where id = ${f.cursor}`.execute(db);
+    if (!c.rows[0]) return 'cursor' as const;
+  }
+  const filter = f.statuses ? [statusIn('e.status', f.statuses)] : [];
+  // The list's own order: the cursor's row is read in the query, so its time keeps the database's precision.
+  const after = f.cursor === undefined ? [] : [sql`(e.created_at, e.id) < (select c.created_at, c.id from events c where c.id = ${f.cursor})`];
+  const whereOf = (conds: readonly RawBuilder<unknown>[]) => (conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`);
   const [rows, count] = await Promise.all([
-    sql<EventRow>`${EVENT_SELECT} ${where} order by e.created_at desc, e.id desc limit ${f.limit} offset ${offset}`.execute(db),
-    sql<{ n: number }>`select count(*)::int as n from events e ${where}`.execute(db),
+    sql<EventRow>`${EVENT_SELECT} ${whereOf([...filter, ...after])} order by e.created_at desc, e.id desc limit ${f.limit} offset ${f.offset}`.execute(db),
+    sql<{ n: number }>`select count(*)::int as n from events e ${whereOf(filter)}`.execute(db),
   ]);
   return { items: rows.rows.map(eventItem), total: count.rows[0]?.n ?? 0 };
 }

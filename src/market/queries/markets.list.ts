@@ -27,11 +27,13 @@ export interface MarketPage {
   /** Items skipped. */
   readonly offset: number;
   readonly limit: number;
+  /** A market id: only the markets after it in the sort's order as it stands now (a keyset). */
+  readonly cursor?: number;
 }
 
-/** The `where` of a market filter over `markets m`. */
-export function marketWhere(f: MarketFilter): RawBuilder<unknown> {
-  const conds: RawBuilder<unknown>[] = [];
+/** The `where` of a market filter over `markets m`, and of any further conditions. */
+export function marketWhere(f: MarketFilter, more: readonly RawBuilder<unknown>[] = []): RawBuilder<unknown> {
+  const conds: RawBuilder<unknown>[] = [...more];
   if (f.statuses) conds.push(statusIn('m.status', f.statuses));
   if (f.category !== undefined) conds.push(sql`m.category = ${f.category}`);
   if (f.market_type) conds.push(sql`m.market_type = ${f.market_type}`);
@@ -74,6 +76,39 @@ function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBui
   }
 }
 
+/**
+ * The cursor market's place in the sort, as `k` (one row, none when no market has the id): the
+ * values its keyset compares, read in the query so the database's precision is kept.
+ */
+function cursorJoin(sort: MarketSort, cursor: number, now: Date): RawBuilder<unknown> {
+  const since = new Date(now.getTime() - 86_400_000);
+  const v24 =
+    sort === 'trending'
+      ? sql`(select coalesce(sum(t.amount), 0)::bigint from trades t where t.market_id = c.id and t.created_at > ${since} and t.created_at <= ${now})`
+      : sql`0::bigint`;
+  return sql`cross join (select c.id, c.created_at, c.volume, c.end_date, ${runningAt(sql.raw('c'), now)} as running, ${v24} as v24
+    from markets c where c.id = ${cursor}) k`;
+}
+
+/** The markets of `markets m` after the cursor market `k` in the order of `orderBy(sort)`. */
+function afterCursor(sort: MarketSort, now: Date, volume24h: RawBuilder<unknown>): RawBuilder<unknown> {
+  switch (sort) {
+    case 'newest':
+      return sql`(m.created_at, m.id) < (k.created_at, k.id)`;
+    case 'volume':
+      return sql`(m.volume, m.id) < (k.volume, k.id)`;
+    case 'trending':
+      return sql`(${volume24h}, m.volume, m.id) < (k.v24, k.volume, k.id)`;
+    case 'ending_soon': {
+      // Running markets by end date, then id, ascending; then the rest by end date descending,
+      // then id ascending.
+      const running = runningAt(sql.raw('m'), now);
+      return sql`(case when k.running then not ${running} or (m.end_date, m.id) > (k.end_date, k.id)
+        else not ${running} and (m.end_date < k.end_date or (m.end_date = k.end_date and m.id > k.id)) end)`;
+    }
+  }
+}
+
 type ListRow = ListColumns & { readonly volume_24h: bigint } & Record<string, unknown>;
 
 /**
@@ -97,14 +132,17 @@ function totalOf(f: MarketFilter): RawBuilder<number> {
  * of trades_market_time_cover). An empty page still yields one row (market columns null).
  */
 export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Date): RawBuilder<ListRow & { total_count: number }> {
-  const where = marketWhere(filter);
-  const { offset } = page;
+  const { offset, cursor } = page;
   const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
   const trending = page.sort === 'trending';
+  const recent = sql`coalesce(tv.v, 0)`;
+  const keyset = cursor === undefined ? null : { join: cursorJoin(page.sort, cursor, now), after: afterCursor(page.sort, now, recent) };
+  const where = marketWhere(filter, keyset ? [keyset.after] : []);
+  const k = keyset?.join ?? sql``;
   const inner = trending
-    ? sql`select m.*, coalesce(tv.v, 0)::bigint as volume_24h from markets m ${recentVolumeJoin(now)} ${where}
-        ${orderBy(page.sort, now, 'm', sql`coalesce(tv.v, 0)`)} limit ${page.limit} offset ${offset}`
-    : sql`select m.* from markets m ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
+    ? sql`select m.*, ${recent}::bigint as volume_24h from markets m ${recentVolumeJoin(now)} ${k} ${where}
+        ${orderBy(page.sort, now, 'm', recent)} limit ${page.limit} offset ${offset}`
+    : sql`select m.* from markets m ${k} ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
   const volume = trending ? sql`m.volume_24h` : volume24hOf(now);
   return sql<ListRow & { total_count: number }>`
     select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
@@ -115,7 +153,22 @@ export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Da
     ${orderBy(page.sort, now, 'x')}`;
 }
 
-/** One page of Market items and the number matching the filter, in one round trip. */
+/**
+ * A page of the public list: `listMarkets`, or `'cursor'` when the cursor names no market (which
+ * would otherwise be an empty page, as if the list had ended).
+ */
+export async function listMarketsPage(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number } | 'cursor'> {
+  if (page.cursor !== undefined) {
+    const c = await sql<{ id: number }>`select id from markets where id = ${page.cursor}`.execute(db);
+    if (!c.rows[0]) return 'cursor';
+  }
+  return listMarkets(db, filter, page, now);
+}
+
+/**
+ * One page of Market items and the number matching the filter (the cursor aside, so it reads the
+ * same on every page), in one round trip.
+ */
 export async function listMarkets(db: Db, filter: MarketFilter, page: MarketPage, now: Date): Promise<{ items: MarketItem[]; total: number }> {
   const r = await listMarketsQuery(filter, page, now).execute(db);
   const rows = r.rows.filter((row) => row.id !== null);

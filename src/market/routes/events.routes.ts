@@ -1,12 +1,24 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { notFound } from '../../shared/errors.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
 import { getEventBySlugOrId, getFeaturedEvent, listEvents } from '../queries/events.ts';
 import { eventStatusesOf } from '../queries/status-filter.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { EventItem, EventWithMarkets } from './read-responses.ts';
-import { FlagQuery, PageQuery, envelope, flagOf, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
+import {
+  CursorQuery,
+  FlagQuery,
+  PageQuery,
+  envelope,
+  flagOf,
+  nullable,
+  pageEnvelope,
+  pageWindow,
+  readResponses,
+  refuseCursorWithPage,
+  stringEnum,
+} from './read-schemas.ts';
 
 const tags = ['market'];
 
@@ -23,6 +35,7 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
           status: Type.Optional(stringEnum(['active', 'resolved'] as const, 'Event status')),
           active: Type.Optional(FlagQuery("Polymarket's filter: true is status active, false resolved; combines with status")),
           closed: Type.Optional(FlagQuery("Polymarket's filter: true is resolved, false active; combines with status")),
+          cursor: CursorQuery('An event id, the last of the page read: the events after it, older, however many were created since'),
           ...PageQuery,
         }),
         response: readResponses(pageEnvelope(EventItem)),
@@ -30,10 +43,12 @@ export async function eventsRoutes(app: FastifyInstance, opts: ReadRouteOptions)
     },
     async (req) => {
       const { offset, answer } = pageWindow(req.query);
-      const { status, active, closed, limit } = req.query;
+      refuseCursorWithPage(req.query);
+      const { status, active, closed, limit, cursor } = req.query;
       const statuses = eventStatusesOf({ status, active: flagOf(active), closed: flagOf(closed) });
-      const { items, total } = await listEvents(opts.db, { statuses, offset, limit });
-      return { success: true, data: items, total, ...answer };
+      const page = await listEvents(opts.db, { statuses, cursor, offset, limit });
+      if (page === 'cursor') throw badRequest(`Invalid cursor: no event ${cursor}`);
+      return { success: true, data: page.items, total: page.total, ...answer };
     },
   );
 

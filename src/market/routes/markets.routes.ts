@@ -6,12 +6,25 @@ import type { AnswerDeps } from '../live/live-answers.ts';
 import { sendLiveAnswer } from './send-live-answer.ts';
 import { CHANGE_WINDOWS } from '../pricing/index.ts';
 import { getFeaturedMarket, getMarketDetail, marketCategories } from '../queries/market.detail.ts';
-import { MARKET_SORTS, listMarkets } from '../queries/markets.list.ts';
+import { MARKET_SORTS, listMarkets, listMarketsPage } from '../queries/markets.list.ts';
 import { statusesOf } from '../queries/status-filter.ts';
 import { CATEGORY_RULE, isCategory, normalizeCategory } from '../markets/market-fields.ts';
 import { type ReadRouteOptions, nowOf } from './read-context.ts';
 import { Category, MarketDetail, MarketItem } from './read-responses.ts';
-import { FlagQuery, IdParam, PageQuery, envelope, flagOf, nullable, pageEnvelope, pageWindow, readResponses, stringEnum } from './read-schemas.ts';
+import {
+  CursorQuery,
+  FlagQuery,
+  IdParam,
+  PageQuery,
+  envelope,
+  flagOf,
+  nullable,
+  pageEnvelope,
+  pageWindow,
+  readResponses,
+  refuseCursorWithPage,
+  stringEnum,
+} from './read-schemas.ts';
 
 export const MARKET_STATUSES = ['active', 'resolved', 'cancelled', 'pending'] as const;
 export const MARKET_TYPES = ['yesno', 'threeway', 'updown', 'custom'] as const;
@@ -43,6 +56,7 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
           q: Type.Optional(
             Type.String({ maxLength: 200, description: 'Words, each matched case-insensitively in title, description, category or event title' }),
           ),
+          cursor: CursorQuery("A market id, the last of the page read: the markets after it in the sort's order as it stands now, however many were created since"),
           ...PageQuery,
         }),
         response: readResponses(pageEnvelope(MarketItem)),
@@ -54,14 +68,17 @@ export async function marketsRoutes(app: FastifyInstance, opts: ReadRouteOptions
       const deps: AnswerDeps = sort === 'trending' ? { ...items, over: 'all' } : sort === 'ending_soon' ? { ...items, reuse: false } : items;
       // Compared as stored, so `Politics` finds the markets the operator filed under it.
       const category = req.query.category === undefined ? undefined : categoryFilter(req.query.category);
+      refuseCursorWithPage(req.query);
+      const { cursor } = req.query;
       return sendLiveAnswer(opts.live, req, reply, deps, async () => {
         const { status, active, closed, market_type, q, limit } = req.query;
         const statuses = statusesOf({ status, active: flagOf(active), closed: flagOf(closed) });
         // A `q` of no words (blank) is no filter (docs/decisions-market-reads.md).
         const filter = { statuses, category, market_type, q };
         const { offset, answer } = pageWindow(req.query);
-        const { items, total } = await listMarkets(opts.db, filter, { sort, offset, limit }, nowOf(opts));
-        return { success: true, data: items, total, ...answer };
+        const page = await listMarketsPage(opts.db, filter, { sort, offset, limit, cursor }, nowOf(opts));
+        if (page === 'cursor') throw badRequest(`Invalid cursor: no market ${cursor}`);
+        return { success: true, data: page.items, total: page.total, ...answer };
       });
     },
   );

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { badRequest } from '../../shared/errors.ts';
 
 /**
  * TypeBox building blocks shared by the public read routes: parameters (their error messages
@@ -51,6 +52,18 @@ export const PageQuery = {
 export function pageWindow(q: { readonly page: number; readonly limit: number; readonly offset?: number }) {
   if (q.offset === undefined) return { offset: (q.page - 1) * q.limit, answer: { page: q.page, limit: q.limit } };
   return { offset: q.offset, answer: { page: Math.floor(q.offset / q.limit) + 1, limit: q.limit, offset: q.offset } };
+}
+
+/**
+ * Kalshi's `cursor` on a list: the id of the last item of the page read, the next page being the
+ * items after it in the list's order (docs/api-decisions.md, "Market API: seventeenth audit" and
+ * "eighteenth audit").
+ */
+export const CursorQuery = (description: string) => Type.Optional({ ...IdParam, description: `${description} (not with page or offset)` });
+
+/** A cursor is where the page starts: a page or offset besides it would say so twice. */
+export function refuseCursorWithPage(q: { readonly cursor?: number; readonly page: number; readonly offset?: number }): void {
+  if (q.cursor !== undefined && (q.page !== 1 || q.offset !== undefined)) throw badRequest('Invalid cursor: send it without page or offset');
 }
 
 export const Usdc = (description?: string) => Type.Number(description ? { description: `${description} (USDC)` } : {});

@@ -118,19 +118,35 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
  * "Market API: inputs and shapes"). Leading zeros are still decimal and read as the number.
  */
 export async function refuseNonDecimalIntegers(request: FastifyRequest): Promise<void> {
-  const schema = request.routeOptions.schema as RouteSchema | undefined;
-  checkDecimal(schema?.params, request.params);
-  checkDecimal(schema?.querystring, request.query);
+  const bad = nonDecimalInteger(request);
+  if (bad) throw new HttpError(400, `Invalid ${bad.name}: ${describeRule(bad.name, bad.schema)}`);
 }
 
-function checkDecimal(part: PartSchema | undefined, values: unknown): void {
-  if (!part?.properties || values === null || typeof values !== 'object') return;
+/**
+ * The same rule on the operator's routes, in the admin API's words (`invalid id: must be
+ * integer`, as its schema errors read): there `/admin/markets/0x10/cancel` cancelled market 16
+ * (docs/api-decisions.md, "Market API: eighteenth audit").
+ */
+export async function refuseNonDecimalIntegersOnAdmin(request: FastifyRequest): Promise<void> {
+  const bad = nonDecimalInteger(request);
+  if (bad) throw new HttpError(400, `invalid ${bad.name}: must be integer`);
+}
+
+/** The first integer path or query parameter of the request not spelled in decimal digits. */
+function nonDecimalInteger(request: FastifyRequest): { name: string; schema: ParamSchema | undefined } | undefined {
+  const schema = request.routeOptions.schema as RouteSchema | undefined;
+  return checkDecimal(schema?.params, request.params) ?? checkDecimal(schema?.querystring, request.query);
+}
+
+function checkDecimal(part: PartSchema | undefined, values: unknown): { name: string; schema: ParamSchema | undefined } | undefined {
+  if (!part?.properties || values === null || typeof values !== 'object') return undefined;
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
     const s = part.properties[name];
     const type = Array.isArray(s?.type) ? s.type : [s?.type];
     if (!type.includes('integer') || typeof value !== 'string' || DECIMAL_INTEGER.test(value)) continue;
-    throw new HttpError(400, `Invalid ${name}: ${describeRule(name, s)}`);
+    return { name, schema: s };
   }
+  return undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../../shared/errors.ts';
 import { listTrades } from '../queries/trades.list.ts';
 import type { ReadRouteOptions } from './read-context.ts';
 import { TradeRecord } from './read-responses.ts';
-import { IdParam, PageQuery, UnixSeconds, WalletParam, pageEnvelope, pageWindow, readResponses } from './read-schemas.ts';
+import { CursorQuery, IdParam, PageQuery, UnixSeconds, WalletParam, pageEnvelope, pageWindow, readResponses, refuseCursorWithPage } from './read-schemas.ts';
 
 /** Kalshi's name of a bound or Polymarket's (`after`, `before`), not both: they are the same filter. */
 function oneOf<K extends string, A extends string>(q: Partial<Record<K | A, number>>, name: K, alias: A): number | undefined {
@@ -29,10 +29,7 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
           max_ts: Type.Optional(UnixSeconds('Trades at or before this second, the whole second included (unix seconds)')),
           after: Type.Optional(UnixSeconds("Polymarket's name for min_ts (not with it)")),
           before: Type.Optional(UnixSeconds("Polymarket's name for max_ts (not with it)")),
-          cursor: Type.Optional({
-            ...IdParam,
-            description: 'A trade id, the last of the page read: the trades after it, older, however many arrived since (not with page or offset)',
-          }),
+          cursor: CursorQuery('A trade id, the last of the page read: the trades after it, older, however many arrived since'),
           ...PageQuery,
         }),
         response: readResponses(pageEnvelope(TradeRecord), { notFound: true }),
@@ -49,8 +46,7 @@ export async function tradesRoutes(app: FastifyInstance, opts: ReadRouteOptions)
       // A bound names a whole second: the window runs from the start of `from` to the end of `to`.
       const window = { from: from === undefined ? undefined : new Date(from * 1000), until: to === undefined ? undefined : new Date((to + 1) * 1000) };
       const { cursor } = req.query;
-      // A cursor is where the page starts: a page or offset besides it would say so twice.
-      if (cursor !== undefined && (req.query.page !== 1 || req.query.offset !== undefined)) throw badRequest('Invalid cursor: send it without page or offset');
+      refuseCursorWithPage(req.query);
       const result = await listTrades(opts.db, { market: req.query.market, wallet: who, ...window, cursor, offset, limit: req.query.limit });
       if (result === 'market') throw notFound('Market not found');
       if (result === 'cursor') throw badRequest(`Invalid cursor: no trade ${cursor}`);

@@ -42,6 +42,20 @@ export async function usersRoutes(app: FastifyInstance, opts: ReadRouteOptions):
     async (req) => ({ success: true, data: await checkUsername(opts.db, req.params.username) }),
   );
 
+  // `/users/check-username/` arrives here without its slash (src/http/surface.ts): the empty
+  // username, which breaks the rules like any other, not a wallet named `check-username`.
+  r.get(
+    '/users/check-username',
+    {
+      schema: {
+        tags,
+        summary: 'The empty username: answered as check-username answers any username breaking the rules',
+        response: readResponses(envelope(UsernameCheck)),
+      },
+    },
+    async () => ({ success: true, data: await checkUsername(opts.db, '') }),
+  );
+
   r.get(
     '/users/:wallet',
     {
