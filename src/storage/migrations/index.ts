@@ -18,6 +18,7 @@ import { settledNotFeaturedMigration } from './2026_11_27_20_settled_not_feature
 import { marketKeyNotifyMigration } from './2026_11_28_10_market_key_notify.ts';
 import { marketStatusNotifyMigration } from './2026_11_28_30_market_status_notify.ts';
 import { messageThreadsMigration } from './2026_11_28_40_message_threads.ts';
+import { inputItemIdsMigration } from './2026_11_29_10_response_input_item_ids.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_10_market_key_notify': marketKeyNotifyMigration,
   '2026_11_28_30_market_status_notify': marketStatusNotifyMigration,
   '2026_11_28_40_message_threads': messageThreadsMigration,
+  '2026_11_29_10_response_input_item_ids': inputItemIdsMigration,
 };
