@@ -610,7 +610,7 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       if (parsed.store) await store(failed, continuedItems(recorder.output, 'failed'));
       sse.send(recorder.drain());
     } else if (begun) {
-      // A stream its client left is not kept, as before it had a row while it ran.
+      // A stream its client left is not kept (it never was): the row it had while it ran goes.
       await deleteResponse(deps.db, run.accountId, id, new Date(ctx.clock.now())).catch((err: unknown) => request.log.error({ err }, 'removing an abandoned response failed'));
     }
     sse.end();
