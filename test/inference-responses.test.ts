@@ -227,8 +227,10 @@ describe('/v1/responses over both upstream kinds', () => {
     await bad({ model: 'svc-fast', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id: is required');
     await bad({ model: 'svc-fast', input: 'x', text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema: must be an object');
     await bad({ model: 'svc-fast', input: 'x', max_output_tokens: 10_000_000 }, 'max_output_tokens: must be <= 900000');
+    // Deleting is supported (test/responses-lifecycle.test.ts): an unknown id is not found.
     const r = await g.t.app.inject({ method: 'DELETE', url: '/v1/responses/resp_x', headers: { authorization: `Bearer ${acct.key}` } });
-    assert.equal(r.statusCode, 405);
+    assert.equal(r.statusCode, 404);
+    assert.deepEqual(r.json(), { error: 'response not found' });
   });
 
   it('retention: an expired response answers 404, a chain whose start expired says so, and pruning deletes the rows', async () => {

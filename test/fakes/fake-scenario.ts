@@ -66,6 +66,8 @@ export interface FakeChatScenario {
   readonly cutAfter?: number;
   /** Stream this many events, then send nothing more until the client hangs up. */
   readonly stallAfter?: number;
+  /** Stream this many events, then wait until `until` settles before sending the rest (a test acts mid-stream). */
+  readonly pauseAfter?: { readonly events: number; readonly until: Promise<unknown> };
   /** Never answer (not even headers) until the client hangs up. */
   readonly hang?: boolean;
   /** Answer only once this settles (a test holds requests at the upstream, then lets them go). */
@@ -100,6 +102,7 @@ export async function writeEvents(res: ServerResponse, events: readonly string[]
       return;
     }
     if (scenario.stallAfter === i) return; // the client's abort closes it
+    if (scenario.pauseAfter?.events === i) await scenario.pauseAfter.until.catch(() => {});
     res.write(events[i]);
     // Let each event leave as its own chunk, as a real upstream sends them.
     await new Promise((r) => setImmediate(r));

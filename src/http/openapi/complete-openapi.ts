@@ -112,6 +112,18 @@ const Reseal = obj({
 });
 const SeedSummary = obj({ events: { type: 'integer' }, markets: { type: 'integer' }, resolved: { type: 'integer' }, cancelled: { type: 'integer' }, pending: { type: 'integer' }, wallets: { type: 'integer' }, trades: { type: 'integer' }, skipped: { type: 'integer' }, volume: num, books: Books });
 
+const ResponseDeleted = obj({ id: str, object: { type: 'string', enum: ['response.deleted'] }, deleted: { type: 'boolean' } });
+const InputItemList = {
+  ...obj({
+    object: { type: 'string', enum: ['list'] },
+    data: { type: 'array', items: { type: 'object', description: 'an input item of the response (message, function_call_output, ...) or of the responses it continues, with its id' } },
+    first_id: { type: 'string', nullable: true },
+    last_id: { type: 'string', nullable: true },
+    has_more: { type: 'boolean' },
+  }),
+  description: 'query: `order` asc or desc (default desc), `limit` 1 to 100 (default 20), `after` an item id, `include`',
+};
+
 /** Answers of routes whose handlers declare none: `METHOD path` -> [status, schema]. */
 const ANSWERS: Record<string, readonly [string, Schema | 'text' | 'events']> = {
   'get /healthz': ['200', obj({ status: str })],
@@ -134,6 +146,10 @@ const ANSWERS: Record<string, readonly [string, Schema | 'text' | 'events']> = {
   'post /admin/secrets/reseal': ['200', Reseal],
   'get /v1/responses/{id}': ['200', ResponseObject],
   'get /inference/v1/responses/{id}': ['200', ResponseObject],
+  'delete /v1/responses/{id}': ['200', ResponseDeleted],
+  'delete /inference/v1/responses/{id}': ['200', ResponseDeleted],
+  'get /v1/responses/{id}/input_items': ['200', InputItemList],
+  'get /inference/v1/responses/{id}/input_items': ['200', InputItemList],
   'get /api/stream': ['200', 'events'],
 };
 

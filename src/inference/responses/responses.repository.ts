@@ -14,17 +14,25 @@ export interface StoredResponse {
   readonly body: Record<string, unknown>;
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /**
+   * This write ends a streamed response whose `in_progress` row was written when it started
+   * (serve-response.ts): the row is updated, and only if it is still there (its owner may have
+   * deleted it meanwhile). Otherwise the response is inserted.
+   */
+  readonly begun?: boolean;
 }
 
 /**
  * The conversation a response id stands for: every item of its chain, oldest first (each
  * response's input items, then its output items). `missing`: no such response for this account,
- * or it expired. `broken`: the response exists but a response it continues expired or was pruned.
+ * or it expired. `broken`: the response exists but a response it continues expired, was pruned or
+ * was deleted. `running`: the response is still being streamed (it has no output yet).
  */
 export type ChainLookup =
   | { readonly kind: 'found'; readonly items: readonly ConversationItem[] }
   | { readonly kind: 'missing' }
-  | { readonly kind: 'broken' };
+  | { readonly kind: 'broken' }
+  | { readonly kind: 'running' };
 
 interface ChainRow {
   id: string;
@@ -33,23 +41,53 @@ interface ChainRow {
   output_items: OutputItem[];
   expires_at: Date;
   depth: number;
+  /** The response asked for is being streamed (only read for it: the ones it continues had ended). */
+  running: boolean;
 }
 
-export async function loadChain(db: Db, accountId: number, id: string, now: Date): Promise<ChainLookup> {
-  if (!storableId(id)) return { kind: 'missing' };
+/** The account's chain ending at `id`, oldest first (depth 0 is `id`), live or not. */
+async function chainRows(db: Db, accountId: number, id: string): Promise<ChainRow[]> {
   const { rows } = await sql<ChainRow>`
     with recursive chain as (
-      select id, previous_response_id, input_items, output_items, expires_at, 0 as depth
+      select id, previous_response_id, input_items, output_items, expires_at, 0 as depth, body->>'status' = 'in_progress' as running
         from responses where id = ${id} and account_id = ${accountId}
       union all
-      select r.id, r.previous_response_id, r.input_items, r.output_items, r.expires_at, c.depth + 1
+      select r.id, r.previous_response_id, r.input_items, r.output_items, r.expires_at, c.depth + 1, false
         from responses r join chain c on r.id = c.previous_response_id
        where r.account_id = ${accountId}
     )
     select * from chain order by depth desc`.execute(db);
+  return rows;
+}
+
+export async function loadChain(db: Db, accountId: number, id: string, now: Date): Promise<ChainLookup> {
+  if (!storableId(id)) return { kind: 'missing' };
+  const rows = await chainRows(db, accountId, id);
   const state = judgeChain(rows, (r) => r.previous_response_id, now);
   if (state !== 'found') return { kind: state };
+  if (rows.at(-1)!.running) return { kind: 'running' };
   return { kind: 'found', items: rows.flatMap((r) => [...r.input_items, ...r.output_items]) };
+}
+
+/**
+ * What a response was given, oldest first: the items of the responses it continues (their input,
+ * then their output) and its own input; null when the account has no such live response. When an
+ * earlier response expired or was deleted, only the links after it are there to list.
+ */
+export async function loadInputItems(db: Db, accountId: number, id: string, now: Date): Promise<ConversationItem[] | null> {
+  if (!storableId(id)) return null;
+  const rows = await chainRows(db, accountId, id);
+  const head = rows.at(-1);
+  if (!head || head.depth !== 0 || new Date(head.expires_at) <= now) return null;
+  const live = rows.slice(rows.findLastIndex((r) => new Date(r.expires_at) <= now) + 1);
+  return live.flatMap((r) => (r === head ? r.input_items : [...r.input_items, ...r.output_items]));
+}
+
+/** Deletes the account's live response `id` (its items go with it); false when there is none. */
+export async function deleteResponse(db: Db, accountId: number, id: string, now: Date): Promise<boolean> {
+  if (!storableId(id)) return false;
+  const deleted = await db.deleteFrom('responses').where('id', '=', id).where('account_id', '=', accountId).where('expires_at', '>', now).executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
 }
 
 export async function loadResponse(db: Db, accountId: number, id: string, now: Date): Promise<StoredResponse | null> {
@@ -76,7 +114,8 @@ export async function loadResponse(db: Db, accountId: number, id: string, now: D
  * rows out of the inserted output_items, so the text never changes (a named prepared statement on
  * PostgreSQL) and the JSON columns hold what JSON.stringify of each value gives (jsonb keeps the
  * value, not the text), but for the text jsonb cannot hold, written as U+FFFD (storable-text.ts). All or nothing: one bad row fails the statement (the store then writes
- * the batch one by one, src/inference/responses/response-store.ts).
+ * the batch one by one, src/inference/responses/response-store.ts). A `begun` response updates
+ * its in_progress row instead, if that row is still there (StoredResponse.begun).
  */
 export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Promise<void> {
   const rows = rs.map((r) => ({
@@ -89,14 +128,23 @@ export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Prom
     body: r.body,
     created_at: r.createdAt.toISOString(),
     expires_at: r.expiresAt.toISOString(),
+    begun: r.begun === true,
   }));
   await sql`${PREPARED}
-    with saved as (
+    with x as (
+      select * from jsonb_to_recordset(${storableJsonText(JSON.stringify(rows))}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
+        input_items jsonb, output_items jsonb, body jsonb, created_at timestamptz, expires_at timestamptz, begun boolean)
+    ), ended as (
+      update responses r set output_items = x.output_items, body = x.body
+        from x where x.begun and r.id = x.id and r.account_id = x.account_id
+      returning r.id, r.account_id, r.output_items
+    ), inserted as (
       insert into responses (id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at)
       select id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at
-        from jsonb_to_recordset(${storableJsonText(JSON.stringify(rows))}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
-          input_items jsonb, output_items jsonb, body jsonb, created_at timestamptz, expires_at timestamptz)
+        from x where not x.begun
       returning id, account_id, output_items
+    ), saved as (
+      select * from ended union all select * from inserted
     )
     insert into response_items (item_id, response_id, account_id, item)
     select item->>'id', saved.id, saved.account_id, item

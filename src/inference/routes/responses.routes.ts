@@ -6,11 +6,14 @@ import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { InferenceRoutes } from '../inference-plugin.ts';
 import { createResponseStore } from '../responses/response-store.ts';
-import { loadResponse } from '../responses/responses.repository.ts';
+import { inputItemsPage, readInputItemsQuery } from '../responses/input-items-page.ts';
+import { deleteResponse, loadInputItems, loadResponse } from '../responses/responses.repository.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { countResponseInputTokens, serveResponse, type ResponsesDeps, type ServeResponseDeps } from './serve-response.ts';
 
-const UNSUPPORTED = 'listing, deleting and cancelling stored responses is not supported; stored responses expire on their own';
+const UNSUPPORTED = 'listing stored responses is not supported; retrieve or delete one by its id';
+/** OpenAI's answer to cancelling a response not created with `background: true` (none is, here). */
+const NOT_CANCELLABLE = 'Cannot cancel a synchronous response.';
 const NOT_STREAMED = 'stream: a stored response cannot be retrieved as a stream; only background responses stream on retrieval, and background is not supported';
 
 /**
@@ -28,11 +31,12 @@ function readRetrieveStream(query: unknown): boolean {
 /**
  * POST /responses (OpenAI Responses, streamed or not, stored unless `store: false`), POST
  * /responses/input_tokens (the count of what POST /responses would send, as count_tokens on
- * messages), GET
- * /responses/:id for the owner of a stored response, and 405 for what is not supported (listing,
- * deleting, cancelling, input item listing). The group owns the store that writes responses in
- * group-committed batches: one for both mounts, and closing the app waits for what it has queued
- * (before the database closes).
+ * messages); for the owner of a stored response (another account's id is not found, as an unknown
+ * one): GET /responses/:id (in_progress while it is streamed), DELETE /responses/:id, GET
+ * /responses/:id/input_items, and POST /responses/:id/cancel, OpenAI's 400 for a response not
+ * created in the background; 405 for listing responses. The group owns the store that writes
+ * responses in group-committed batches: one for both mounts, and closing the app waits for what it
+ * has queued (before the database closes).
  */
 export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
   const serving: ServeResponseDeps = { ...deps, store: createResponseStore(deps.db) };
@@ -73,13 +77,37 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
         return readRetrieveInclude(request.query).includes('reasoning.encrypted_content') ? withEncryptedReasoning(r.body, r.outputItems) : r.body;
       },
     );
-    const refuse = async () => {
-      throw new HttpError(405, UNSUPPORTED);
-    };
+    app.delete<{ Params: { id: string } }>(
+      '/responses/:id',
+      { onRequest: ctx.guard('inference'), schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'Delete a stored response (a response continuing it can no longer be continued)' } },
+      async (request) => {
+        const { id } = request.params;
+        if (!(await deleteResponse(deps.db, principalOf(request).accountId, id, new Date(ctx.clock.now())))) throw notFound('response not found');
+        return { id, object: 'response.deleted', deleted: true };
+      },
+    );
+    app.get<{ Params: { id: string } }>(
+      '/responses/:id/input_items',
+      {
+        onRequest: ctx.guard('inference'),
+        schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'The items a stored response was given (its conversation), by `order`, `limit` and `after`' },
+      },
+      async (request) => {
+        const query = readInputItemsQuery(request.query, readRetrieveInclude(request.query));
+        const items = await loadInputItems(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
+        if (!items) throw notFound('response not found');
+        return inputItemsPage(items, query);
+      },
+    );
     const hidden = { onRequest: ctx.guard('inference'), schema: { hide: true } };
-    app.get('/responses', hidden, refuse);
-    app.delete('/responses/:id', hidden, refuse);
-    app.post('/responses/:id/cancel', hidden, refuse);
-    app.get('/responses/:id/input_items', hidden, refuse);
+    // Only background responses can be cancelled, and background is not supported: never a success.
+    app.post<{ Params: { id: string } }>('/responses/:id/cancel', hidden, async (request) => {
+      const r = await loadResponse(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
+      if (!r) throw notFound('response not found');
+      throw badRequest(NOT_CANCELLABLE);
+    });
+    app.get('/responses', hidden, async () => {
+      throw new HttpError(405, UNSUPPORTED);
+    });
   };
 }

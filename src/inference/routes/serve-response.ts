@@ -34,7 +34,8 @@ import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { PrivateAddressError, type McpClient, type McpSession } from '../mcp/mcp-client.ts';
 import type { ResponseStore } from '../responses/response-store.ts';
-import { findItems, loadChain } from '../responses/responses.repository.ts';
+import { withItemIds } from '../responses/input-item-ids.ts';
+import { deleteResponse, findItems, loadChain } from '../responses/responses.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel, type ModelRoute } from '../routing/route-model.ts';
 import { estimateChatInputTokens } from '../tokens/count-tokens.ts';
@@ -214,8 +215,10 @@ async function readConversation(ctx: InferenceContext, deps: ResponsesDeps, acco
     const chain = await loadChain(deps.db, accountId, parsed.previousResponseId, now);
     if (chain.kind === 'missing') throw notFound('response not found');
     if (chain.kind === 'broken') {
-      throw notFound(`response ${parsed.previousResponseId} continues a conversation whose earlier responses have expired; start a new conversation`);
+      throw notFound(`response ${parsed.previousResponseId} continues a conversation whose earlier responses have expired or were deleted; start a new conversation`);
     }
+    // Its output is not known yet: continuing it would leave out what it is still saying.
+    if (chain.kind === 'running') throw badRequest(`previous_response_id: response ${parsed.previousResponseId} is still in progress; continue it once it has ended`);
     history = chain.items;
   }
   const input = await resolveReferences(deps, accountId, parsed.input, now);
@@ -429,20 +432,36 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
     await flush();
   };
 
+  // Stored with an id on every item, which input_items lists them by.
+  const storedInput = parsed.store ? withItemIds(input) : input;
+  const row = (body: object, outputItems: readonly OutputItem[]) => ({
+    id,
+    accountId: run.accountId,
+    previousResponseId: parsed.previousResponseId,
+    model: route.billed.id,
+    inputItems: storedInput,
+    outputItems,
+    body: body as Record<string, unknown>,
+    createdAt: run.now,
+    expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
+  });
+  // A stored stream's in_progress row, written before `response.created` leaves, so the id it
+  // announces can be retrieved while the stream runs; its end updates the row (StoredResponse.begun).
+  // Streams only: a non-streamed answer is written once, when it is known.
+  let begun = false;
+  const begin = async () => {
+    try {
+      await deps.store(row(recorder.inProgress(), []));
+      begun = true;
+    } catch (e) {
+      // The stream goes on; its end inserts the response as a stream without the row does.
+      request.log.error({ err: e }, 'storing a streamed response as in progress failed');
+    }
+  };
   const store = async (body: object, outputItems: readonly OutputItem[]) => {
     try {
       // Group-committed with the other responses finishing now; resolves once this one is committed.
-      await deps.store({
-        id,
-        accountId: run.accountId,
-        previousResponseId: parsed.previousResponseId,
-        model: route.billed.id,
-        inputItems: input,
-        outputItems,
-        body: body as Record<string, unknown>,
-        createdAt: run.now,
-        expiresAt: new Date(run.now.getTime() + deps.config.retentionMs),
-      });
+      await deps.store({ ...row(body, outputItems), begun });
     } catch (e) {
       if (!sse) throw e;
       request.log.error({ err: e }, 'storing a streamed response failed');
@@ -524,7 +543,10 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
         }
         return partsOf(await ctx.upstreams.chat(t, req, signal));
       });
-      if (parsed.stream && !sse) sse = startSse(reply);
+      if (parsed.stream && !sse) {
+        if (parsed.store) await begin();
+        sse = startSse(reply);
+      }
       recorder.beginRound(classify);
       let finish: string = 'stop';
       let failure: unknown = null;
@@ -587,6 +609,9 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       // message is not something the model said, and a cut call would be owed an output.
       if (parsed.store) await store(failed, continuedItems(recorder.output, 'failed'));
       sse.send(recorder.drain());
+    } else if (begun) {
+      // A stream its client left is not kept (it never was): the row it had while it ran goes.
+      await deleteResponse(deps.db, run.accountId, id, new Date(ctx.clock.now())).catch((err: unknown) => request.log.error({ err }, 'removing an abandoned response failed'));
     }
     sse.end();
     return undefined;

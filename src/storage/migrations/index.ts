@@ -19,6 +19,7 @@ import { marketKeyNotifyMigration } from './2026_11_28_10_market_key_notify.ts';
 import { marketStatusNotifyMigration } from './2026_11_28_30_market_status_notify.ts';
 import { messageThreadsMigration } from './2026_11_28_40_message_threads.ts';
 import { retiredSecretsMigration } from './2026_11_29_10_retired_secrets.ts';
+import { inputItemIdsMigration } from './2026_11_29_20_response_input_item_ids.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_30_market_status_notify': marketStatusNotifyMigration,
   '2026_11_28_40_message_threads': messageThreadsMigration,
   '2026_11_29_10_retired_secrets': retiredSecretsMigration,
+  '2026_11_29_20_response_input_item_ids': inputItemIdsMigration,
 };

@@ -183,6 +183,11 @@ export class ResponseRecorder {
     if (this.streaming) this.emit('response.output_item.done', { output_index: index, item: this.view(this.output[index]!) });
   }
 
+  /** The response as `response.created` shows it (what a retrieve answers while it is streamed). */
+  inProgress(): object {
+    return this.snapshot('in_progress', null);
+  }
+
   /** `response.created` and `response.in_progress`. */
   start(): void {
     const r = this.snapshot('in_progress', null);
