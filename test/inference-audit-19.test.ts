@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
 import { accountCredits, postJson, startWithSdks, usageRows, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 import { auditRequests } from './helpers/spec-audit.ts';
@@ -11,11 +12,12 @@ import { auditRequests } from './helpers/spec-audit.ts';
 describe('inference API, nineteenth audit', () => {
   let g: Gateway;
   let acct: TestAccount;
+  let openai: OpenAI;
 
-  before(async () => void ({ g, acct } = await startWithSdks()));
+  before(async () => void ({ g, acct, openai } = await startWithSdks()));
   after(() => g.close());
 
-  const { upstreamCalls } = auditRequests(() => ({ g, key: acct.key }));
+  const { refused, upstreamCalls } = auditRequests(() => ({ g, key: acct.key }));
 
   /** `run` changes neither the balance nor the usage records, and sends nothing to any upstream. */
   async function nothingSpent(run: () => Promise<void>): Promise<void> {
@@ -27,6 +29,10 @@ describe('inference API, nineteenth audit', () => {
     assert.deepEqual(await accountCredits(g.t, acct.id), balance);
     assert.equal((await usageRows(g.t, acct.id)).length, rows);
   }
+
+  /** The SDK's call is refused with a 400 whose message has `error`. */
+  const sdkRefused = (call: Promise<unknown>, error: string) =>
+    assert.rejects(call, (err: unknown) => err instanceof OpenAI.BadRequestError && err.status === 400 && err.message.includes(error));
 
   describe('rerank: a blank query or document is a 400 naming it', () => {
     const rerankRefused = async (body: Record<string, unknown>, error: string) => {
@@ -56,6 +62,90 @@ describe('inference API, nineteenth audit', () => {
       const body = (await r.json()) as { results: { index: number }[] };
       assert.deepEqual(body.results.map((x) => x.index), [0, 1]);
       assert.equal((g.rerank.requests.at(-1)!.body as { top_n?: number }).top_n, 2);
+    });
+  });
+
+  describe('chat completions and completions: OpenAI\'s ranges of the sampling fields', () => {
+    const chat = (extra: Record<string, unknown>) => ({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], ...extra });
+    const completion = (extra: Record<string, unknown>) => ({ model: 'svc-fast', prompt: 'Once upon a time', ...extra });
+    /** Fields both endpoints take, each value out of OpenAI's range with the 400 it gets. */
+    const shared: [Record<string, unknown>, string][] = [
+      [{ presence_penalty: 2.5 }, 'presence_penalty: must be <= 2'],
+      [{ presence_penalty: -2.01 }, 'presence_penalty: must be >= -2'],
+      [{ presence_penalty: '1' }, 'presence_penalty: must be a number'],
+      [{ frequency_penalty: 3 }, 'frequency_penalty: must be <= 2'],
+      [{ frequency_penalty: -5 }, 'frequency_penalty: must be >= -2'],
+      [{ seed: 1.5 }, 'seed: must be an integer'],
+      [{ seed: '42' }, 'seed: must be an integer'],
+      [{ logit_bias: { '50256': 101 } }, 'logit_bias.50256: must be <= 100'],
+      [{ logit_bias: { '50256': -100.5 } }, 'logit_bias.50256: must be >= -100'],
+      [{ logit_bias: { '50256': 'ban' } }, 'logit_bias.50256: must be a number'],
+      [{ logit_bias: { hello: 5 } }, 'logit_bias: key "hello" is not a token id; keys must be non-negative integers'],
+      [{ logit_bias: { '-1': 5 } }, 'logit_bias: key "-1" is not a token id; keys must be non-negative integers'],
+      [{ logit_bias: [1, 2] }, 'logit_bias: must be an object of token ids to numbers'],
+      [{ temperature: 2.1 }, 'temperature: must be <= 2'],
+      [{ top_p: 1.1 }, 'top_p: must be <= 1'],
+      [{ n: 0 }, 'n: must be >= 1'],
+    ];
+    const chatOnly: [Record<string, unknown>, string][] = [
+      [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs: must be <= 20'],
+      [{ logprobs: true, top_logprobs: -1 }, 'top_logprobs: must be >= 0'],
+      [{ logprobs: true, top_logprobs: 2.5 }, 'top_logprobs: must be an integer'],
+      [{ top_logprobs: 3 }, 'top_logprobs: is only allowed when logprobs is true'],
+      [{ logprobs: false, top_logprobs: 0 }, 'top_logprobs: is only allowed when logprobs is true'],
+      [{ logprobs: 'yes' }, 'logprobs: must be a boolean'],
+    ];
+
+    it('out of range is a 400 naming the field on chat completions, streamed or not, before any hold or upstream call', async () => {
+      await nothingSpent(async () => {
+        for (const [extra, error] of [...shared, ...chatOnly]) {
+          await refused('/v1/chat/completions', chat(extra), error);
+          await refused('/v1/chat/completions', chat({ ...extra, stream: true }), error);
+          await refused('/inference/v1/chat/completions', chat(extra), error);
+        }
+        await sdkRefused(openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], presence_penalty: 3 }), 'presence_penalty: must be <= 2');
+        await sdkRefused(openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], logit_bias: { '50256': -101 } }), 'logit_bias.50256: must be >= -100');
+        await sdkRefused(openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], top_logprobs: 5 }), 'top_logprobs: is only allowed when logprobs is true');
+        await sdkRefused(openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], seed: 0.5, stream: true }), 'seed: must be an integer');
+      });
+    });
+
+    it('out of range is a 400 naming the field on completions, before any hold or upstream call', async () => {
+      await nothingSpent(async () => {
+        for (const [extra, error] of shared) {
+          await refused('/v1/completions', completion(extra), error);
+          await refused('/v1/completions', completion({ ...extra, stream: true }), error);
+        }
+        await sdkRefused(openai.completions.create({ model: 'svc-fast', prompt: 'Once', frequency_penalty: -2.5 }), 'frequency_penalty: must be >= -2');
+        await sdkRefused(openai.completions.create({ model: 'svc-fast', prompt: 'Once', logit_bias: { x: 1 } }), 'logit_bias: key \\"x\\" is not a token id');
+      });
+    });
+
+    it('the edges of every range are answered, through the SDK', async () => {
+      const edges = {
+        presence_penalty: -2,
+        frequency_penalty: 2,
+        seed: -9_007_199_254_740_991,
+        logit_bias: { '0': -100, '50256': 100, '1234': 0.5 },
+        temperature: 2,
+        top_p: 0,
+      };
+      g.openai.chat.enqueue({ text: 'ok' }, { text: 'ok' }, { text: 'ok' });
+      const c = await openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], ...edges, logprobs: true, top_logprobs: 20 });
+      assert.equal(c.choices[0]!.message.content, 'ok');
+      const z = await openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], logprobs: true, top_logprobs: 0, seed: 2 ** 62 });
+      assert.equal(z.choices[0]!.message.content, 'ok');
+      const t = await openai.completions.create({ model: 'svc-fast', prompt: 'Once', ...edges });
+      assert.equal(t.choices[0]!.text, 'ok');
+    });
+
+    it('null is no value, as for every other optional field', async () => {
+      g.openai.chat.enqueue({ text: 'ok' }, { text: 'ok' });
+      const nulls = { presence_penalty: null, frequency_penalty: null, seed: null, logit_bias: null, top_logprobs: null, logprobs: null };
+      const c = await postJson(g, acct.key, '/v1/chat/completions', chat(nulls));
+      assert.equal(c.status, 200, await c.clone().text());
+      const t = await postJson(g, acct.key, '/v1/completions', completion({ ...nulls, top_logprobs: undefined, logprobs: undefined }));
+      assert.equal(t.status, 200, await t.clone().text());
     });
   });
 });

@@ -25,6 +25,7 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { checkChatLogprobs, checkOpenAISamplingFields } from '../openai-sampling-fields.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
@@ -367,7 +368,8 @@ export function readResponseFormat(body: Fields): ResponseFormat | undefined {
 /**
  * Parses and validates an OpenAI chat-completions request body. Fields the service does not act on
  * (logprobs, seed, penalties, metadata, ...) are accepted and ignored, as OpenAI-compatible
- * servers commonly do; `n` other than 1 is refused because only one choice is produced. `sealer`
+ * servers commonly do, once within OpenAI's ranges (openai-sampling-fields.ts); `n` other than 1
+ * is refused because only one choice is produced. `sealer`
  * opens the reasoning tokens of assistant messages' `reasoning_details` (the account's).
  */
 export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSealer): ParsedChatCompletionRequest {
@@ -389,6 +391,8 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  checkOpenAISamplingFields(body);
+  checkChatLogprobs(body);
   // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const n = readInteger(body, 'n', '', { min: 1 });
