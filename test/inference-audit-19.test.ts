@@ -148,4 +148,74 @@ describe('inference API, nineteenth audit', () => {
       assert.equal(t.status, 200, await t.clone().text());
     });
   });
+
+  describe("json_object asks for the word 'json' in the conversation, as OpenAI does", () => {
+    const CHAT = "messages: must contain the word 'json' in some form, to use 'response_format' of type 'json_object'";
+    const RESPONSES = "input: must contain the word 'json' in some form (or instructions must), to use 'text.format' of type 'json_object'";
+
+    for (const model of ['svc-fast', 'svc-vision']) {
+      it(`chat completions without it is a 400 on ${model} (OpenAI- and Anthropic-backed alike), before any hold or upstream call`, async () => {
+        await nothingSpent(async () => {
+          const body = { model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'The weather in Paris?' }], response_format: { type: 'json_object' } };
+          await refused('/v1/chat/completions', body, CHAT);
+          await refused('/v1/chat/completions', { ...body, stream: true }, CHAT);
+          await sdkRefused(
+            openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'The weather in Paris?' }], response_format: { type: 'json_object' } }),
+            CHAT,
+          );
+        });
+      });
+    }
+
+    it('chat completions with it anywhere (any case, any role, a text part) is answered', async () => {
+      const said = [
+        [{ role: 'system', content: 'Answer in JSON.' }, { role: 'user', content: 'Weather?' }],
+        [{ role: 'user', content: [{ type: 'text', text: 'weather as json' }] }],
+        [{ role: 'developer', content: 'Output a Json object.' }, { role: 'user', content: 'Weather?' }],
+        [{ role: 'user', content: 'a JSONL line?' }],
+        [{ role: 'user', content: 'json?' }, { role: 'assistant', content: 'Sure.' }, { role: 'user', content: 'Weather?' }],
+      ];
+      for (const messages of said) {
+        g.openai.chat.enqueue({ json: { ok: true } });
+        const r = await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-fast', messages, response_format: { type: 'json_object' } });
+        assert.equal(r.status, 200, `${JSON.stringify(messages)}: ${await r.clone().text()}`);
+      }
+      // json_schema and text ask nothing of the messages.
+      g.openai.chat.enqueue({ json: { ok: true } }, { text: 'ok' });
+      const schema = { type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object', properties: {} } } };
+      assert.equal((await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'Weather?' }], response_format: schema })).status, 200);
+      assert.equal((await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: 'Weather?' }], response_format: { type: 'text' } })).status, 200);
+    });
+
+    it('responses without it in input or instructions is a 400 naming input, before any hold or upstream call', async () => {
+      await nothingSpent(async () => {
+        const format = { format: { type: 'json_object' } };
+        await refused('/v1/responses', { model: 'svc-fast', input: 'The weather in Paris?', text: format, store: false }, RESPONSES);
+        await refused('/v1/responses', { model: 'svc-vision', input: [{ role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] }], instructions: 'Be brief.', text: format, store: false }, RESPONSES);
+        await sdkRefused(openai.responses.create({ model: 'svc-fast', input: 'Weather?', text: { format: { type: 'json_object' } }, store: false, stream: true }), RESPONSES);
+      });
+    });
+
+    it('responses with it in input or in instructions is answered', async () => {
+      g.openai.chat.enqueue({ json: { ok: true } }, { json: { ok: true } }, { json: { ok: true } });
+      const a = await openai.responses.create({ model: 'svc-fast', input: 'Weather as JSON?', text: { format: { type: 'json_object' } }, store: false });
+      assert.deepEqual(JSON.parse(a.output_text), { ok: true });
+      const b = await openai.responses.create({ model: 'svc-fast', instructions: 'Reply in json.', input: 'Weather?', text: { format: { type: 'json_object' } }, store: false });
+      assert.deepEqual(JSON.parse(b.output_text), { ok: true });
+      const c = await openai.responses.create({
+        model: 'svc-fast',
+        input: [{ role: 'developer', content: 'JSON only.' }, { role: 'user', content: 'Weather?' }],
+        text: { format: { type: 'json_object' } },
+        store: false,
+      });
+      assert.deepEqual(JSON.parse(c.output_text), { ok: true });
+    });
+
+    it('responses continuing a stored response is left to the conversation it continues', async () => {
+      g.openai.chat.enqueue({ text: 'Noted.' }, { json: { ok: true } });
+      const first = await openai.responses.create({ model: 'svc-fast', input: 'From now on, answer in JSON.' });
+      const next = await openai.responses.create({ model: 'svc-fast', previous_response_id: first.id, input: 'Weather?', text: { format: { type: 'json_object' } } });
+      assert.deepEqual(JSON.parse(next.output_text), { ok: true });
+    });
+  });
 });

@@ -25,6 +25,7 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { mentionsJson } from '../json-mode.ts';
 import { checkChatLogprobs, checkOpenAISamplingFields } from '../openai-sampling-fields.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
@@ -187,6 +188,13 @@ function readMessage(value: unknown, path: string, sealer: ReasoningSealer): Can
 }
 
 const isTurn = (m: CanonicalMessage): boolean => m.role !== 'system';
+
+function* messageTexts(messages: readonly CanonicalMessage[]): Iterable<string> {
+  for (const m of messages) {
+    if (m.role !== 'user') yield m.content;
+    else for (const part of m.content) if (part.type === 'text') yield part.text;
+  }
+}
 
 function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObject {
   if (value === undefined || value === null) return fallback;
@@ -388,6 +396,10 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const { choice: toolChoice, allowed } = readToolChoice(body, declared);
   const tools = allowed ? declared.tools.filter((t) => allowed.has(t.name)) : declared.tools;
   const responseFormat = readResponseFormat(body);
+  // OpenAI's rule and words (json-mode.ts).
+  if (responseFormat?.type === 'json_object' && !mentionsJson(messageTexts(messages))) {
+    invalid('messages', "must contain the word 'json' in some form, to use 'response_format' of type 'json_object'");
+  }
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
