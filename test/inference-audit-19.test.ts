@@ -149,6 +149,55 @@ describe('inference API, nineteenth audit', () => {
     });
   });
 
+  describe('chat completions: the other fields it ignores are checked as OpenAI checks them', () => {
+    const chat = (extra: Record<string, unknown>) => ({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], ...extra });
+    const seventeen = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+
+    it('metadata, service_tier, store, verbosity out of OpenAI\'s values are a 400 naming the field, before any hold or upstream call', async () => {
+      await nothingSpent(async () => {
+        const cases: [Record<string, unknown>, string][] = [
+          [{ metadata: { run: 1 } }, 'metadata.run: must be a string'],
+          [{ metadata: seventeen }, 'metadata: must have at most 16 keys'],
+          [{ metadata: { note: 'x'.repeat(513) } }, 'metadata.note: must be at most 512 characters'],
+          [{ metadata: 'run-1' }, 'metadata: must be an object'],
+          [{ service_tier: 'fastest' }, 'service_tier: must be one of auto, default, flex, scale, priority'],
+          [{ store: 'yes' }, 'store: must be a boolean'],
+          [{ verbosity: 'loud' }, 'verbosity: must be one of low, medium, high'],
+        ];
+        for (const [extra, error] of cases) await refused('/v1/chat/completions', chat(extra), error);
+        await sdkRefused(openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], metadata: seventeen }), 'metadata: must have at most 16 keys');
+      });
+    });
+
+    it('audio output is a 400: the client would get text without the audio it asked for', async () => {
+      await nothingSpent(async () => {
+        const AUDIO = 'modalities: audio output is not supported; leave modalities out or send ["text"]';
+        await refused('/v1/chat/completions', chat({ modalities: ['text', 'audio'] }), AUDIO);
+        await refused('/v1/chat/completions', chat({ audio: { voice: 'alloy', format: 'wav' } }), 'audio: audio output is not supported');
+        await refused('/v1/chat/completions', chat({ modalities: ['video'] }), 'modalities[0]: must be one of text, audio');
+        await refused('/v1/chat/completions', chat({ modalities: 'text' }), 'modalities: must be an array');
+        await sdkRefused(
+          openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }], modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }),
+          'modalities: audio output is not supported',
+        );
+      });
+    });
+
+    it('their values within OpenAI\'s are answered, through the SDK', async () => {
+      g.openai.chat.enqueue({ text: 'ok' });
+      const c = await openai.chat.completions.create({
+        model: 'svc-fast',
+        messages: [{ role: 'user', content: 'hi' }],
+        metadata: { run: 'r-1', note: 'x'.repeat(512) },
+        service_tier: 'flex',
+        store: true,
+        verbosity: 'low',
+        modalities: ['text'],
+      });
+      assert.equal(c.choices[0]!.message.content, 'ok');
+    });
+  });
+
   describe("json_object asks for the word 'json' in the conversation, as OpenAI does", () => {
     const CHAT = "messages: must contain the word 'json' in some form, to use 'response_format' of type 'json_object'";
     const RESPONSES = "input: must contain the word 'json' in some form (or instructions must), to use 'text.format' of type 'json_object'";

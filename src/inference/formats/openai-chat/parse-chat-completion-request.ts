@@ -33,6 +33,7 @@ import { checkUserParts, checkUserText } from '../user-content.ts';
 import { customCallArguments, customToolDefinition } from '../openai-responses/client-tools.ts';
 import type { CustomToolFormat } from '../openai-responses/response-items.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
+import { checkChatIgnoredFields } from './chat-ignored-fields.ts';
 
 export interface ParsedChatCompletionRequest {
   /** The brand model id the client asked for, unresolved; undefined when it named none. */
@@ -405,6 +406,7 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
   checkOpenAISamplingFields(body);
   checkChatLogprobs(body);
+  checkChatIgnoredFields(body);
   // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const n = readInteger(body, 'n', '', { min: 1 });

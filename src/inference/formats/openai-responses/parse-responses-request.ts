@@ -18,6 +18,7 @@ import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-conte
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { mentionsJson } from '../json-mode.ts';
+import { readMetadata } from '../openai-metadata.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
   AllowedTool,
@@ -487,19 +488,6 @@ function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObje
     format: { type: 'json_schema', name, schema, ...(description === undefined ? {} : { description }), ...(strict === undefined ? {} : { strict }) },
     echo: { format: { type: 'json_schema', name, schema, description: description ?? null, strict: strict ?? null } },
   };
-}
-
-function readMetadata(body: Fields): Record<string, string> | null {
-  if (body.metadata === undefined || body.metadata === null) return null;
-  const f = expectFields(body.metadata, 'metadata');
-  const entries = Object.entries(f);
-  if (entries.length > 16) invalid('metadata', 'must have at most 16 keys');
-  for (const [k, v] of entries) {
-    if (k.length > 64) invalid('metadata', `key "${k.slice(0, 20)}..." is longer than 64 characters`);
-    if (typeof v !== 'string') invalid(at('metadata', k), 'must be a string');
-    if (v.length > 512) invalid(at('metadata', k), 'must be at most 512 characters');
-  }
-  return f as Record<string, string>;
 }
 
 /** The least `max_output_tokens` OpenAI's Responses API takes. */
