@@ -96,7 +96,9 @@ describe('brand hiding: nothing of an upstream reaches a client', () => {
         agentFake.chat.enqueue(answer);
         assert.equal((await chat(`${model} tools stream=${stream}`, model, { stream, tools, tool_choice: 'auto' })).status, 200);
         fake.chat.enqueue({ json: { city: 'Paris' } });
-        assert.equal((await chat(`${model} json stream=${stream}`, model, { stream, response_format: { type: 'json_object' } })).status, 200);
+        // JSON mode asks for the word in the conversation (docs/api-decisions.md, "Inference: nineteenth audit").
+        const json = { stream, messages: [{ role: 'user', content: 'What is the weather in Paris? Answer in JSON.' }], response_format: { type: 'json_object' } };
+        assert.equal((await chat(`${model} json stream=${stream}`, model, json)).status, 200);
       }
       fake.chat.enqueue(answer);
       assert.equal((await send(`${model} completion`, '/completions', { model, prompt: 'Once upon a time', stream: true })).status, 200);

@@ -109,7 +109,8 @@ describe('parseChatCompletionRequest', () => {
   });
 
   it('reads json_object and drops the text response format', () => {
-    assert.deepEqual(parseChatCompletionRequest({ ...user('x'), response_format: { type: 'json_object' } }).request.responseFormat, { type: 'json_object' });
+    assert.deepEqual(parseChatCompletionRequest({ ...user('x in JSON'), response_format: { type: 'json_object' } }).request.responseFormat, { type: 'json_object' });
+    assert.equal(error400({ ...user('x'), response_format: { type: 'json_object' } }), "messages: must contain the word 'json' in some form, to use 'response_format' of type 'json_object'");
     assert.equal(parseChatCompletionRequest({ ...user('x'), response_format: { type: 'text' } }).request.responseFormat, undefined);
   });
 

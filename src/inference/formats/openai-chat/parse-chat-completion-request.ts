@@ -25,12 +25,15 @@ import {
   type Fields,
 } from '../read-fields.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
+import { mentionsJson } from '../json-mode.ts';
+import { checkChatLogprobs, checkOpenAISamplingFields } from '../openai-sampling-fields.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import { customCallArguments, customToolDefinition } from '../openai-responses/client-tools.ts';
 import type { CustomToolFormat } from '../openai-responses/response-items.ts';
 import { readReasoningDetails } from './reasoning-details.ts';
+import { checkChatIgnoredFields } from './chat-ignored-fields.ts';
 
 export interface ParsedChatCompletionRequest {
   /** The brand model id the client asked for, unresolved; undefined when it named none. */
@@ -186,6 +189,13 @@ function readMessage(value: unknown, path: string, sealer: ReasoningSealer): Can
 }
 
 const isTurn = (m: CanonicalMessage): boolean => m.role !== 'system';
+
+function* messageTexts(messages: readonly CanonicalMessage[]): Iterable<string> {
+  for (const m of messages) {
+    if (m.role !== 'user') yield m.content;
+    else for (const part of m.content) if (part.type === 'text') yield part.text;
+  }
+}
 
 function readSchema(value: unknown, path: string, fallback: JsonObject): JsonObject {
   if (value === undefined || value === null) return fallback;
@@ -367,7 +377,8 @@ export function readResponseFormat(body: Fields): ResponseFormat | undefined {
 /**
  * Parses and validates an OpenAI chat-completions request body. Fields the service does not act on
  * (logprobs, seed, penalties, metadata, ...) are accepted and ignored, as OpenAI-compatible
- * servers commonly do; `n` other than 1 is refused because only one choice is produced. `sealer`
+ * servers commonly do, once within OpenAI's ranges (openai-sampling-fields.ts); `n` other than 1
+ * is refused because only one choice is produced. `sealer`
  * opens the reasoning tokens of assistant messages' `reasoning_details` (the account's).
  */
 export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSealer): ParsedChatCompletionRequest {
@@ -386,9 +397,16 @@ export function parseChatCompletionRequest(rawBody: unknown, sealer: ReasoningSe
   const { choice: toolChoice, allowed } = readToolChoice(body, declared);
   const tools = allowed ? declared.tools.filter((t) => allowed.has(t.name)) : declared.tools;
   const responseFormat = readResponseFormat(body);
+  // OpenAI's rule and words (json-mode.ts).
+  if (responseFormat?.type === 'json_object' && !mentionsJson(messageTexts(messages))) {
+    invalid('messages', "must contain the word 'json' in some form, to use 'response_format' of type 'json_object'");
+  }
   const maxTokens = readInteger(body, 'max_completion_tokens', '', { min: 1 }) ?? readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  checkOpenAISamplingFields(body);
+  checkChatLogprobs(body);
+  checkChatIgnoredFields(body);
   // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const n = readInteger(body, 'n', '', { min: 1 });

@@ -1,4 +1,5 @@
 import type { CanonicalChatRequest } from '../../canonical/chat.ts';
+import { checkOpenAISamplingFields } from '../openai-sampling-fields.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { checkUserText } from '../user-content.ts';
 import { invalid, readBoolean, readBody, readInteger, readNumber, readString, readStringOrList } from '../read-fields.ts';
@@ -59,6 +60,8 @@ export function parseCompletionRequest(rawBody: unknown): ParsedCompletionReques
   const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
   const topP = readNumber(body, 'top_p', '', { min: 0, max: 1 });
+  // Penalties, seed and logit_bias: ignored, once within OpenAI's ranges.
+  checkOpenAISamplingFields(body);
   // An empty stop string stops nothing; left out, as an Anthropic upstream refuses it.
   const stop = readStringOrList(body, 'stop', '', { maxItems: 4 }).filter((s) => s !== '');
   const stream = readBoolean(body, 'stream', '') ?? false;

@@ -17,6 +17,8 @@ import {
 import { decodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
+import { mentionsJson } from '../json-mode.ts';
+import { readMetadata } from '../openai-metadata.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
   AllowedTool,
@@ -251,6 +253,25 @@ function readInput(body: Fields, sealer: ReasoningSealer): InputItem[] {
   return v.map((item, i) => readItem(item, at('input', i), sealer));
 }
 
+/** The text of the request's messages and its instructions. */
+function* requestTexts(input: readonly InputItem[], instructions: string | null): Iterable<string> {
+  if (instructions !== null) yield instructions;
+  for (const item of input) {
+    if (item.type !== 'message') continue;
+    for (const part of item.content) if (part.type === 'input_text' || part.type === 'output_text') yield part.text;
+  }
+}
+
+/**
+ * OpenAI's JSON-mode rule (json-mode.ts), in its words but naming `input`. The instructions count
+ * too: every upstream gets them as a system message, where the word serves. A request that
+ * continues a stored response or names stored items is not checked: its conversation is not all here.
+ */
+function checkJsonMode(input: readonly InputItem[], instructions: string | null, continues: boolean): void {
+  if (continues || input.some((item) => item.type === 'item_reference') || mentionsJson(requestTexts(input, instructions))) return;
+  invalid('input', "must contain the word 'json' in some form (or instructions must), to use 'text.format' of type 'json_object'");
+}
+
 const isInstruction = (item: InputItem): boolean => item.type === 'message' && (item.role === 'system' || item.role === 'developer');
 
 function readNames(value: unknown, path: string): string[] {
@@ -469,19 +490,6 @@ function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObje
   };
 }
 
-function readMetadata(body: Fields): Record<string, string> | null {
-  if (body.metadata === undefined || body.metadata === null) return null;
-  const f = expectFields(body.metadata, 'metadata');
-  const entries = Object.entries(f);
-  if (entries.length > 16) invalid('metadata', 'must have at most 16 keys');
-  for (const [k, v] of entries) {
-    if (k.length > 64) invalid('metadata', `key "${k.slice(0, 20)}..." is longer than 64 characters`);
-    if (typeof v !== 'string') invalid(at('metadata', k), 'must be a string');
-    if (v.length > 512) invalid(at('metadata', k), 'must be at most 512 characters');
-  }
-  return f as Record<string, string>;
-}
-
 /** The least `max_output_tokens` OpenAI's Responses API takes. */
 export const MIN_OUTPUT_TOKENS = 16;
 
@@ -511,6 +519,7 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
   const { functions, customs, mcp, echo } = readTools(body);
   const toolChoice = readToolChoice(body, { functions, customs, mcp });
   const text = readTextFormat(body);
+  if (text.format?.type === 'json_object') checkJsonMode(input, instructions, previousResponseId !== null);
   let reasoningEffort: ReasoningEffort | undefined;
   let reasoningSummary: ParsedResponsesRequest['reasoningSummary'];
   let reasoningSummaryByOldName = false;

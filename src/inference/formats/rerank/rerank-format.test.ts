@@ -31,6 +31,16 @@ describe('rerank format', () => {
     assert.equal(error400({ model: 'm', query: 'q', documents: [] }), 'documents: must not be empty');
     assert.equal(error400({ model: 'm', query: 'q', documents: ['a', 3] }), 'documents[1]: must be a string or an object with a text string');
     assert.equal(error400({ model: 'm', query: 'q', documents: ['a'], top_n: 0 }), 'top_n: must be >= 1');
+    assert.equal(error400({ model: 'm', query: ' \n', documents: ['a'] }), 'query: must not be only whitespace');
+    assert.equal(error400({ model: 'm', query: 'q', documents: ['a', ''] }), 'documents[1]: must not be empty');
+    assert.equal(error400({ model: 'm', query: 'q', documents: ['\t'] }), 'documents[0]: must not be only whitespace');
+    assert.equal(error400({ model: 'm', query: 'q', documents: ['a', { text: '' }] }), 'documents[1].text: must not be empty');
+  });
+
+  it('asks for no more results than there are documents', () => {
+    assert.equal(parseRerankRequest({ model: 'm', query: 'q', documents: ['a', 'b'], top_n: 5 }).request.topN, 2);
+    assert.equal(parseRerankRequest({ model: 'm', query: 'q', documents: ['a', 'b'], top_n: 2 }).request.topN, 2);
+    assert.equal(parseRerankRequest({ model: 'm', query: 'q', documents: ['a', 'b'] }).request.topN, undefined);
   });
 
   it('formats results with or without the document text', () => {
