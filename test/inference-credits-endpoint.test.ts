@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import pg from 'pg';
 import { startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { waitFor } from './helpers/wait.ts';
 
 interface CreditsBody {
   object: string;
@@ -55,7 +57,7 @@ describe('GET /v1/credits: the balance of the key\'s account', () => {
   });
 
   it('refuses a missing or unknown key, and x-api-key on the OpenAI base, with 401 in the surface\'s error shape', async () => {
-    for (const headers of [{}, { authorization: 'Bearer svk_nope' }, { 'x-api-key': acct.key }]) {
+    for (const headers of [{}, { authorization: 'Bearer svk_nope' }, { 'x-api-key': acct.key }] as Record<string, string>[]) {
       const r = await get('/v1/credits', headers);
       assert.equal(r.status, 401, JSON.stringify(headers));
       assert.deepEqual(await r.json(), { error: 'unauthorized' });
@@ -110,5 +112,40 @@ describe('GET /v1/credits with two instances on one database', () => {
     const fromTwo = (await two.client(acct.key).get('/credits')) as CreditsBody;
     assert.equal(fromTwo.credits_micro, account.credits_micro);
     assert.equal(fromTwo.available_micro, (BigInt(account.credits_micro) - reserved).toString());
+  });
+});
+
+describe('GET /v1/credits while an idle lease goes back', () => {
+  let g: Gateway;
+  before(async () => {
+    // Idle for a second: time to hold the lease's row after its renewal settled, before it goes back.
+    g = await startGateway({ env: { CREDIT_LEASE_IDLE_MS: '1000' } });
+  });
+  after(() => g.close());
+
+  // The idle lease leaves the instance's books before its return commits; a read in between took
+  // the returned credits as another instance's hold. Only a server lets another connection hold
+  // the return back (PGlite runs every statement in turn on one connection).
+  it('waits for the return, so available is the whole balance', { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL: a second connection holds the return' }, async () => {
+    const acct = await createTestAccount(g.t, { credits: 1_000 });
+    await g.client(acct.key).chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] });
+    const blocker = new pg.Client({ connectionString: g.t.database.url! });
+    await blocker.connect();
+    // The lease's writes settle first (its renewal ahead of need would wait on the lock too).
+    await g.t.deps.billing.written();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from credit_reservations where account_id = $1 for update', [acct.id]);
+      // The idle timer takes the lease off this instance's books.
+      await waitFor(() => g.t.deps.billing.unheld(acct.id) === 0n, { message: 'the idle lease left the instance' });
+      const asked = g.client(acct.key).get('/credits') as Promise<CreditsBody>;
+      // Let the read run ahead of the return if it does not wait for it.
+      await Promise.race([asked, new Promise((r) => setTimeout(r, 300))]);
+      await blocker.query('commit');
+      const body = await asked;
+      assert.equal(body.available_micro, body.credits_micro);
+    } finally {
+      await blocker.end();
+    }
   });
 });

@@ -90,9 +90,10 @@ export interface Billing {
   /** A failed request: gives the hold back, charges nothing, records the status (written behind). */
   release(reservation: Reservation, input: ReleaseInput): Promise<Settlement>;
   /**
-   * Writes the charges queued on this instance now, and waits for lease writes in flight: a read
-   * of balances or usage records that follows shows every answer this instance sent before it
-   * (read your own writes).
+   * Writes the charges queued on this instance now, and waits for lease writes in flight (idle
+   * leases going back too): a read of balances or usage records that follows shows every answer
+   * this instance sent before it (read your own writes), and no lease of this instance counted
+   * twice.
    */
   written(): Promise<void>;
   /** Requests waiting, now, for the holds in flight of their account to give credits back. */
@@ -472,12 +473,17 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   };
 
   // Leases of idle accounts go back, so another instance (or the admin API) sees the balance.
+  const returning = new Set<Promise<void>>();
   const idleTimer = setInterval(() => {
     const now = clock.now();
     for (const l of leases.values()) {
       if (l.held === 0n && l.pending === 0n && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
         leases.delete(l.accountId);
-        giveBack(l).catch((err: unknown) => opts.logger?.warn({ err }, 'could not return an idle credit lease; the stale sweep will'));
+        const back = giveBack(l).catch((err: unknown) => opts.logger?.warn({ err }, 'could not return an idle credit lease; the stale sweep will'));
+        // Off this instance's books already, still in `accounts.reserved` until it commits: a
+        // balance read waits for it (written()), or it would count the lease as another's hold.
+        returning.add(back);
+        void back.finally(() => returning.delete(back));
       }
     }
   }, Math.max(100, Math.min(cfg.leaseIdleMs, cfg.renewEveryMs)));
@@ -569,6 +575,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     async written() {
       await write.flush();
       await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
+      await Promise.all(returning);
     },
 
     async close() {
