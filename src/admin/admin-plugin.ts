@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { refuseNonDecimalIntegersLowerCase } from '../http/decimal-integers.ts';
 import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
 import { forbidden, unauthorized } from '../shared/errors.ts';
 import { secureEqual } from '../shared/secure-compare.ts';
@@ -32,6 +33,8 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions
   });
   // Bodyless operator calls sent with a JSON content type and nothing else (docs/api-decisions.md).
   readEmptyBodiesAsNone(app);
+  // Every operator route's ids: `/admin/accounts/0x10` reached account 16 (docs/api-decisions.md).
+  app.addHook('preValidation', refuseNonDecimalIntegersLowerCase);
   app.get('/whoami', { schema: { hide: true } }, async () => ({ role: 'operator' }));
   for (const routes of opts.routes) await app.register(routes);
 }

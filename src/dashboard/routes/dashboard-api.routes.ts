@@ -6,6 +6,7 @@ import { getAccountOrThrow, listLedger } from '../../accounts/account.repository
 import { listAccountKeys } from '../../accounts/api-key.repository.ts';
 import type { AccountsService } from '../../accounts/accounts.service.ts';
 import { availableCredits } from '../../accounts/available-credits.ts';
+import { refuseNonDecimalIntegersLowerCase } from '../../http/decimal-integers.ts';
 import { creditsNumber } from '../../accounts/credits.amount.ts';
 import { KEY_NAME_MAX } from '../../accounts/key-name.ts';
 import type { RateLimiter } from '../../ratelimit/limiter.ts';
@@ -109,6 +110,8 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
   const tags = ['dashboard'];
 
   app.decorateRequest('dashboardSession', null);
+  // A key's id is its decimal digits: `0x1` or `1e0` is not key 1 (as on the operator API).
+  app.addHook('preValidation', refuseNonDecimalIntegersLowerCase);
   // Charges are written behind the answers: a read here first writes this instance's queue,
   // so a balance or usage read shows every call answered before it.
   app.addHook('preHandler', async (request) => {

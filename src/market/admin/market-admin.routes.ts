@@ -18,7 +18,6 @@ import { toBalanceRecord } from '../wallets/balance-record.ts';
 import { depositToWallet } from '../wallets/deposit.ts';
 import { normalizeWalletAddress } from '../wallets/wallet-address.ts';
 import type { MarketFeed } from '../live/market-feed.ts';
-import { refuseNonDecimalIntegersOnAdmin } from '../routes/schema-errors.ts';
 import { booksView, eventView, marketView, settledMarketView } from './market-admin.views.ts';
 
 export interface MarketAdminDeps {
@@ -99,7 +98,6 @@ export function marketAdminRoutes(deps: MarketAdminDeps): FastifyPluginAsync {
   const { db, clock, secretsKey } = deps;
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('preValidation', refuseNonDecimalIntegersOnAdmin);
     // The cached read answers learn of a market change through NOTIFY, which may arrive after
     // the write commits: the operator's next read must already show the write.
     app.addHook('onSend', async (req, reply, payload) => {

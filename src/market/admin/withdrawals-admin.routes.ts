@@ -6,7 +6,6 @@ import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { refuseNul } from '../markets/market-fields.ts';
 import { withdrawalView, WithdrawalView } from '../routes/custody.views.ts';
-import { refuseNonDecimalIntegersOnAdmin } from '../routes/schema-errors.ts';
 import { normalizeWalletAddress } from '../wallets/wallet-address.ts';
 import type { WithdrawalService } from '../withdrawals/withdrawal.service.ts';
 import { findWithdrawal, listWithdrawals, WITHDRAWAL_STATES, type WithdrawalRow } from '../withdrawals/withdrawals.repository.ts';
@@ -57,7 +56,6 @@ export function withdrawalsAdminRoutes(deps: WithdrawalsAdminDeps): FastifyPlugi
   const { db, withdrawals } = deps;
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-    app.addHook('preValidation', refuseNonDecimalIntegersOnAdmin);
     const optionalBody = async (request: { body: unknown }) => {
       request.body ??= {};
     };

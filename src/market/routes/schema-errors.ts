@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { nonDecimalInteger } from '../../http/decimal-integers.ts';
 import { GUARD_KEYWORDS } from '../../http/input-guard.ts';
 import { strictValidatorCompiler } from '../../http/strict-validator.ts';
 import { HttpError } from '../../shared/errors.ts';
@@ -107,46 +108,14 @@ export async function refuseRepeatedParameters(request: FastifyRequest): Promise
   }
 }
 
-/** How an integer parameter is spelled: decimal digits (a sign is left for the range to refuse). */
-const DECIMAL_INTEGER = /^-?[0-9]+$/;
-
 /**
- * A preValidation hook: an integer path or query parameter must be written in decimal digits.
- * The app's Ajv coerces query strings with JavaScript's Number, which reads `0x10` as 16 and
- * `1e1`, `10.0`, `+10` and ` 10` as 10, so every id, page and limit had other spellings; they
- * are the same 400 `Invalid <param>: <rule>` as any other malformed value (docs/api-decisions.md,
- * "Market API: inputs and shapes"). Leading zeros are still decimal and read as the number.
+ * A preValidation hook: an integer path or query parameter must be written in decimal digits
+ * (nonDecimalInteger); the other spellings are the same 400 `Invalid <param>: <rule>` as any
+ * other malformed value (docs/api-decisions.md, "Market API: inputs and shapes").
  */
 export async function refuseNonDecimalIntegers(request: FastifyRequest): Promise<void> {
-  const bad = nonDecimalInteger(request);
+  const bad = nonDecimalInteger<ParamSchema>(request);
   if (bad) throw new HttpError(400, `Invalid ${bad.name}: ${describeRule(bad.name, bad.schema)}`);
-}
-
-/**
- * The same rule on the operator's routes, in the admin API's words (`invalid id: must be
- * integer`, as its schema errors read): there `/admin/markets/0x10/cancel` cancelled market 16
- * (docs/api-decisions.md, "Market API: eighteenth audit").
- */
-export async function refuseNonDecimalIntegersOnAdmin(request: FastifyRequest): Promise<void> {
-  const bad = nonDecimalInteger(request);
-  if (bad) throw new HttpError(400, `invalid ${bad.name}: must be integer`);
-}
-
-/** The first integer path or query parameter of the request not spelled in decimal digits. */
-function nonDecimalInteger(request: FastifyRequest): { name: string; schema: ParamSchema | undefined } | undefined {
-  const schema = request.routeOptions.schema as RouteSchema | undefined;
-  return checkDecimal(schema?.params, request.params) ?? checkDecimal(schema?.querystring, request.query);
-}
-
-function checkDecimal(part: PartSchema | undefined, values: unknown): { name: string; schema: ParamSchema | undefined } | undefined {
-  if (!part?.properties || values === null || typeof values !== 'object') return undefined;
-  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-    const s = part.properties[name];
-    const type = Array.isArray(s?.type) ? s.type : [s?.type];
-    if (!type.includes('integer') || typeof value !== 'string' || DECIMAL_INTEGER.test(value)) continue;
-    return { name, schema: s };
-  }
-  return undefined;
 }
 
 /**
