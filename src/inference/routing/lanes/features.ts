@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
 import { documentText } from '../../canonical/documents.ts';
+import { IDENTIFIER_KINDS, countIdentifiers } from './identifiers.ts';
 import { LEXICON } from './lexicon.ts';
 
 /**
@@ -13,7 +14,9 @@ import { LEXICON } from './lexicon.ts';
  * Kinds: word unigrams and bigrams (Han and kana characters count as one-character words, since
  * those scripts do not separate words with spaces), character trigrams (digits folded to 0,
  * whitespace folded to one space), the shape of the text (symbol, digit and line statistics, code
- * fences, script), the language that `eld` detects, and counts of the lexicon's words per lane.
+ * fences, script), the shapes of code identifiers (camelCase, snake_case, file names, flags,
+ * paths, keys: lanes/identifiers.ts), the language that `eld` detects, and counts of the lexicon's
+ * words per lane.
  */
 
 export const BUCKET_BITS = 18;
@@ -129,6 +132,10 @@ for (const [kind, words] of Object.entries(LEXICON)) {
 }
 
 function wordHash(word: string): number {
+  // A two-word entry ("helm chart") matches the word bigram: a word with an everyday sense counts
+  // only in the company that gives it its technical one.
+  const space = word.indexOf(' ');
+  if (space > 0) return bigramHash(wordHash(word.slice(0, space)), wordHash(word.slice(space + 1)));
   const c0 = word.charCodeAt(0);
   if (isIdeograph(c0) && word.length === 2) {
     const a = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c0, 0x01000193);
@@ -148,6 +155,7 @@ function bigramHash(prev: number, h: number): number {
 }
 
 const lexiconCounts = new Int32Array(3);
+const identifierCounts = new Int32Array(IDENTIFIER_KINDS.length);
 
 // Reused between calls: the normalised characters of the text.
 let norm = new Uint16Array(HEAD_CHARS + TAIL_CHARS + 16);
@@ -273,7 +281,12 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
     out.push(h & MASK, 1);
     const kind = lexiconOf.get(h);
     if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
-    if (prev !== 0) out.push(bigramHash(prev, h) & MASK, 1);
+    if (prev !== 0) {
+      const bigram = bigramHash(prev, h);
+      out.push(bigram & MASK, 1);
+      const phrase = lexiconOf.get(bigram);
+      if (phrase !== undefined) lexiconCounts[phrase] = (lexiconCounts[phrase] as number) + 1;
+    }
     prev = h;
   }
   const words = out.length - wordsFrom;
@@ -295,6 +308,17 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
     const count = lexiconCounts[k] as number;
     if (count > 0) tag(out, `lex:${LEXICON_KINDS[k]}:${Math.min(count, 3)}`);
   }
+
+  // Identifier shapes, each kind and all together: what code of any language and tool has in common.
+  identifierCounts.fill(0);
+  countIdentifiers(raw, identifierCounts);
+  let identifiers = 0;
+  for (let k = 0; k < IDENTIFIER_KINDS.length; k++) {
+    const count = identifierCounts[k] as number;
+    identifiers += count;
+    if (count > 0) tag(out, `id:${IDENTIFIER_KINDS[k]}:${Math.min(count, 2)}`);
+  }
+  if (identifiers > 0) tag(out, `id:any:${Math.min(identifiers, 3)}`);
 
   // Shape.
   const total = Math.max(1, nonSpace);
