@@ -49,9 +49,26 @@ export function countIdentifiers(text: string, counts: IdentifierCounts): void {
     if (lineStart && isKey(text, i, end)) counts[5] = (counts[5] as number) + 1;
     // A list item's dash ("- name: x") still leaves the key at the start of its line.
     lineStart = lineStart && end - i === 1 && c === 45;
-    classifyToken(text, i, end, counts);
+    if (isShortFlag(text, i, end)) counts[3] = (counts[3] as number) + 1;
+    else classifyToken(text, i, end, counts);
     i = end;
   }
+}
+
+/** Characters that make a token `-x` before them a negative term, not a flag (`-x + 3 = 5`). */
+const OPERATORS = new Set('+-=*/^<>)±×÷≤≥·'.split('').map((ch) => ch.charCodeAt(0)));
+
+/**
+ * `-n`, `-rn`, `-name`: a dash and letters, followed by another token that does not start with an
+ * operator (`grep -n "todo"`, `docker run -p 8080:80`), so that `-x + 3` and a final `= -x` stay
+ * mathematics.
+ */
+function isShortFlag(text: string, from: number, to: number): boolean {
+  if (to - from < 2 || text.charCodeAt(from) !== 45) return false;
+  for (let i = from + 1; i < to; i++) if (!isLetter(text.charCodeAt(i))) return false;
+  let next = to;
+  while (next < text.length && isSpace(text.charCodeAt(next))) next++;
+  return next < text.length && !OPERATORS.has(text.charCodeAt(next));
 }
 
 /** `name:` ending its token (or `name: value`) at the start of a line: a YAML, INI or header key. */
