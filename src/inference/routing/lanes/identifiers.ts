@@ -84,7 +84,7 @@ function isKey(text: string, from: number, to: number): boolean {
 }
 
 function classifyToken(text: string, start: number, end: number, counts: IdentifierCounts): void {
-  // Flags keep their dashes, so take them before trimming the wrappers.
+  // Long flags keep their dashes, so take them before trimming the wrappers.
   if (end - start >= 3 && text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 45 && isLetter(text.charCodeAt(start + 2))) {
     counts[3] = (counts[3] as number) + 1;
     return;
@@ -113,7 +113,11 @@ function classifyToken(text: string, start: number, end: number, counts: Identif
   }
   if (camel) counts[0] = (counts[0] as number) + 1;
   if (snake) counts[1] = (counts[1] as number) + 1;
-  if (lastDot > start - 1 && lastDot < end - 1 && (lastDot === start || isLetter(text.charCodeAt(lastDot - 1)) || text.charCodeAt(lastDot - 1) === 95 || text.charCodeAt(lastDot - 1) === 45)) {
+  // name.ext or .ext, the name ending in a letter, _ or - (not 3.5, not e.g); no extension is
+  // longer than 10 letters, so no long token is sliced.
+  const beforeDot = lastDot > start ? text.charCodeAt(lastDot - 1) : 0;
+  const extLength = end - lastDot - 1;
+  if (lastDot >= start && extLength > 0 && extLength <= 10 && (lastDot === start || isLetter(beforeDot) || beforeDot === 95 || beforeDot === 45)) {
     if (EXTENSIONS.has(text.slice(lastDot + 1, end).toLowerCase())) counts[2] = (counts[2] as number) + 1;
   }
   const c0 = text.charCodeAt(start);
