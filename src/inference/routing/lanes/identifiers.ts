@@ -44,13 +44,24 @@ export function countIdentifiers(text: string, counts: IdentifierCounts): void {
       i++;
       continue;
     }
-    let end = i;
-    while (end < n && !isSpace(text.charCodeAt(end))) end++;
+    // Most tokens are words: only one with a capital after its first character, a _ . or /, or
+    // starting with - ~ . / _ can have a shape, so only those are looked at again (this runs on
+    // every classified request).
+    let special = c === 45 || c === 126 || c === 46 || c === 47 || c === 95;
+    let end = i + 1;
+    while (end < n) {
+      const d = text.charCodeAt(end);
+      if (isSpace(d)) break;
+      if (d < 97 && ((d >= 65 && d <= 90) || d === 95 || d === 46 || d === 47)) special = true;
+      end++;
+    }
     if (lineStart && isKey(text, i, end)) counts[5] = (counts[5] as number) + 1;
     // A list item's dash ("- name: x") still leaves the key at the start of its line.
     lineStart = lineStart && end - i === 1 && c === 45;
-    if (isShortFlag(text, i, end)) counts[3] = (counts[3] as number) + 1;
-    else classifyToken(text, i, end, counts);
+    if (special) {
+      if (isShortFlag(text, i, end)) counts[3] = (counts[3] as number) + 1;
+      else classifyToken(text, i, end, counts);
+    }
     i = end;
   }
 }
