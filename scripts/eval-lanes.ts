@@ -1,10 +1,11 @@
 /**
  * Evaluates the shipped lane model (`npm run lanes:eval`): classifyLane on every record of the
  * held-out split of lanes/data/lanes.jsonl, as whole requests, with per-lane precision and recall
- * (the table docs/routing.md shows), then subsets, the errors, and the separate fresh set.
+ * (the table docs/routing.md shows), then subsets, the errors, the separate fresh set, and the
+ * operations set.
  */
 import { classifyLane } from '../src/inference/routing/classify-lane.ts';
-import { FRESH_FILE, loadDataSet } from '../src/inference/routing/lanes/data-set.ts';
+import { FRESH_FILE, OPS_FILE, loadDataSet } from '../src/inference/routing/lanes/data-set.ts';
 import { evaluate, formatEvaluation } from '../src/inference/routing/lanes/evaluate.ts';
 
 const records = loadDataSet();
@@ -36,3 +37,13 @@ const fresh = evaluate(loadDataSet(FRESH_FILE), classifyLane);
 console.log('\nfresh set (data/fresh.jsonl):\n');
 console.log(formatEvaluation(fresh));
 for (const e of fresh.errors) console.log(`  ${e.id}: ${e.lane} -> ${e.predicted}: ${JSON.stringify(e.text.slice(0, 100))}`);
+
+// Operations requests and the everyday requests that share their words (data/ops.jsonl): the part
+// written before the features it checks (ops-dev) and the part written after (ops-fresh) apart.
+const ops = loadDataSet(OPS_FILE);
+for (const [name, prefix] of [['tuned on', 'ops-dev-'], ['written after, never tuned on', 'ops-fresh-']] as const) {
+  const e = evaluate(ops.filter((r) => r.id.startsWith(prefix)), classifyLane);
+  console.log(`\noperations set (data/ops.jsonl), ${prefix}* (${name}):\n`);
+  console.log(formatEvaluation(e));
+  for (const x of e.errors) console.log(`  ${x.id}: ${x.lane} -> ${x.predicted}: ${JSON.stringify(x.text.slice(0, 100))}`);
+}

@@ -37,6 +37,13 @@ export interface LaneRecord {
 export const DATA_FILE = new URL('./data/lanes.jsonl', import.meta.url);
 /** Requests written after the model was frozen, only ever evaluated. */
 export const FRESH_FILE = new URL('./data/fresh.jsonl', import.meta.url);
+/**
+ * Operations requests (kubectl, terraform, nginx, CI workflows...) that must be `code`, and
+ * everyday requests that share their words that must not: `ops-dev-*` were used to design the
+ * identifier shapes and the lexicon's operations words, `ops-fresh-*` written after those were
+ * frozen. Only ever evaluated.
+ */
+export const OPS_FILE = new URL('./data/ops.jsonl', import.meta.url);
 
 /** The fixed held-out split: a quarter of the records, chosen by a hash of the id (FNV-1a). */
 export function splitOf(id: string): 'train' | 'test' {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { CanonicalChatRequest, CanonicalMessage } from '../../canonical/chat.ts';
 import { documentText } from '../../canonical/documents.ts';
+import { IDENTIFIER_KINDS, countIdentifiers } from './identifiers.ts';
 import { LEXICON } from './lexicon.ts';
 
 /**
@@ -13,7 +14,9 @@ import { LEXICON } from './lexicon.ts';
  * Kinds: word unigrams and bigrams (Han and kana characters count as one-character words, since
  * those scripts do not separate words with spaces), character trigrams (digits folded to 0,
  * whitespace folded to one space), the shape of the text (symbol, digit and line statistics, code
- * fences, script), the language that `eld` detects, and counts of the lexicon's words per lane.
+ * fences, script), the shapes of code identifiers (camelCase, snake_case, file names, flags,
+ * paths, keys: lanes/identifiers.ts), the language that `eld` detects, and counts of the lexicon's
+ * words per lane.
  */
 
 export const BUCKET_BITS = 18;
@@ -124,11 +127,24 @@ const SYMBOLS = new Set('{}[]()<>;=+-*/\\|&^%$#@`~:'.split('').map((c) => c.char
 /** Hashes of the lexicon's words (as word unigrams or ideograph bigrams) -> lane index. */
 const LEXICON_KINDS = Object.keys(LEXICON) as (keyof typeof LEXICON)[];
 const lexiconOf = new Map<number, number>();
+/**
+ * The first words of the two-word entries, by the low 10 bits of their hash: a word bigram is
+ * looked up only after a word that may start one (a map lookup per word is a tenth of the cost).
+ */
+const phraseStart = new Uint8Array(1024);
 for (const [kind, words] of Object.entries(LEXICON)) {
-  for (const word of words) lexiconOf.set(wordHash(word), LEXICON_KINDS.indexOf(kind as keyof typeof LEXICON));
+  for (const word of words) {
+    lexiconOf.set(wordHash(word), LEXICON_KINDS.indexOf(kind as keyof typeof LEXICON));
+    const space = word.indexOf(' ');
+    if (space > 0) phraseStart[wordHash(word.slice(0, space)) & 1023] = 1;
+  }
 }
 
 function wordHash(word: string): number {
+  // A two-word entry ("helm chart") matches the word bigram: a word with an everyday sense counts
+  // only in the company that gives it its technical one.
+  const space = word.indexOf(' ');
+  if (space > 0) return bigramHash(wordHash(word.slice(0, space)), wordHash(word.slice(space + 1)));
   const c0 = word.charCodeAt(0);
   if (isIdeograph(c0) && word.length === 2) {
     const a = Math.imul((SEED_WORD ^ 0x811c9dc5) ^ c0, 0x01000193);
@@ -148,6 +164,7 @@ function bigramHash(prev: number, h: number): number {
 }
 
 const lexiconCounts = new Int32Array(3);
+const identifierCounts = new Int32Array(IDENTIFIER_KINDS.length);
 
 // Reused between calls: the normalised characters of the text.
 let norm = new Uint16Array(HEAD_CHARS + TAIL_CHARS + 16);
@@ -161,6 +178,15 @@ function bucketOf(ratio: number, edges: readonly number[]): number {
 function tag(out: FeatureBuffer, name: string): void {
   out.push(hashString(SEED_TAG, name) & MASK, 1);
 }
+
+/**
+ * The buckets of the identifier tags, `id:<kind>:<1|2>` at kind * 3 + count and `id:any:<1..3>`
+ * after them, hashed once rather than built and hashed per request.
+ */
+const ID_TAGS = Int32Array.from({ length: IDENTIFIER_KINDS.length * 3 + 4 }, (_, i) => {
+  const kind = Math.floor(i / 3);
+  return hashString(SEED_TAG, kind < IDENTIFIER_KINDS.length ? `id:${IDENTIFIER_KINDS[kind]}:${i % 3}` : `id:any:${i - IDENTIFIER_KINDS.length * 3}`) & MASK;
+});
 
 /** Appends the features of a (capped) text to `out` (which the caller resets). */
 export function extractFeatures(raw: string, out: FeatureBuffer): void {
@@ -273,7 +299,12 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
     out.push(h & MASK, 1);
     const kind = lexiconOf.get(h);
     if (kind !== undefined) lexiconCounts[kind] = (lexiconCounts[kind] as number) + 1;
-    if (prev !== 0) out.push(bigramHash(prev, h) & MASK, 1);
+    if (prev !== 0) {
+      const bigram = bigramHash(prev, h);
+      out.push(bigram & MASK, 1);
+      const phrase = phraseStart[prev & 1023] === 1 ? lexiconOf.get(bigram) : undefined;
+      if (phrase !== undefined) lexiconCounts[phrase] = (lexiconCounts[phrase] as number) + 1;
+    }
     prev = h;
   }
   const words = out.length - wordsFrom;
@@ -295,6 +326,17 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
     const count = lexiconCounts[k] as number;
     if (count > 0) tag(out, `lex:${LEXICON_KINDS[k]}:${Math.min(count, 3)}`);
   }
+
+  // Identifier shapes, each kind and all together: what code of any language and tool has in common.
+  identifierCounts.fill(0);
+  countIdentifiers(raw, identifierCounts);
+  let identifiers = 0;
+  for (let k = 0; k < IDENTIFIER_KINDS.length; k++) {
+    const count = identifierCounts[k] as number;
+    identifiers += count;
+    if (count > 0) out.push(ID_TAGS[k * 3 + Math.min(count, 2)] as number, 1);
+  }
+  if (identifiers > 0) out.push(ID_TAGS[IDENTIFIER_KINDS.length * 3 + Math.min(identifiers, 3)] as number, 1);
 
   // Shape.
   const total = Math.max(1, nonSpace);

@@ -2,7 +2,9 @@
  * Words that point to a lane in many languages. The model learns how much each count matters; the
  * lists give it a prior that reaches beyond the wording of its training requests. Latin, Cyrillic,
  * Arabic, Devanagari and Hangul entries match whole words (lower case); Han and kana entries match
- * two-character sequences; an entry is one word (no spaces or punctuation).
+ * two-character sequences; an entry is one word (no punctuation), or two words separated by one
+ * space, which match as a word bigram (for a word whose everyday sense is as common as its
+ * technical one: "helm chart", not "helm").
  */
 export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> = {
   code: [
@@ -16,6 +18,17 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'css', 'thread', 'threads', 'async', 'await', 'loop', 'array', 'string', 'integer', 'boolean', 'null', 'undefined', 'refactor',
     'unit', 'test', 'tests', 'jest', 'pytest', 'library', 'framework', 'package', 'dependency', 'install', 'cli', 'http', 'cors',
     'index', 'schema', 'migration', 'repo', 'repository', 'pandas', 'numpy', 'segfault', 'runtime', 'syntax', 'lint', 'eslint',
+    // operations: the tools, their objects and their states, words with no everyday sense, so that
+    // a count of them says code however little of the sentence the training data has seen; words
+    // that have one (pod, helm, proxy) only beside a word that makes them technical
+    'kubectl', 'kubeadm', 'kubelet', 'minikube', 'kube', 'k8s', 'k3s', 'ingress', 'statefulset', 'daemonset', 'configmap',
+    'namespace', 'replicaset', 'crashloopbackoff', 'imagepullbackoff', 'oomkilled', 'etcd', 'terraform', 'tfstate', 'tfvars', 'hcl',
+    'pulumi', 'cloudformation', 'ansible', 'systemd', 'systemctl', 'journalctl', 'crontab', 'cron', 'nginx', 'httpd', 'haproxy',
+    'traefik', 'certbot', 'iptables', 'ssh', 'sudo', 'chmod', 'chown', 'localhost', 'dns', 'tls', 'ssl', 'ec2', 'rds', 's3', 'iam',
+    'vpc', 'eks', 'gke', 'aws', 'gcp', 'jenkinsfile', 'gitlab', 'github', 'ci', 'yml', 'toml', 'makefile', 'podman', 'virtualenv',
+    'venv', 'ubuntu', 'debian', 'env', 'webhook', 'grafana',
+    'my pod', 'pod keeps', 'pod stuck', 'pod logs', 'pod restarts', 'pending pod', 'get pods', 'helm chart', 'helm charts',
+    'helm release', 'helm install', 'helm upgrade', 'helm rollback', 'helm template', 'helm repo', 'reverse proxy', 'proxy pass',
     // other languages
     'código', 'codigo', 'función', 'funcion', 'programación', 'programa', 'consulta', 'servidor', 'base', 'datos', 'variable',
     'script', 'error', 'hilo', 'proceso', 'fonction', 'requête', 'serveur', 'données', 'programme', 'erreur', 'processus',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { LANES, classifyLane } from '../classify-lane.ts';
-import { FRESH_FILE, loadDataSet, splitOf, toCanonical } from './data-set.ts';
+import { FRESH_FILE, OPS_FILE, loadDataSet, splitOf, toCanonical } from './data-set.ts';
 import { evaluate } from './evaluate.ts';
 import { FeatureBuffer, HEAD_CHARS, LANGUAGE_OUTCOMES, TAIL_CHARS, capText, extractLanguageFeatures, textLaneInput, type LaneText } from './features.ts';
 import { FOLLOW_UP_CONFIDENCE, MODEL_FILE, TEXT_LANES, type LaneModelFile } from './model-format.ts';
@@ -22,7 +22,7 @@ describe('the shipped lane model', () => {
     assert.throws(() => TextLaneModel.fromFile({ ...file, lanes: ['math', 'code', 'multilingual', 'general'] }), /lanes/);
   });
 
-  it('gives the same lane whether or not it skips the language identifier, on every record of both data sets', () => {
+  it('gives the same lane whether or not it skips the language identifier, on every record of the data sets', () => {
     const model = TextLaneModel.load();
     // classify with the language identifier always run: the exact probabilities decide follow-ups.
     const exact = (input: LaneText) => {
@@ -32,7 +32,7 @@ describe('the shipped lane model', () => {
       return before.confidence > latest.confidence ? before.lane : latest.lane;
     };
     let compared = 0;
-    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE)]) {
+    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE), ...loadDataSet(OPS_FILE)]) {
       const input = textLaneInput(toCanonical(r));
       if (!input) continue;
       assert.equal(model.classify(input), exact(input), r.id);
@@ -52,7 +52,7 @@ describe('the shipped lane model', () => {
     const outcomes = new Set(LANGUAGE_OUTCOMES.map((o) => `${o.buckets.join()}/${o.notEnglish}`));
     assert.equal(outcomes.size, 11, 'eleven distinct outcomes');
     const seen = new Set<string>();
-    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE)]) {
+    for (const r of [...loadDataSet(), ...loadDataSet(FRESH_FILE), ...loadDataSet(OPS_FILE)]) {
       const input = textLaneInput(toCanonical(r));
       if (!input) continue;
       const b = new FeatureBuffer();
