@@ -180,3 +180,19 @@ export async function pruneExpiredResponses(db: Db, now: Date, batch = 1000): Pr
     if (n < batch) return total;
   }
 }
+
+/**
+ * Deletes the `in_progress` rows of streams that started before `startedBefore`: an instance that
+ * stopped mid-stream left them (a running stream updates its row when it ends, and a client that
+ * leaves has it removed), and each would refuse continuing its conversation until it expired.
+ * Removed as a left stream's row is: the response was never completed. Returns how many.
+ */
+export async function pruneAbandonedRunning(db: Db, startedBefore: Date): Promise<number> {
+  const deleted = await db
+    .deleteFrom('responses')
+    // Spelled as the partial index responses_running is, so the planner uses it.
+    .where(sql<boolean>`body->>'status' = 'in_progress'`)
+    .where('created_at', '<', startedBefore)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
