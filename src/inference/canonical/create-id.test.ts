@@ -8,6 +8,14 @@ describe('createId', () => {
     assert.match(createId('call_', 10), /^call_[A-Za-z0-9]{10}$/);
   });
 
+  it('never spells a provider or model family: a random `...MaGpTx...` read as a leak of the upstream', () => {
+    // At 24 characters about one id in 1,400 spelled "gpt" by chance (a brand-hiding test caught one).
+    for (let i = 0; i < 100_000; i++) {
+      const id = createId('rerank-');
+      assert.doesNotMatch(id.slice('rerank-'.length), /gpt|claude|openai|anthropic|sonnet|gemini|llama|cohere|jina|qwen|grok|mistral/i, id);
+    }
+  });
+
   it('does not repeat', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => createId('x')));
     assert.equal(ids.size, 1000);
