@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { textArrayLiteral } from '../../storage/array-literal.ts';
 import { PREPARED, type Db } from '../../storage/database.ts';
 import type { ConversationItem, OutputItem } from '../formats/openai-responses/response-items.ts';
 import { judgeChain } from './judge-chain.ts';
@@ -135,8 +136,12 @@ export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Prom
       select * from jsonb_to_recordset(${storableJsonText(JSON.stringify(rows))}::jsonb) as x(id text, account_id integer, previous_response_id text, model text,
         input_items jsonb, output_items jsonb, body jsonb, created_at timestamptz, expires_at timestamptz, begun boolean)
     ), ended as (
+      -- The ids as an array the primary key looks up: joined to x alone, the planner of this
+      -- prepared statement read the whole table for each write (a stored stream's end took
+      -- tens of milliseconds once it held some thousands of responses).
       update responses r set output_items = x.output_items, body = x.body
-        from x where x.begun and r.id = x.id and r.account_id = x.account_id
+        from x where r.id = any(${textArrayLiteral(rs.filter((r) => r.begun === true).map((r) => r.id))}::text[])
+         and x.begun and r.id = x.id and r.account_id = x.account_id
       returning r.id, r.account_id, r.output_items
     ), inserted as (
       insert into responses (id, account_id, previous_response_id, model, input_items, output_items, body, created_at, expires_at)
