@@ -19,7 +19,7 @@ describe('countIdentifiers', () => {
     assert.deepEqual(shapes('unknown directive "proxy_passs"'), { snake: 1 });
     assert.deepEqual(shapes('kubectl apply -f deployment.yaml, then edit main.tf and .env.'), { file: 3, flag: 1 });
     assert.deepEqual(shapes('docker run --rm --network host'), { flag: 2 });
-    assert.deepEqual(shapes('grep -rn "TODO" src and docker run -p 8080:80 nginx'), { flag: 2 });
+    assert.deepEqual(shapes('grep -rn "deprecated" src and docker run -p 8080:80 nginx'), { flag: 2 });
     // Abbreviations, numbers, domains, dashes and negative terms are not files or flags.
     assert.deepEqual(shapes('e.g. 3.5 km, a Ph.D, example.com -- or -x + 2, so y = -x'), {});
   });
