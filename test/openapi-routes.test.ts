@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 const UNLISTED = [
   /^get \/$/,
   /^get \/(account|console)(\/|$)/,
+  /^get \/dashboard\/?$/,
   /^get \/docs(\/|$)/,
   /^get \/openapi\.json$/,
   /^get \/(inference\/)?v1\/responses$/,
