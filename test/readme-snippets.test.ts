@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createTestAccount } from './helpers/inference.ts';
 
 interface CodeBlock {
   readonly lang: string;
@@ -58,5 +61,58 @@ describe("the README's code snippets", () => {
 
   it('keeps its curl examples', () => {
     assert.ok(blocks.filter((b) => b.lang === 'sh' && b.lines.some((l) => l.startsWith('curl '))).length >= 3);
+  });
+});
+
+/** The README's curl commands: its `sh` blocks and its indented command lines, joined over `\\` line ends. */
+function curlCommands(markdown: string): string[] {
+  const sh = codeBlocks(markdown).filter((b) => b.lang === 'sh').map((b) => b.lines.join('\n'));
+  const indented = markdown.split('\n').filter((l) => /^ {4}curl /.test(l)).map((l) => l.trim());
+  return [...sh, ...indented]
+    .flatMap((text) => text.replace(/\\\n\s*/g, ' ').split('\n'))
+    .filter((l) => l.startsWith('curl '))
+    .map((l) => l.replace(/\s+#.*$/, ''));
+}
+
+/** Runs one command line in a shell, as a reader pastes it, with `SVC_KEY` exported. */
+function shell(line: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', line], { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe("the README's curl commands, run as written against a service on the demo upstream", () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await startTestApp();
+    await t.listen();
+    key = (await createTestAccount(t, { credits: 10 })).key;
+    const market = await t.app.inject({
+      method: 'POST',
+      url: '/admin/markets',
+      headers: t.admin,
+      payload: { title: 'Will the README work?', category: 'software', market_type: 'yesno', end_date: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    assert.equal(market.statusCode, 201, market.body);
+  });
+  after(async () => t?.close());
+
+  it('each answers what it shows, not an error', async () => {
+    const commands = curlCommands(readFileSync('README.md', 'utf8'));
+    assert.ok(commands.length >= 5, `${commands.length} curl commands`);
+    const port = new URL(t.url).port;
+    for (const command of commands) {
+      assert.match(command, /\blocalhost:8080\//, `${command} calls the README's address`);
+      const run = await shell(command.replace(/\blocalhost:8080\//g, `localhost:${port}/`), { SVC_KEY: key });
+      assert.equal(run.code, 0, `${command}: exit ${run.code}\n${run.out}`);
+      const answer = JSON.parse(run.out) as Record<string, unknown>;
+      assert.ok(!('error' in answer) && answer.success !== false, `${command} answered ${run.out}`);
+      if (command.includes('/chat/completions')) assert.match(String((answer.choices as { message: { content: string } }[])[0]!.message.content), /\[demo\]/);
+      if (command.includes('/v1/messages')) assert.equal(answer.type, 'message');
+      if (command.includes('/api/')) assert.equal(answer.success, true);
+    }
   });
 });

@@ -35,6 +35,6 @@ export async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions
   readEmptyBodiesAsNone(app);
   // Every operator route's ids: `/admin/accounts/0x10` reached account 16 (docs/api-decisions.md).
   app.addHook('preValidation', refuseNonDecimalIntegersLowerCase);
-  app.get('/whoami', { schema: { hide: true } }, async () => ({ role: 'operator' }));
+  app.get('/whoami', { schema: { tags: ['admin'], summary: 'Check the admin token (the command line\'s `whoami`)' } }, async () => ({ role: 'operator' }));
   for (const routes of opts.routes) await app.register(routes);
 }

@@ -15,6 +15,8 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-
 export async function dashboardPagesRoutes(app: FastifyInstance): Promise<void> {
   const html = readFileSync(`${WEB_ROOT}index.html`, 'utf8');
   await app.register(fastifyStatic, { root: WEB_ROOT, prefix: '/dashboard/assets/', index: false, wildcard: true, maxAge: 60_000 });
+  // The address people try first for "the dashboard" (the inference document's 402 sends them there).
+  for (const path of ['/dashboard', '/dashboard/']) app.get(path, { schema: { hide: true } }, async (_request, reply) => reply.redirect('/account'));
   for (const path of PAGES) {
     app.get(path, { schema: { hide: true } }, async (_request, reply) =>
       reply

@@ -129,6 +129,7 @@ const ANSWERS: Record<string, readonly [string, Schema | 'text' | 'events']> = {
   'get /healthz': ['200', obj({ status: str })],
   'get /readyz': ['200', obj({ status: str })],
   'get /metrics': ['200', 'text'],
+  'get /admin/whoami': ['200', obj({ role: { type: 'string', enum: ['operator'] } })],
   'post /admin/events': ['201', Event],
   'post /admin/events/{id}/feature': ['200', Event],
   'delete /admin/events/{id}/feature': ['200', Event],

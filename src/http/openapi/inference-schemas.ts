@@ -68,6 +68,14 @@ const Message = obj(
   ['role'],
 );
 
+/** Chat's and completions' fields that change nothing here, checked within OpenAI's ranges (openai-sampling-fields.ts). */
+const OpenAISampling = {
+  presence_penalty: { type: 'number', minimum: -2, maximum: 2, description: 'accepted and ignored' },
+  frequency_penalty: { type: 'number', minimum: -2, maximum: 2, description: 'accepted and ignored' },
+  seed: { ...int, description: 'accepted and ignored: answers are not made reproducible' },
+  logit_bias: { type: 'object', additionalProperties: { type: 'number', minimum: -100, maximum: 100 }, description: 'token ids to biases; accepted and ignored' },
+};
+
 /** OpenAI's rule on the three protocols that have it. */
 const StreamOptions = (properties: Record<string, unknown>): Schema => obj(properties, [], { nullable: true, description: 'only with `stream: true` (otherwise a 400 naming stream_options)' });
 
@@ -91,6 +99,18 @@ const ChatRequest = obj(
     response_format: obj({ type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] }, json_schema: obj({ name: str, schema: { type: 'object' }, strict: bool }) }, ['type']),
     reasoning_effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
     user: str,
+    ...OpenAISampling,
+    n: { type: 'integer', minimum: 1, maximum: 1, description: 'only 1 (one choice is produced; more is a 400 naming n)' },
+    logprobs: { ...bool, description: 'accepted and ignored: answers carry no logprobs' },
+    top_logprobs: { type: 'integer', minimum: 0, maximum: 20, description: 'only with `logprobs: true` (otherwise a 400 naming top_logprobs); accepted and ignored' },
+    metadata: { type: 'object', additionalProperties: str, description: 'accepted (checked as OpenAI checks it) and ignored' },
+    service_tier: { type: 'string', enum: ['auto', 'default', 'flex', 'scale', 'priority'], description: 'accepted and ignored' },
+    store: { ...bool, description: 'accepted and ignored: chat completions are not stored (use /v1/responses)' },
+    verbosity: { type: 'string', enum: ['low', 'medium', 'high'], description: 'accepted and ignored' },
+    modalities: { type: 'array', items: { type: 'string', enum: ['text'] }, description: '`["text"]` only: audio output is a 400 naming modalities' },
+    audio: { type: 'object', description: 'not supported: any value is a 400 naming audio' },
+    functions: { type: 'array', items: { type: 'object' }, description: 'deprecated by OpenAI and not supported: a 400 naming functions (use tools)' },
+    function_call: { description: 'deprecated by OpenAI and not supported: a 400 naming function_call (use tool_choice)' },
   },
   ['messages'],
 );
@@ -128,10 +148,16 @@ const CompletionRequest = obj(
     stream: bool,
     stream_options: StreamOptions({ include_usage: bool }),
     max_tokens: { type: 'integer', minimum: 1 },
-    temperature: num,
-    top_p: num,
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    top_p: { type: 'number', minimum: 0, maximum: 1 },
     stop: Stop,
     user: str,
+    ...OpenAISampling,
+    n: { type: 'integer', minimum: 1, maximum: 1, description: 'only 1 (more is a 400 naming n)' },
+    best_of: { type: 'integer', minimum: 1, maximum: 1, description: 'only 1 (more is a 400 naming best_of)' },
+    logprobs: { type: 'integer', minimum: 0, maximum: 0, description: 'not supported: above 0 is a 400 naming logprobs' },
+    echo: { type: 'boolean', enum: [false], description: 'not supported: true is a 400 naming echo' },
+    suffix: { type: 'string', maxLength: 0, description: 'not supported: a non-empty suffix is a 400 naming suffix' },
   },
   ['prompt'],
 );
