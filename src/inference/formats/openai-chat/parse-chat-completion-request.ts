@@ -160,9 +160,20 @@ function checkToolMessages(messages: readonly CanonicalMessage[]): void {
   if (turn?.answered) close();
 }
 
+/**
+ * A participant's `name` is held to OpenAI's pattern, which it refuses naming the field; it is
+ * not sent on (no upstream here reads it), so without the check a bad one passed here and failed
+ * at OpenAI. A tool message's `name` is not OpenAI's and stays ignored.
+ */
+function checkParticipantName(f: Fields, path: string): void {
+  const name = readString(f, 'name', path);
+  if (name !== undefined && !NAME.test(name)) invalid(at(path, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+}
+
 function readMessage(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
   const f = expectFields(value, path);
   const role = readEnum(f, 'role', path, ['system', 'developer', 'user', 'assistant', 'tool'] as const, { required: true })!;
+  if (role !== 'tool') checkParticipantName(f, path);
   const contentPath = at(path, 'content');
   switch (role) {
     case 'system':
