@@ -96,28 +96,34 @@ describe('inference API, twentieth audit', () => {
 
     for (const model of ['svc-fast', 'svc-vision'] as const) {
       it(`anthropic messages.stream with tool_use (input_json_delta), ${model}`, async () => {
-        g[model === 'svc-fast' ? 'openai' : 'anthropic'].chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 3 } }] });
-        const deltas: string[] = [];
-        const stream = anthropic.messages.stream({
-          model,
-          max_tokens: 200,
-          messages: [{ role: 'user', content: 'weather?' }],
-          tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } } } }],
-        });
-        stream.on('inputJson', (partial) => deltas.push(partial));
-        const final = await stream.finalMessage();
-        const block = final.content.find((b) => b.type === 'tool_use');
-        assert.ok(block && block.type === 'tool_use');
-        assert.equal(block.name, 'get_weather');
-        assert.deepEqual(block.input, { city: 'Paris', days: 3 });
-        assert.ok(deltas.length > 0);
-        assert.equal(final.stop_reason, 'tool_use');
+        await billed(async () => {
+          g[model === 'svc-fast' ? 'openai' : 'anthropic'].chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', days: 3 } }], usage: { input: 33, cached: 0, output: 9 } });
+          const deltas: string[] = [];
+          const stream = anthropic.messages.stream({
+            model,
+            max_tokens: 200,
+            messages: [{ role: 'user', content: 'weather?' }],
+            tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } } } }],
+          });
+          stream.on('inputJson', (partial) => deltas.push(partial));
+          const final = await stream.finalMessage();
+          const block = final.content.find((b) => b.type === 'tool_use');
+          assert.ok(block && block.type === 'tool_use');
+          assert.equal(block.name, 'get_weather');
+          assert.deepEqual(block.input, { city: 'Paris', days: 3 });
+          assert.ok(deltas.length > 0);
+          assert.equal(final.stop_reason, 'tool_use');
+        }, model, { input: 33, output: 9 });
       });
     }
 
-    it('anthropic countTokens and models.list under /inference', async () => {
+    it('anthropic countTokens (nothing billed) and models.list under /inference', async () => {
+      const balance = await accountCredits(g.t, acct.id);
+      const rows = (await usageRows(g.t, acct.id)).length;
       const c = await anthropic.messages.countTokens({ model: 'svc-pro', messages: [{ role: 'user', content: 'hello there' }] });
       assert.ok(c.input_tokens > 0);
+      assert.deepEqual(await accountCredits(g.t, acct.id), balance);
+      assert.equal((await usageRows(g.t, acct.id)).length, rows);
       const ids: string[] = [];
       for await (const m of anthropic.models.list()) ids.push(m.id);
       assert.ok(ids.includes('svc-fast'), ids.join());
@@ -144,6 +150,25 @@ describe('inference API, twentieth audit', () => {
         openai.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi', name: 'Dr. Who' }] }),
         (err: unknown) => err instanceof OpenAI.BadRequestError && err.status === 400 && err.message.includes(`messages[0].name: ${NAME_ERROR}`),
       );
+      assert.deepEqual(await accountCredits(g.t, acct.id), balance);
+    });
+
+    it('a called tool\'s name in the history follows the same rule as a declared tool\'s', async () => {
+      const balance = await accountCredits(g.t, acct.id);
+      const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+      const history = (call: Record<string, unknown>) => ({
+        model: 'svc-vision',
+        tools,
+        messages: [
+          { role: 'user', content: 'look it up' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', ...call }] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'found' },
+        ],
+      });
+      for (const name of ['look up', 'functions.lookup', '', 'x'.repeat(65)]) {
+        await refused('/v1/chat/completions', history({ type: 'function', function: { name, arguments: '{}' } }), `messages[1].tool_calls[0].function.name: ${NAME_ERROR}`);
+        await refused('/v1/chat/completions', history({ type: 'custom', custom: { name, input: 'x' } }), `messages[1].tool_calls[0].custom.name: ${NAME_ERROR}`);
+      }
       assert.deepEqual(await accountCredits(g.t, acct.id), balance);
     });
 
@@ -207,6 +232,10 @@ describe('inference API, twentieth audit', () => {
       await assert.rejects(sdk.embeddings.create({ model: 'svc-embed', input: 'x' }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 402 && e.message.includes('out of credits - please top up at the dashboard'));
       const an = new Anthropic({ apiKey: broke.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
       await assert.rejects(an.messages.create({ model: 'svc-fast', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof Anthropic.APIError && e.status === 402 && e.message.includes('out of credits - please top up at the dashboard'));
+      await assert.rejects(g.client(unverified.key).completions.create({ model: 'svc-fast', prompt: 'x' }), (e: unknown) => e instanceof OpenAI.PermissionDeniedError && e.message.includes('please verify your email first'));
+      await assert.rejects(g.client('svk_bad').images.generate({ prompt: 'a cat' }), (e: unknown) => e instanceof OpenAI.AuthenticationError && e.message.includes('unauthorized'));
+      const an403 = new Anthropic({ apiKey: unverified.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+      await assert.rejects(an403.messages.countTokens({ model: 'svc-fast', messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof Anthropic.PermissionDeniedError && e.message.includes('please verify your email first'));
       const an401 = new Anthropic({ apiKey: 'svk_bad', baseURL: `${g.t.url}/inference`, maxRetries: 0 });
       await assert.rejects(an401.messages.create({ model: 'svc-fast', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof Anthropic.AuthenticationError && e.message.includes('unauthorized'));
     });
