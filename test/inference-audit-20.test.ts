@@ -77,6 +77,22 @@ describe('inference API, twentieth audit', () => {
       assert.deepEqual(r.choices[0]!.message.parsed, { city: 'Lima' });
     });
 
+    it('openai chat.completions.parse with a strict function tool gives parsed_arguments', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] });
+      const r = await openai.chat.completions.parse({
+        model: 'svc-fast',
+        messages: [{ role: 'user', content: 'add 2 and 3' }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'add', strict: true, parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false } },
+          },
+        ],
+      });
+      const call = r.choices[0]!.message.tool_calls[0]!;
+      assert.deepEqual(call.type === 'function' && call.function.parsed_arguments, { a: 2, b: 3 });
+    });
+
     it('openai models.list iterated with the SDK paging', async () => {
       const ids: string[] = [];
       for await (const m of openai.models.list()) ids.push(m.id);
