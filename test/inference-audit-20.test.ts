@@ -89,8 +89,26 @@ describe('inference API, twentieth audit', () => {
           },
         ],
       });
-      const call = r.choices[0]!.message.tool_calls[0]!;
-      assert.deepEqual(call.type === 'function' && call.function.parsed_arguments, { a: 2, b: 3 });
+      const call = r.choices[0]!.message.tool_calls?.[0];
+      assert.deepEqual(call?.type === 'function' && call.function.parsed_arguments, { a: 2, b: 3 });
+    });
+
+    it('openai runTools streamed through two turns, and responses.stream finalResponse', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, { text: 'Sunny.' });
+      const runner = openai.chat.completions.runTools({
+        model: 'svc-fast',
+        stream: true,
+        messages: [{ role: 'user', content: 'weather in Paris?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, function: () => 'sunny', parse: JSON.parse } }],
+      });
+      assert.equal(await runner.finalContent(), 'Sunny.');
+      await billed(async () => {
+        g.openai.chat.enqueue({ text: 'resp text', usage: { input: 11, cached: 0, output: 3 } });
+        const r = await openai.responses.stream({ model: 'svc-fast', input: 'hi' }).finalResponse();
+        const message = r.output.find((o) => o.type === 'message');
+        assert.equal(message?.type === 'message' && message.content[0]?.type === 'output_text' && message.content[0].text, 'resp text');
+        assert.deepEqual(r.usage && [r.usage.input_tokens, r.usage.output_tokens], [11, 3]);
+      }, 'svc-fast', { input: 11, output: 3 });
     });
 
     it('openai models.list iterated with the SDK paging', async () => {
@@ -205,6 +223,38 @@ describe('inference API, twentieth audit', () => {
         tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
       });
       assert.equal(r.choices[0]!.message.content, 'done');
+    });
+  });
+
+  describe('model and endpoint compatibility', () => {
+    it('a model on an endpoint it does not serve, images to a model without vision, output and input over the model\'s', async () => {
+      const img = { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } };
+      const hi = [{ role: 'user', content: 'hi' }];
+      for (const [path, body, error] of [
+        ['/v1/chat/completions', { model: 'svc-embed', messages: hi }, 'model svc-embed does not support /v1/chat/completions'],
+        ['/v1/completions', { model: 'svc-rerank', prompt: 'hi' }, 'model svc-rerank does not support /v1/completions'],
+        ['/v1/responses', { model: 'svc-embed', input: 'hi' }, 'model svc-embed does not support /v1/responses'],
+        ['/v1/messages', { model: 'svc-embed', max_tokens: 5, messages: hi }, 'model svc-embed does not support /v1/messages'],
+        ['/v1/embeddings', { model: 'svc-rerank', input: 'hi' }, 'model svc-rerank does not support /v1/embeddings'],
+        ['/v1/embeddings', { model: 'svc-fast', input: 'hi' }, 'model svc-fast does not support /v1/embeddings'],
+        ['/v1/rerank', { model: 'svc-embed', query: 'q', documents: ['a'] }, 'model svc-embed does not support /v1/rerank'],
+        ['/v1/images/generations', { model: 'svc-fast', prompt: 'a cat' }, 'model svc-fast does not support /v1/images/generations'],
+        ['/v1/chat/completions', { model: 'svc-fast', messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, img] }] }, 'messages[0].content[1]: model svc-fast does not accept images'],
+        ['/v1/chat/completions', { model: 'svc-pro', messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, img] }] }, 'messages[0].content[1]: model svc-pro does not accept images'],
+        ['/v1/messages', { model: 'svc-fast', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, img] }] }, 'messages[0].content[1]: model svc-fast does not accept images'],
+        ['/v1/chat/completions', { model: 'svc-shiplow', max_tokens: 32769, messages: hi }, 'max_tokens: must be <= 32768 for model svc-shiplow'],
+        ['/v1/responses', { model: 'svc-shiplow', input: 'hi', max_output_tokens: 40000 }, 'max_output_tokens: must be <= 32768 for model svc-shiplow'],
+        ['/v1/chat/completions', { model: 'svc-shiplow', messages: [{ role: 'user', content: 'word '.repeat(140_000) }] }, 'messages: the input exceeds the context of model svc-shiplow (131072 tokens)'],
+      ] as const) {
+        const r = await postJson(g, acct.key, path, body);
+        assert.equal(r.status, 400, `${path} ${body.model}: ${await r.clone().text()}`);
+        assert.deepEqual(await r.json(), { error }, path);
+      }
+      g.anthropic.chat.enqueue({ text: 'a cat' });
+      const routed = await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-shiplow', messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, img] }] });
+      assert.equal(routed.status, 200, await routed.clone().text());
+      assert.equal(routed.headers.get('x-svc-lane'), 'vision');
+      await routed.arrayBuffer();
     });
   });
 
