@@ -59,7 +59,7 @@ const Message = obj(
   {
     role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
     content: { ...Content, nullable: true, description: 'user messages: text other than whitespace, or an image (otherwise a 400 naming the field)' },
-    name: str,
+    name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 'the participant, as OpenAI takes it: not sent on; not read on tool messages' },
     tool_calls: { type: 'array', items: ToolCall },
     tool_call_id: str,
     reasoning: { type: 'string', description: 'assistant messages: the reasoning text, accepted and not used' },

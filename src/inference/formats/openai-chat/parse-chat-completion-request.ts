@@ -46,6 +46,7 @@ export interface ParsedChatCompletionRequest {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const NAME_RULE = 'must be 1-64 letters, digits, underscores or dashes';
 const IMAGE_URL = /^(?:https?:\/\/\S+|data:image\/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+)$/i;
 const MAX_TOOLS = 128;
 
@@ -95,6 +96,13 @@ function readUserContent(value: unknown, path: string): UserContentPart[] {
   return parts;
 }
 
+/** A called tool's name in the history: a declared tool's name, so held to the same rule, as OpenAI holds it. */
+function readCallName(f: Fields, path: string): string {
+  const name = readString(f, 'name', path, { required: true })!;
+  if (!NAME.test(name)) invalid(at(path, 'name'), NAME_RULE);
+  return name;
+}
+
 function readToolCalls(value: unknown, path: string): ToolCall[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) invalid(path, 'must be an array');
@@ -106,12 +114,12 @@ function readToolCalls(value: unknown, path: string): ToolCall[] {
     if (type === 'custom') {
       // Sent back as the upstream's function call it was (client-tools.ts).
       const custom = expectFields(f.custom, at(p, 'custom'));
-      const name = readString(custom, 'name', at(p, 'custom'), { required: true, nonEmpty: true })!;
+      const name = readCallName(custom, at(p, 'custom'));
       const input = readString(custom, 'input', at(p, 'custom'), { required: true })!;
       return { id, name, arguments: customCallArguments(input) };
     }
     const fn = expectFields(f.function, at(p, 'function'));
-    const name = readString(fn, 'name', at(p, 'function'), { required: true, nonEmpty: true })!;
+    const name = readCallName(fn, at(p, 'function'));
     const args = readString(fn, 'arguments', at(p, 'function'), { required: true })!;
     try {
       JSON.parse(args === '' ? '{}' : args);
@@ -160,9 +168,20 @@ function checkToolMessages(messages: readonly CanonicalMessage[]): void {
   if (turn?.answered) close();
 }
 
+/**
+ * A participant's `name` is held to OpenAI's pattern, which it refuses naming the field; it is
+ * not sent on (no upstream here reads it), so without the check a bad one passed here and failed
+ * at OpenAI. A tool message's `name` is not OpenAI's and stays ignored.
+ */
+function checkParticipantName(f: Fields, path: string): void {
+  const name = readString(f, 'name', path);
+  if (name !== undefined && !NAME.test(name)) invalid(at(path, 'name'), NAME_RULE);
+}
+
 function readMessage(value: unknown, path: string, sealer: ReasoningSealer): CanonicalMessage {
   const f = expectFields(value, path);
   const role = readEnum(f, 'role', path, ['system', 'developer', 'user', 'assistant', 'tool'] as const, { required: true })!;
+  if (role !== 'tool') checkParticipantName(f, path);
   const contentPath = at(path, 'content');
   switch (role) {
     case 'system':
@@ -220,7 +239,7 @@ export function readToolSchema(value: unknown, path: string): JsonObject {
 /** A tool's `name` at `path`, unique across `seen` (function and custom tools share one namespace). */
 function readToolName(f: Fields, path: string, seen: Set<string>): string {
   const name = readString(f, 'name', path, { required: true })!;
-  if (!NAME.test(name)) invalid(at(path, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (!NAME.test(name)) invalid(at(path, 'name'), NAME_RULE);
   if (seen.has(name)) invalid(at(path, 'name'), `duplicate tool name ${name}`);
   seen.add(name);
   return name;
@@ -361,7 +380,7 @@ export function readResponseFormat(body: Fields): ResponseFormat | undefined {
   const p = 'response_format.json_schema';
   const js = expectFields(f.json_schema, p);
   const name = readString(js, 'name', p, { required: true })!;
-  if (!NAME.test(name)) invalid(at(p, 'name'), 'must be 1-64 letters, digits, underscores or dashes');
+  if (!NAME.test(name)) invalid(at(p, 'name'), NAME_RULE);
   const schema = readSchema(js.schema, at(p, 'schema'), { type: 'object' });
   const description = readString(js, 'description', p);
   const strict = readBoolean(js, 'strict', p);
