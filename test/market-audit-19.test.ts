@@ -190,5 +190,29 @@ describe('market API, nineteenth audit (over HTTP)', () => {
       }
       assert.deepEqual(mismatches, []);
     });
+
+    it('a page of events and its total are one reading while events are created', async () => {
+      const mismatches: string[] = [];
+      for (let round = 0; round < 15; round++) {
+        const [, ...answers] = await Promise.all([
+          ok(admin('POST', '/admin/events', { title: `Aud19 race ${round} ${Math.random()}`, category: 'aud19' }), 201),
+          ...Array.from({ length: 4 }, () => call('GET', '/api/events?limit=100')),
+        ]);
+        for (const a of answers) if (a.body.data.length !== a.body.total) mismatches.push(`${a.body.data.length} rows, total ${a.body.total}`);
+      }
+      assert.deepEqual(mismatches, []);
+    });
+
+    it('the trending list is the markets list sorted by trending, active markets, first ten', async () => {
+      const w = await trader('100');
+      const made: number[] = [];
+      for (let i = 0; i < 3; i++) made.push((await market('aud19trend')).id);
+      for (const [i, amount] of [[0, 1], [2, 9]] as const) await ok(trade(w, made[i]!, 'no', amount));
+      const trending = (await ok(call('GET', '/api/markets/trending'))).data;
+      const sorted = (await ok(call('GET', '/api/markets?sort=trending&status=active&limit=10'))).data;
+      assert.deepEqual(trending, sorted);
+      const ids = trending.map((m: { id: number }) => m.id);
+      assert.ok(ids.indexOf(made[2]) < ids.indexOf(made[0]), 'more 24-hour volume first');
+    });
   });
 });
