@@ -22,6 +22,8 @@ export interface SignedRequest {
   readonly method: string;
   /** URL path as sent, without the query string. */
   readonly path: string;
+  /** The query string as sent, with its `?`; '' for none. Never signed: only to name a signer's mistake. */
+  readonly query: string;
   /** Header value by lower-case name; undefined or '' when absent. */
   header(name: string): string | undefined;
   /** Exact body bytes; empty for none. */
@@ -79,7 +81,10 @@ async function authenticateHmac(
   if (isHexInWrongCase(h.signature)) throw authError('hmacSignatureCase');
   const encoding = hmacEncodingProblem(h.signature);
   if (encoding !== null) throw authError(HMAC_ENCODING_REFUSALS[encoding]);
-  if (!verifyHmac(record.secret, parts, h.signature)) throw authError('invalidSignature');
+  if (!verifyHmac(record.secret, parts, h.signature)) {
+    const signedQuery = req.query !== '' && verifyHmac(record.secret, { ...parts, path: req.path + req.query }, h.signature);
+    throw authError(signedQuery ? 'hmacSignedQuery' : 'invalidSignature');
+  }
   checkBodyWallet(req.bodyWallet);
   if (!walletMatches(req.bodyWallet, record.wallet)) throw authError('apiKeyWalletMismatch');
   // The HMAC is deterministic, so the expected value names this signed request exactly.
@@ -97,14 +102,12 @@ async function authenticateWallet(
   const fields = parseWalletMessage(h.message);
   if (!fields) throw authError(refusalOfMessage(h.message, deps.clock.now()));
   if (!isWithinWindow(fields.timestamp, deps.clock.now())) throw authError('timestampOutOfRange');
-  const expected = buildWalletMessage({
-    wallet: fields.wallet,
-    timestamp: fields.timestamp,
-    method: req.method,
-    path: req.path,
-    bodySha256: sha256Hex(req.rawBody),
-  });
-  if (expected !== h.message) throw authError('invalidSignature');
+  const expectedAt = (path: string) =>
+    buildWalletMessage({ wallet: fields.wallet, timestamp: fields.timestamp, method: req.method, path, bodySha256: sha256Hex(req.rawBody) });
+  if (expectedAt(req.path) !== h.message) {
+    const signedQuery = req.query !== '' && expectedAt(req.path + req.query) === h.message;
+    throw authError(signedQuery ? 'walletMessageQuery' : 'invalidSignature');
+  }
   if (isWalletSignatureWithout0x(h.signature)) throw authError('walletSignatureWithout0x');
   const signer = await recoverWalletSigner(h.message, h.signature);
   if (signer !== fields.wallet) throw authError('invalidSignature');

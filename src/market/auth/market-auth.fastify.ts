@@ -84,6 +84,7 @@ export function requireMarketAuth(opts: RequireMarketAuthOptions) {
           method: request.method,
           // The path as sent: a trailing slash the router ignores is still part of what was signed.
           path: pathOf(request.originalUrl),
+          query: request.originalUrl.slice(pathOf(request.originalUrl).length),
           header: (name) => headerOf(request, name),
           rawBody: request.rawBody ?? EMPTY,
           bodyWallet: bodyWalletOf(request.body),

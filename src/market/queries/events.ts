@@ -85,11 +85,14 @@ export async function listEvents(db: Db, f: { statuses?: readonly EventStatus[];
   // The list's own order: the cursor's row is read in the query, so its time keeps the database's precision.
   const after = f.cursor === undefined ? [] : [sql`(e.created_at, e.id) < (select c.created_at, c.id from events c where c.id = ${f.cursor})`];
   const whereOf = (conds: readonly RawBuilder<unknown>[]) => (conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`);
-  const [rows, count] = await Promise.all([
-    sql<EventRow>`${EVENT_SELECT} ${whereOf([...filter, ...after])} order by e.created_at desc, e.id desc limit ${f.limit} offset ${f.offset}`.execute(db),
-    sql<{ n: number }>`select count(*)::int as n from events e ${whereOf(filter)}`.execute(db),
-  ]);
-  return { items: rows.rows.map(eventItem), total: count.rows[0]?.n ?? 0 };
+  // One statement, so the page and its total are one reading (an event created or resolved
+  // between two statements made them disagree).
+  type PageRow = Omit<EventRow, 'id'> & { id: number | null; total_count: number };
+  const r = await sql<PageRow>`select c.total_count, x.* from (select count(*)::int as total_count from events e ${whereOf(filter)}) c
+    left join (${EVENT_SELECT} ${whereOf([...filter, ...after])} order by e.created_at desc, e.id desc limit ${f.limit} offset ${f.offset}) x on true
+    order by x.created_at desc, x.id desc`.execute(db);
+  const rows = r.rows.filter((row): row is PageRow & EventRow => row.id !== null);
+  return { items: rows.map(eventItem), total: r.rows[0]?.total_count ?? 0 };
 }
 
 export async function getEventById(db: Db, id: number): Promise<EventItem | null> {

@@ -76,15 +76,13 @@ const TRADE_COLUMNS = sql`id, market_id, wallet, outcome, amount, price, shares,
  * the markets' trade_count (kept in the trading transaction), which avoids counting a large
  * table; a wallet's trades or a window are counted on the index that serves them (wallet, market
  * or time, each with created_at). The total counts the filter, not what is left after the cursor,
- * so it reads the same on every page. `'market'` when `market` is unknown, `'cursor'` when the
+ * so it reads the same on every page, and is read in the page's own statement (one snapshot). `'market'` when `market` is unknown, `'cursor'` when the
  * cursor names no trade.
  */
 export async function listTrades(db: Db, f: TradeFilter) {
-  let marketCount: number | undefined;
   if (f.market !== undefined) {
-    const m = await sql<{ trade_count: number }>`select trade_count from markets where id = ${f.market}`.execute(db);
+    const m = await sql<{ id: number }>`select id from markets where id = ${f.market}`.execute(db);
     if (!m.rows[0]) return 'market' as const;
-    marketCount = m.rows[0].trade_count;
   }
   if (f.cursor !== undefined) {
     const c = await sql<{ id: number }>`select id from trades where id = ${f.cursor}`.execute(db);
@@ -101,12 +99,19 @@ export async function listTrades(db: Db, f: TradeFilter) {
   const after = f.cursor === undefined ? null : sql`(created_at, id) < (select created_at, id from trades where id = ${f.cursor})`;
   const whereOf = (conds: readonly ReturnType<typeof sql>[]) => (conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`);
   const where = whereOf(after === null ? filters : [...filters, after]);
-  const rows = sql<TradeRow>`select ${TRADE_COLUMNS} from trades ${where} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}`;
-  if (filters.length === 0 || (filters.length === 1 && marketCount !== undefined)) {
-    const total =
-      marketCount ?? Number((await sql<{ n: bigint }>`select coalesce(sum(trade_count), 0)::bigint as n from markets`.execute(db)).rows[0]?.n ?? 0n);
-    return { items: (await rows.execute(db)).rows.map(tradeRecord), total };
-  }
-  const [page, count] = await Promise.all([rows.execute(db), sql<{ n: bigint }>`select count(*)::bigint as n from trades ${whereOf(filters)}`.execute(db)]);
-  return { items: page.rows.map(tradeRecord), total: Number(count.rows[0]?.n ?? 0n) };
+  const total =
+    filters.length === 0
+      ? sql`(select coalesce(sum(trade_count), 0) from markets)`
+      : filters.length === 1 && f.market !== undefined
+        ? sql`(select trade_count from markets where id = ${f.market})`
+        : sql`(select count(*) from trades ${whereOf(filters)})`;
+  // One statement, so the page and its total are one reading: trades committed between two
+  // statements showed a total that disagreed with the rows (0 rows, total 1).
+  type PageRow = Omit<TradeRow, 'id'> & { id: number | null; total_count: bigint };
+  const r = await sql<PageRow>`
+    select c.total_count, x.* from (select ${total}::bigint as total_count) c
+    left join (select ${TRADE_COLUMNS} from trades ${where} order by created_at desc, id desc limit ${f.limit} offset ${f.offset}) x on true
+    order by x.created_at desc, x.id desc`.execute(db);
+  const rows = r.rows.filter((row): row is PageRow & TradeRow => row.id !== null);
+  return { items: rows.map(tradeRecord), total: Number(r.rows[0]?.total_count ?? 0n) };
 }
