@@ -19,6 +19,7 @@ describe('countIdentifiers', () => {
     assert.deepEqual(shapes('Is YouTube Premium worth it? And PayPal, PlayStation, McDonald\'s?'), { brand: 4 });
     assert.deepEqual(shapes('How do I cancel my iPhone subscription on eBay?'), { brand: 2 });
     assert.deepEqual(shapes('TypeError, IOException and useState, getElementById'), { camel: 4 });
+    assert.deepEqual(shapes('SwiftUI, GraphQL and NodeJS on iOS'), { camel: 3, brand: 1 });
   });
 
   it('counts snake_case, file names with a code or configuration extension, and flags', () => {

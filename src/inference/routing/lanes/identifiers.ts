@@ -157,11 +157,14 @@ const ERROR_SUFFIXES = ['Error', 'Exception'];
  * YouTube, PlayStation) or one lower-case letter before a capitalised word (iPhone, eBay), letters
  * only. Everyday questions name them ("Is YouTube Premium worth it?"), so they are a kind of their
  * own rather than camelCase, which says code; the code identifiers of the same shape (HashMap,
- * RollingUpdate) are left to the words around them, and exception classes stay camelCase.
+ * RollingUpdate) are left to the words around them, and exception classes and a word joined to an
+ * acronym (SwiftUI, GraphQL) stay camelCase.
  */
 function isBrand(text: string, start: number, end: number, humps: number, firstHump: number, onlyLetters: boolean): boolean {
   if (humps !== 1 || !onlyLetters) return false;
   if (!isUpper(text.charCodeAt(start)) && firstHump !== start + 1) return false;
   const second = text.slice(firstHump, end);
+  // A word and an acronym (SwiftUI, GraphQL, NodeJS) names a technology; iOS is a product.
+  if (firstHump > start + 1 && second.length >= 2 && isUpper(second.charCodeAt(1))) return false;
   return !ERROR_SUFFIXES.some((suffix) => second.endsWith(suffix));
 }
