@@ -71,7 +71,7 @@ const OPERATORS = new Set('+-=*/^<>)±×÷≤≥·'.split('').map((ch) => ch.cha
 
 /**
  * `-n`, `-rn`, `-name`: a dash and letters, followed by another token that does not start with an
- * operator (`grep -n "todo"`, `docker run -p 8080:80`), so that `-x + 3` and a final `= -x` stay
+ * operator (`grep -n "deprecated"`, `docker run -p 8080:80`), so that `-x + 3` and a final `= -x` stay
  * mathematics.
  */
 function isShortFlag(text: string, from: number, to: number): boolean {
