@@ -196,7 +196,7 @@ h('general', 'en', 'How do I stop my iPhone from showing message previews?');
 h('general', 'en', 'How do I dispute a charge on my PayPal account?');
 h('general', 'en', 'Should I buy a SodaStream or just keep buying sparkling water?');
 h('general', 'en', 'Who founded HubSpot and when?');
-h('general', 'en', 'Is WeWork still in business?');
+h('general', 'en', 'Please summarise the minutes of yesterday\'s meeting in a few lines.', '"please" is no sign of another language');
 // "Say" alone is an everyday command, not a request for another language's wording.
 h('general', 'en', 'Say hi to everyone at the party for me in a short toast.', '"say" without a language is general');
 h('general', 'en', 'Say something encouraging, I have an exam tomorrow.');
