@@ -165,4 +165,72 @@ h('general', 'en', 'What does a data scientist do?');
 h('general', 'en', 'Describe Barcelona in three sentences.');
 h('general', 'en', "I'm learning Spanish. Can you recommend some podcasts?", 'talks about a language but asks for podcasts, in English');
 
+// Everyday questions that name a company or product spelled in two joined words (PayPal, iPhone):
+// the name has the shape of a camelCase identifier, but nothing is asked of code.
+h('general', 'en', 'How long does a PayPal transfer take to reach my bank?', 'a brand in camelCase shape is not code');
+h('general', 'en', 'Should I get YouTube Music or Spotify?');
+h('general', 'en', 'My iPhone battery drains fast overnight, what can I do?');
+h('general', 'en', 'How do I sell my old bike on eBay safely?');
+h('general', 'en', 'Is a PlayStation 5 or a Nintendo Switch better for kids?');
+h('general', 'en', 'How much storage does iCloud give for free?');
+h('general', 'en', "What are the healthiest options at McDonald's?");
+h('general', 'en', 'Write a friendly LinkedIn post announcing my new job.');
+h('general', 'en', 'How do I leave a WhatsApp group without anyone noticing?');
+h('general', 'en', 'Is DoorDash cheaper than ordering directly from the restaurant?');
+h('general', 'en', 'Can I return a MacBook I bought two weeks ago?');
+h('general', 'en', 'How do I track a FedEx package without a tracking number?');
+h('general', 'en', 'What is the best iPad for drawing?');
+h('general', 'en', 'Is TikTok safe for a 12-year-old?');
+h('general', 'en', 'How do I get a refund from the PlayStation Store?');
+h('general', 'en', 'Does PayPal protect buyers if the seller never ships?');
+h('general', 'en', 'How do I delete my old MySpace account?');
+h('general', 'en', 'Which is better for a road trip, an AirBnB or a hotel?');
+h('general', 'en', 'Recommend some good BookTok novels for summer.');
+h('general', 'en', 'How do I turn on subtitles on YouTube on my TV?');
+h('general', 'en', 'Is a JetBlue Mint seat worth the price for a 6-hour flight?');
+h('general', 'en', 'Write a short thank-you note to my UberEats driver.');
+h('general', 'en', 'How do I pair AirPods with an Android phone?');
+h('general', 'en', 'What is the history of the GameBoy?');
+h('general', 'en', 'Is it worth paying for SiriusXM in my car?');
+h('general', 'en', 'How do I stop my iPhone from showing message previews?');
+h('general', 'en', 'How do I dispute a charge on my PayPal account?');
+h('general', 'en', 'Should I buy a SodaStream or just keep buying sparkling water?');
+h('general', 'en', 'Who founded HubSpot and when?');
+h('general', 'en', 'Please summarise the minutes of yesterday\'s meeting in a few lines.', '"please" is no sign of another language');
+// "Say" alone is an everyday command, not a request for another language's wording.
+h('general', 'en', 'Say hi to everyone at the party for me in a short toast.', '"say" without a language is general');
+h('general', 'en', 'Say something encouraging, I have an exam tomorrow.');
+h('general', 'en', 'Say good morning to my team in a cheerful way.');
+h('general', 'en', 'Say that again but shorter.');
+h('general', 'en', 'Just say yes or no: is coffee bad for you?');
+h('general', 'en', 'Say a few words for my grandfather\'s retirement party.');
+h('general', 'en', 'say hi');
+h('general', 'en', 'What would you say is the best season to visit Canada?');
+h('general', 'en', 'Hello there!', 'an English greeting is general');
+h('general', 'en', 'Say hello to my friend Sam, it is his birthday today.');
+h('general', 'en', 'hello, are you awake?');
+// Short English that `eld` takes for another language, a little ahead of English: the words decide.
+h('general', 'en', 'Sing a song.', 'eld says Hungarian');
+h('general', 'en', 'Wave hello.', 'eld says Italian');
+h('general', 'en', 'Hello mate', 'eld says Italian');
+h('general', 'en', 'Hello, friend.', 'eld says Dutch');
+h('general', 'en', 'Tell Anna hello.', 'eld says Norwegian');
+// ... and "how do you say" still asks for another language's wording.
+h('multilingual', 'en', 'How would you say "good night, sleep well" in Italian?');
+h('multilingual', 'en', 'Say "thank you very much" in Korean, please.', '"say" with a target language is translation');
+h('multilingual', 'en', 'What is the polite way to say "excuse me" in Japanese?');
+// Code that names identifiers of the same two-word shape as brands: its words decide.
+h('code', 'en', 'When should I use a HashMap instead of a TreeMap in Java?', 'a two-word identifier in code');
+h('code', 'en', 'How do I sort an ArrayList of objects by a field?');
+h('code', 'en', 'Why does my ViewModel lose its state when the screen rotates?');
+h('code', 'en', 'My Kubernetes deployment uses strategy type RollingUpdate but pods restart all at once, why?');
+h('code', 'en', 'What is the difference between a ListView and a RecyclerView in Android?');
+h('code', 'en', 'Write a JavaScript function that debounces a callback.');
+h('code', 'en', 'How do I call a REST API with HttpClient in C#?');
+h('code', 'en', 'In SwiftUI, how do I pass data between views?');
+h('code', 'en', 'How do I read a file line by line with BufferedReader?');
+h('code', 'en', 'Set up a GitHub workflow that runs pytest on every push.');
+h('code', 'en', 'Convert this to TypeScript: const add = (a, b) => a + b');
+h('code', 'en', 'How do I use StringBuilder efficiently in a loop?');
+
 export const HAND_CASES: readonly Hand[] = out;

@@ -104,6 +104,24 @@ describe('classifyLane: text lanes', () => {
     ]);
   });
 
+  it('general: everyday questions that name a product spelled like an identifier, and "say" without a language', () => {
+    expectAll('general', [
+      'What does PayPal charge for refunds?',
+      'Is YouTube Premium worth it?',
+      'How do I cancel my iPhone subscription?',
+      'How do I contact eBay support?',
+      'How do I reset my PlayStation?',
+      "Is McDonald's open on Christmas?",
+      'How do I turn off iCloud photo sync?',
+      'Is GitHub Copilot worth it for a student?',
+      'Say hello.',
+      'Say it again, slower.',
+    ]);
+    // ... while identifiers of code and a language's wording keep their lanes.
+    expectAll('code', ['Why does getElementById return null?', 'How do I use useState in React?', 'Python raises TypeError: unhashable type, why?']);
+    expectAll('multilingual', ['How do you say hello in Japanese?', 'Say "good luck" in German.']);
+  });
+
   it('follows the precedence code, then math, then multilingual', () => {
     assert.equal(lane('Arregla este código Python: for i in range(10) print(i)'), 'code');
     assert.equal(lane('Resuelve el sistema: x + y = 10, x - y = 2'), 'math');

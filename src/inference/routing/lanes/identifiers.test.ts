@@ -15,6 +15,13 @@ describe('countIdentifiers', () => {
     assert.deepEqual(shapes('The CEOs of NASA and the USA read PDFs.'), {});
   });
 
+  it('counts names shaped like a company or product apart from camelCase, but not exception classes', () => {
+    assert.deepEqual(shapes('Is YouTube Premium worth it? And PayPal, PlayStation, McDonald\'s?'), { brand: 4 });
+    assert.deepEqual(shapes('How do I cancel my iPhone subscription on eBay?'), { brand: 2 });
+    assert.deepEqual(shapes('TypeError, IOException and useState, getElementById'), { camel: 4 });
+    assert.deepEqual(shapes('SwiftUI, GraphQL and NodeJS on iOS'), { camel: 3, brand: 1 });
+  });
+
   it('counts snake_case, file names with a code or configuration extension, and flags', () => {
     assert.deepEqual(shapes('unknown directive "proxy_passs"'), { snake: 1 });
     assert.deepEqual(shapes('kubectl apply -f deployment.yaml, then edit main.tf and .env.'), { file: 3, flag: 1 });
@@ -31,7 +38,7 @@ describe('countIdentifiers', () => {
   });
 
   it('counts keys at the start of a line, also after a list dash', () => {
-    assert.deepEqual(shapes('replicas: 3\nstrategy:\n  type: RollingUpdate\n- name: api'), { key: 4, camel: 1 });
+    assert.deepEqual(shapes('replicas: 3\nstrategy:\n  type: RollingUpdate\n- name: api'), { key: 4, brand: 1 });
     assert.deepEqual(shapes('it says: no'), {});
   });
 });

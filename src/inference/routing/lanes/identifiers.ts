@@ -11,7 +11,7 @@
  */
 
 /** Token shapes, in the order of IdentifierCounts. */
-export const IDENTIFIER_KINDS = ['camel', 'snake', 'file', 'flag', 'path', 'key'] as const;
+export const IDENTIFIER_KINDS = ['camel', 'snake', 'file', 'flag', 'path', 'key', 'brand'] as const;
 
 /** Counts per kind, IDENTIFIER_KINDS order (reused by the caller). */
 export type IdentifierCounts = Int32Array;
@@ -71,7 +71,7 @@ const OPERATORS = new Set('+-=*/^<>)±×÷≤≥·'.split('').map((ch) => ch.cha
 
 /**
  * `-n`, `-rn`, `-name`: a dash and letters, followed by another token that does not start with an
- * operator (`grep -n "todo"`, `docker run -p 8080:80`), so that `-x + 3` and a final `= -x` stay
+ * operator (`grep -n "deprecated"`, `docker run -p 8080:80`), so that `-x + 3` and a final `= -x` stay
  * mathematics.
  */
 function isShortFlag(text: string, from: number, to: number): boolean {
@@ -104,7 +104,11 @@ function classifyToken(text: string, start: number, end: number, counts: Identif
   while (end > start && isTrailer(text.charCodeAt(end - 1))) end--;
   if (end - start < 2) return;
 
-  let camel = false;
+  // A possessive is the name it belongs to: McDonald's is McDonald.
+  if (end - start > 2 && text.charCodeAt(end - 1) === 115 && (text.charCodeAt(end - 2) === 39 || text.charCodeAt(end - 2) === 0x2019)) end -= 2;
+  let humps = 0;
+  let firstHump = -1;
+  let onlyLetters = true;
   let snake = false;
   let slashes = 0;
   let letters = 0;
@@ -112,17 +116,24 @@ function classifyToken(text: string, start: number, end: number, counts: Identif
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     if (isLetter(c)) letters++;
+    else onlyLetters = false;
     if (i > start) {
       const p = text.charCodeAt(i - 1);
       // useState, CrashLoopBackOff; OOMKilled, HTTPServer (capitals, then a capitalised word; not
       // the plural of an acronym, CEOs)
-      if ((isLower(p) && isUpper(c)) || (isUpper(p) && isUpper(c) && i + 2 < end && isLower(text.charCodeAt(i + 1)) && isLower(text.charCodeAt(i + 2)))) camel = true;
+      if (isLower(p) && isUpper(c)) {
+        humps++;
+        if (firstHump < 0) firstHump = i;
+      } else if (isUpper(p) && isUpper(c) && i + 2 < end && isLower(text.charCodeAt(i + 1)) && isLower(text.charCodeAt(i + 2))) humps += 2;
       if (c === 95 && isLetter(p) && i + 1 < end && isLetter(text.charCodeAt(i + 1))) snake = true;
     }
     if (c === 47) slashes++;
     else if (c === 46) lastDot = i;
   }
-  if (camel) counts[0] = (counts[0] as number) + 1;
+  if (humps > 0) {
+    const kind = isBrand(text, start, end, humps, firstHump, onlyLetters) ? 6 : 0;
+    counts[kind] = (counts[kind] as number) + 1;
+  }
   if (snake) counts[1] = (counts[1] as number) + 1;
   // name.ext or .ext, the name ending in a letter, _ or - (not 3.5, not e.g); no extension is
   // longer than 10 letters, so no long token is sliced.
@@ -136,4 +147,24 @@ function classifyToken(text: string, start: number, end: number, counts: Identif
   if (letters > 0 && slashes > 0 && ((c0 === 47 && isLetter(text.charCodeAt(start + 1))) || c0 === 126 || (c0 === 46 && text.charCodeAt(start + 1) === 47) || slashes >= 2)) {
     counts[4] = (counts[4] as number) + 1;
   }
+}
+
+/** The second words of two-word names that are exception classes (TypeError, IOException), not brands. */
+const ERROR_SUFFIXES = ['Error', 'Exception'];
+
+/**
+ * A name in the shape of a company's or product's: two capitalised words run together (PayPal,
+ * YouTube, PlayStation) or one lower-case letter before a capitalised word (iPhone, eBay), letters
+ * only. Everyday questions name them ("Is YouTube Premium worth it?"), so they are a kind of their
+ * own rather than camelCase, which says code; the code identifiers of the same shape (HashMap,
+ * RollingUpdate) are left to the words around them, and exception classes and a word joined to an
+ * acronym (SwiftUI, GraphQL) stay camelCase.
+ */
+function isBrand(text: string, start: number, end: number, humps: number, firstHump: number, onlyLetters: boolean): boolean {
+  if (humps !== 1 || !onlyLetters) return false;
+  if (!isUpper(text.charCodeAt(start)) && firstHump !== start + 1) return false;
+  const second = text.slice(firstHump, end);
+  // A word and an acronym (SwiftUI, GraphQL, NodeJS) names a technology; iOS is a product.
+  if (firstHump > start + 1 && second.length >= 2 && isUpper(second.charCodeAt(1))) return false;
+  return !ERROR_SUFFIXES.some((suffix) => second.endsWith(suffix));
 }

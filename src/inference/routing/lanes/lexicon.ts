@@ -26,7 +26,7 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'pulumi', 'cloudformation', 'ansible', 'systemd', 'systemctl', 'journalctl', 'crontab', 'cron', 'nginx', 'httpd', 'haproxy',
     'traefik', 'certbot', 'iptables', 'ssh', 'sudo', 'chmod', 'chown', 'localhost', 'dns', 'tls', 'ssl', 'ec2', 'rds', 's3', 'iam',
     'vpc', 'eks', 'gke', 'aws', 'gcp', 'jenkinsfile', 'gitlab', 'github', 'ci', 'yml', 'toml', 'makefile', 'podman', 'virtualenv',
-    'venv', 'ubuntu', 'debian', 'env', 'webhook', 'grafana',
+    'venv', 'ubuntu', 'debian', 'env', 'webhook', 'grafana', 'powershell',
     'my pod', 'pod keeps', 'pod stuck', 'pod logs', 'pod restarts', 'pending pod', 'get pods', 'helm chart', 'helm charts',
     'helm release', 'helm install', 'helm upgrade', 'helm rollback', 'helm template', 'helm repo', 'reverse proxy', 'proxy pass',
     // other languages
@@ -56,10 +56,13 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     '方程', '概率', '面积', '导数', '积分', '证明', '计算', '多少', '求解', '解方', '微分', '確率', '面積', '証明', '方程', '計算', '何個',
   ],
   translate: [
-    'translate', 'translation', 'translated', 'say', 'mean', 'means', 'meaning', 'french', 'spanish', 'german', 'japanese',
+    'translate', 'translation', 'translated', 'mean', 'means', 'meaning', 'french', 'spanish', 'german', 'japanese',
     'italian', 'portuguese', 'korean', 'mandarin', 'chinese', 'russian', 'arabic', 'hindi', 'dutch', 'english', 'pronounce',
     'traduce', 'traducir', 'traduis', 'traduire', 'übersetze', 'übersetzen', 'traduza', 'traduci', 'переведи', 'перевод',
     'inglés', 'anglais', 'englische', 'englisch', 'inglês', 'inglese', 'английски', 'dice', 'sagt', 'diz',
     '翻译', '英语', '英文', '翻訳', '英語', '번역', '영어', 'ترجم', 'अनुवाद',
+    // "say" asks for a wording only after a speaker ("how do you say"); alone it is an everyday
+    // command ("Say hello.")
+    'you say', 'i say', 'to say', 'we say', 'they say',
   ],
 };
