@@ -157,9 +157,13 @@ export async function saveResponses(db: Db, rs: readonly StoredResponse[]): Prom
      where jsonb_typeof(item->'id') = 'string' and item->>'id' <> ''`.execute(db);
 }
 
-/** Output items of the account's live stored responses, by id (ids of other accounts are not found). */
-export async function findItems(db: Db, accountId: number, ids: readonly string[], now: Date): Promise<Map<string, OutputItem>> {
-  const wanted = ids.filter(storableId);
+/**
+ * Items of the account's live stored responses, by id (ids of other accounts are not found): an
+ * output item, else an input item (OpenAI resolves references to both), the newest response's when
+ * a client sent the same id in several.
+ */
+export async function findItems(db: Db, accountId: number, ids: readonly string[], now: Date): Promise<Map<string, ConversationItem>> {
+  const wanted = [...new Set(ids.filter(storableId))];
   if (wanted.length === 0) return new Map();
   const rows = await db
     .selectFrom('response_items')
@@ -169,7 +173,19 @@ export async function findItems(db: Db, accountId: number, ids: readonly string[
     .where('response_items.item_id', 'in', wanted)
     .where('responses.expires_at', '>', now)
     .execute();
-  return new Map(rows.map((r) => [r.item_id, r.item]));
+  const found = new Map<string, ConversationItem>(rows.map((r) => [r.item_id, r.item]));
+  const rest = wanted.filter((id) => !found.has(id));
+  if (rest.length === 0) return found;
+  // Spelled as the index responses_input_item_ids is (migration 2026_11_29_42), so the planner uses it.
+  const inputs = await sql<{ item: ConversationItem }>`
+    select distinct on (item->>'id') item
+      from responses cross join lateral jsonb_array_elements(input_items) as item
+     where jsonb_path_query_array(input_items, '$[*].id') ?| ${textArrayLiteral(rest)}::text[]
+       and account_id = ${accountId} and expires_at > ${now.toISOString()}
+       and item->>'id' = any(${textArrayLiteral(rest)}::text[])
+     order by item->>'id', created_at desc`.execute(db);
+  for (const { item } of inputs.rows) found.set(item.id as string, item);
+  return found;
 }
 
 /** Deletes expired responses (their items go with them), a batch at a time; returns how many. */
