@@ -250,7 +250,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     },
   );
 
-  app.post('/sign-out', { schema: { tags, summary: 'End this session', response: { 200: Ok, 403: ErrorBody } } }, async (request, reply) => {
+  app.post('/sign-out', { schema: { tags, summary: 'End this session', response: { 200: Ok, 401: ErrorBody, 403: ErrorBody } } }, async (request, reply) => {
     const cookie = request.cookies[SESSION_COOKIE];
     if (cookie) await service.signOut(cookie);
     clearSessionCookie(reply);
