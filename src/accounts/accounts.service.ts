@@ -24,7 +24,12 @@ function keyName(name: string, allowBlank: boolean): string {
 /** Account operations shared by the admin API (and, later, the dashboard). */
 export interface AccountsService {
   createAccount(input: { email: string; emailVerified?: boolean }): Promise<Account>;
-  verifyEmail(accountId: number): Promise<Account>;
+  /**
+   * Marks the email verified and drops this instance's cached key lookups of the account. Given
+   * `trx`, inside the caller's transaction: the change notification sent at its commit
+   * (migration 2026_11_26_97_api_key_notify) drops them again on every instance.
+   */
+  verifyEmail(accountId: number, trx?: Db): Promise<Account>;
   /** Credits as a decimal number of credits; negative takes credits away. */
   grantCredits(accountId: number, credits: number | string, note: string | null): Promise<Account>;
   /** The whole key is in the answer and nowhere else, ever. The name may be blank (the admin API's unnamed key). */
@@ -47,8 +52,8 @@ export function createAccountsService(db: Db, keys: Pick<ApiKeyService, 'forgetK
       const email = input.email.trim();
       return insertAccount(db, { email, emailVerified: input.emailVerified ?? false });
     },
-    async verifyEmail(accountId) {
-      const a = await markEmailVerified(db, accountId);
+    async verifyEmail(accountId, trx) {
+      const a = await markEmailVerified(trx ?? db, accountId);
       keys.forgetAccount(accountId);
       return a;
     },

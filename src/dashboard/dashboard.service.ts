@@ -128,13 +128,14 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
    * Marks a link used, once: a second use, an expired, unknown or malformed link (cut short by a
    * mail client, a full stop after it) is 400 in one set of words, a malformed one without a query.
    * Of an account's verification links only the newest verifies (Resend supersedes the earlier
-   * ones); an earlier one, otherwise good, tells its reader to use the newest email.
+   * ones); an earlier one, otherwise good, tells its reader to use the newest email. Given the
+   * caller's transaction as `executor`, the link is spent only if what it does commits.
    */
-  async function useEmailToken(token: string, purpose: 'verify' | 'reset'): Promise<number> {
+  async function useEmailToken(token: string, purpose: 'verify' | 'reset', executor: Db = db): Promise<number> {
     if (!EMAIL_TOKEN_FORM.test(token)) throw badRequest(INVALID_LINK);
     const now = new Date(clock.now());
     const hash = hashToken(token);
-    let update = db
+    let update = executor
       .updateTable('email_tokens')
       .set({ used_at: now })
       .where('token_hash', '=', hash)
@@ -145,7 +146,7 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
     const row = await update.returning('account_id').executeTakeFirst();
     if (row) return row.account_id;
     if (purpose === 'verify') {
-      const superseded = await db
+      const superseded = await executor
         .selectFrom('email_tokens')
         .innerJoin('accounts', 'accounts.id', 'email_tokens.account_id')
         .select('email_tokens.account_id')
@@ -266,9 +267,18 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
 
     async resetPassword(token, password) {
       checkPassword(password);
-      const accountId = await useEmailToken(token, 'reset');
-      await db.transaction().execute(async (trx) => {
-        await trx.updateTable('accounts').set({ password_hash: await hashPassword(password) }).where('id', '=', accountId).execute();
+      // Hashed before the transaction: scrypt's 100 ms would hold it (and PGlite's one connection) open.
+      const passwordHash = await hashPassword(password);
+      // One transaction: a failure anywhere leaves the link, the password, the sessions and the
+      // email's verification all as they were, never a new password beside an unverified email.
+      const { accountId, wasVerified } = await db.transaction().execute(async (trx) => {
+        const accountId = await useEmailToken(token, 'reset', trx);
+        const account = await trx
+          .updateTable('accounts')
+          .set({ password_hash: passwordHash })
+          .where('id', '=', accountId)
+          .returning('email_verified')
+          .executeTakeFirstOrThrow();
         await trx.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute();
         // The account's other reset links end too: one requested earlier (by whoever could read
         // the mailbox then) must not set a password after its owner has chosen a new one.
@@ -279,15 +289,13 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
           .where('purpose', '=', 'reset')
           .where('used_at', 'is', null)
           .execute();
+        // The link was read in the account's inbox, which is all a verification link proves: an
+        // account whose first email never came (or expired) is verified by the reset, as most
+        // services do.
+        if (!account.email_verified) await accounts.verifyEmail(accountId, trx);
+        return { accountId, wasVerified: account.email_verified };
       });
-      // The link was read in the account's inbox, which is all a verification link proves: an
-      // account whose first email never came (or expired) is verified by the reset, as most
-      // services do. accounts.verifyEmail also drops this instance's cached key lookups at once.
-      const account = await db.selectFrom('accounts').select('email_verified').where('id', '=', accountId).executeTakeFirstOrThrow();
-      if (!account.email_verified) {
-        await accounts.verifyEmail(accountId);
-        opts.logger.info({ accountId }, 'email verified by a password reset from the emailed link');
-      }
+      if (!wasVerified) opts.logger.info({ accountId }, 'email verified by a password reset from the emailed link');
     },
   };
 }

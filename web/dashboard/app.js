@@ -22,9 +22,32 @@ export async function api(method, path, body) {
   if (!res.ok) {
     const err = new Error((data && data.error) || `request failed (${res.status})`);
     err.status = res.status;
+    if (method !== 'GET' && (res.status === 401 || res.status === 403) && state.account && ACCOUNT_PAGES.includes(location.pathname)) await sessionChanged(err);
     throw err;
   }
   return data;
+}
+
+/**
+ * A write from an account page refused for its session: that session may have ended meanwhile
+ * (signed out in another tab, expired, a password reset), or another tab signed in afresh. Signed
+ * out: sign in again and come back here, rather than a page that still looks signed in. Another
+ * account now: this page again, as that account, so no write lands on an account it does not show.
+ */
+async function sessionChanged(err) {
+  const shownAccount = state.account.id;
+  try {
+    await refresh();
+  } catch {
+    return;
+  }
+  if (!state.account) {
+    err.message = 'your session has ended - sign in again';
+    redirect(`/?next=${encodeURIComponent(location.pathname + location.search)}`);
+    toast(err.message);
+  } else if (state.account.id !== shownAccount) {
+    redirect(location.pathname + location.search);
+  }
 }
 
 async function refresh() {

@@ -72,4 +72,10 @@ export function registerAccountCommands(program: Command, client: () => AdminCli
     .description('revoke a key (every instance refuses it at once)')
     .argument('<keyId>', 'key id', positiveId)
     .action(async (keyId: number) => print(await client().call('DELETE', `/keys/${keyId}`)));
+  keys
+    .command('rename')
+    .description('rename a key (the key itself does not change); "" clears the name')
+    .argument('<keyId>', 'key id', positiveId)
+    .argument('<name>', 'the new label')
+    .action(async (keyId: number, name: string) => print(await client().call('PATCH', `/keys/${keyId}`, { name })));
 }

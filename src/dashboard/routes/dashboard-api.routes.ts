@@ -52,6 +52,7 @@ const Day = Type.String({ maxLength: 100, description: 'YYYY-MM-DD (UTC)' });
 const KeyName = Type.String({ description: `not blank; at most ${KEY_NAME_MAX} characters; no control characters` });
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const Ok = Type.Object({ ok: Type.Boolean() });
+const SESSION_ENDED = 'your session has ended - sign in again';
 const ErrorBody = Type.Object({ error: Type.String() });
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
@@ -130,7 +131,13 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     if (request.method === 'GET' || request.method === 'HEAD' || request.url.startsWith('/dashboard/api/stripe/webhook')) return;
     const sent = request.headers['x-csrf-token'];
     const expected = session ? session.csrfToken : request.cookies[CSRF_COOKIE];
-    if (typeof sent !== 'string' || !expected || !secureEqual(sent, expected)) throw forbidden('missing or wrong CSRF token; reload the page');
+    if (typeof sent !== 'string' || !expected || !secureEqual(sent, expected)) {
+      // A page still holding the token of a session that ended (signed out in another tab,
+      // expired, ended by a password reset) is told to sign in again, not to mend a token:
+      // refused either way, nothing changes, so the CSRF defence loses nothing.
+      if (!session && request.cookies[SESSION_COOKIE]) throw unauthorized(SESSION_ENDED);
+      throw forbidden('missing or wrong CSRF token; reload the page');
+    }
   });
 
   const limit = async (request: FastifyRequest, reply: FastifyReply, ...keys: string[]) => {
@@ -243,7 +250,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     },
   );
 
-  app.post('/sign-out', { schema: { tags, summary: 'End this session', response: { 200: Ok, 403: ErrorBody } } }, async (request, reply) => {
+  app.post('/sign-out', { schema: { tags, summary: 'End this session', response: { 200: Ok, 401: ErrorBody, 403: ErrorBody } } }, async (request, reply) => {
     const cookie = request.cookies[SESSION_COOKIE];
     if (cookie) await service.signOut(cookie);
     clearSessionCookie(reply);
