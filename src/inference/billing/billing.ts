@@ -150,6 +150,11 @@ interface Lease {
   db: bigint;
   pending: bigint;
   held: bigint;
+  /**
+   * Requests inside hold() on this lease (taking, or waiting for, credits): the idle return must
+   * not drop a lease they will hold from, or their holds go to a row nothing ever gives back.
+   */
+  reserving: number;
   /** How much to keep free locally: grows with the holds in flight, so renewals stay rare. */
   target: bigint;
   /** The account's available balance outside all leases, at the last lease write. */
@@ -260,7 +265,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const leaseOf = (accountId: number): Lease => {
     let l = leases.get(accountId);
     if (!l) {
-      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, elsewhere: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
+      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, reserving: 0, target: 0n, outside: 0n, elsewhere: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
       leases.set(accountId, l);
     }
     return l;
@@ -313,6 +318,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const hold = async (input: ReserveInput): Promise<{ lease: Lease; amount: bigint }> => {
     const l = leaseOf(input.principal.accountId);
     l.lastUsed = clock.now();
+    l.reserving++;
     let refused = false;
     // Only this request's own lease writes count: waiting on another request's write is not a
     // try (under load many requests wait on one write, and the first of them to be served may
@@ -388,6 +394,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       }
     } finally {
       clearTimeout(timer);
+      l.reserving--;
     }
   };
 
@@ -477,7 +484,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const idleTimer = setInterval(() => {
     const now = clock.now();
     for (const l of leases.values()) {
-      if (l.held === 0n && l.pending === 0n && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
+      if (l.held === 0n && l.pending === 0n && l.reserving === 0 && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
         leases.delete(l.accountId);
         const back = giveBack(l).catch((err: unknown) => opts.logger?.warn({ err }, 'could not return an idle credit lease; the stale sweep will'));
         // Off this instance's books already, still in `accounts.reserved` until it commits: a
