@@ -287,6 +287,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         if (!t.grown) {
           // The old row was swept (this instance could not renew it in time): its queued
           // charges are written without a lease; the new row holds only what was just granted.
+          // Its holds and queued charges stay counted in `db` until they end (finish), which
+          // takes them out again, so they never become free here.
           l.db = l.pending + l.held;
         }
         l.id = t.leaseId;
@@ -423,6 +425,9 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     // without one (the old row's credits went back to the account with the sweep).
     const leaseId = r.leaseId !== null && r.leaseId === l.id ? r.leaseId : null;
     if (leaseId !== null) l.pending += charged;
+    // A hold of a replaced row was kept in `db` (grow) only to be taken out here: the new row
+    // never had it, so it must not become free.
+    else if (r.leaseId !== null) l.db -= r.amount;
     // What the request did not spend is free again: the requests waiting for credits try again.
     wake(l);
     const written = write({
@@ -450,15 +455,21 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     });
     return written.then(
       (done) => {
+        // Out of `db` whether or not the row was replaced meanwhile (grow kept the queued
+        // charges in `db` for this).
         if (leaseId !== null) {
           l.pending -= charged;
-          if (leaseId === l.id) l.db -= charged;
+          l.db -= charged;
         }
         return done;
       },
       (err: unknown) => {
-        // Not charged: the credits stay in the lease and go back to the account with it.
-        if (leaseId !== null) l.pending -= charged;
+        // Not charged: the credits stay in the lease and go back to the account with it (or
+        // went back with a swept row, which the lease no longer counts).
+        if (leaseId !== null) {
+          l.pending -= charged;
+          if (leaseId !== l.id) l.db -= charged;
+        }
         wake(l);
         opts.logger?.error({ err, requestId: r.requestId }, 'writing a charge failed; the request goes unbilled');
         throw err;
