@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { Agent, request } from 'undici';
+import type { DatabaseHandle } from '../src/storage/database.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { freshDatabase, openSameDatabase } from './helpers/database.ts';
 import { startGateway } from './helpers/gateway.ts';
 import { releaseStaleHolds } from '../src/inference/billing/credits.repository.ts';
 import { createTestAccount, creditBooks, manualClock } from './helpers/inference.ts';
+import { assertBooksBalanced, manualClock as marketClock, onServer, USDC } from './helpers/market.ts';
+import { nowSeconds, signedRequest, tradeBody, type MarketSigner } from './helpers/market-client.ts';
+import { marketHttp, type Answer } from './helpers/market-http.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const ENV = { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' };
@@ -103,5 +111,119 @@ describe('money audit 26: credit leases', () => {
       releaseFirst();
       await g.close();
     }
+  });
+});
+
+/**
+ * One wallet's trades, withdrawals (two of them one Idempotency-Key sent to both instances at
+ * once), a deposit and the market's resolve, all at once over real sockets on two instances of
+ * one database: nothing beyond the balance is spent or locked, the books balance, the keyed
+ * withdrawal happens at most once and every payout recomputes from market-math.md.
+ */
+describe(`money audit 26: market races on two instances (${onServer ? 'PostgreSQL server' : 'PGlite'})`, () => {
+  const clock = marketClock(Date.now());
+  const env = { RATE_LIMIT_MARKET_PER_MINUTE: '1000000', SECRETS_KEY: randomBytes(32).toString('base64') };
+  const agent = new Agent({ connections: 128, pipelining: 1 });
+  let database: DatabaseHandle & { url: string | null };
+  let second: DatabaseHandle | null = null;
+  let a: TestApp;
+  let b: TestApp;
+
+  before(async () => {
+    database = await freshDatabase();
+    const redisPrefix = `t${randomBytes(6).toString('hex')}`;
+    a = await startTestApp({ database, clock, redisPrefix, env });
+    second = database.url ? await openSameDatabase(database.url) : null;
+    b = await startTestApp({ database: second ? { ...second, url: database.url } : database, clock, redisPrefix, env });
+    await a.listen();
+    await b.listen();
+  });
+  after(async () => {
+    await agent.close();
+    await a?.close();
+    await b?.close();
+    if (second) await second.close();
+    await database?.close();
+  });
+
+  async function http(inst: TestApp, req: { url: string; method: string; headers: Record<string, string>; payload?: string }): Promise<Answer> {
+    const res = await request(inst.url + req.url, { method: req.method as 'POST', headers: req.headers, body: req.payload, dispatcher: agent });
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown>, headers: res.headers };
+  }
+  const admin = (inst: TestApp, url: string, body?: unknown) =>
+    http(inst, { method: 'POST', url, headers: { ...inst.admin, 'content-type': 'application/json' }, payload: JSON.stringify(body ?? {}) });
+
+  it('trades, withdrawals, a keyed withdrawal on both instances, a deposit and a resolve racing', async () => {
+    const ma = marketHttp(a, clock);
+    const w = await ma.trader('10');
+    const other = await ma.trader('10');
+    const market = await ma.createMarket();
+    // The other side, so the resolve has losers and winners.
+    assert.equal((await ma.trade(other.viaKey, tradeBody(other.wallet, market.id, 'no', 4))).status, 200);
+    clock.advance(30_000);
+    const now = nowSeconds(clock.now());
+    const sign = (signer: MarketSigner, url: string, body: unknown, ts: number, headers?: Record<string, string>) =>
+      signedRequest(signer, { method: 'POST', url, body, timestamp: ts, ...(headers ? { headers } : {}) });
+    const calls: { kind: string; run: () => Promise<Answer> }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const req = await sign(i % 2 ? w.viaKey : w.viaWallet, '/api/pool/trade', tradeBody(w.wallet, market.id, i % 3 ? 'yes' : 'no', 1), now - Math.floor(i / 2));
+      calls.push({ kind: 'trade', run: () => http(i % 2 ? a : b, req) });
+    }
+    for (let i = 0; i < 3; i++) {
+      const req = await sign(i % 2 ? w.viaKey : w.viaWallet, '/api/pool/withdraw', { wallet_addr: w.wallet, amount: 4 }, now - 10 - i, { 'idempotency-key': `w-${i}-${randomBytes(4).toString('hex')}` });
+      calls.push({ kind: 'withdraw', run: () => http(i % 2 ? b : a, req) });
+    }
+    const keyed = { 'idempotency-key': `both-${randomBytes(4).toString('hex')}` };
+    const keyedBody = { wallet_addr: w.wallet, amount: 2 };
+    const k1 = await sign(w.viaKey, '/api/pool/withdraw', keyedBody, now, keyed);
+    const k2 = await sign(w.viaWallet, '/api/pool/withdraw', keyedBody, now, keyed);
+    calls.push({ kind: 'keyed', run: () => http(a, k1) }, { kind: 'keyed', run: () => http(b, k2) });
+    calls.push({ kind: 'deposit', run: () => admin(b, `/admin/wallets/${w.wallet}/deposit`, { amount: '2' }) });
+    calls.push({ kind: 'resolve', run: () => admin(a, `/admin/markets/${market.id}/resolve`, { outcome: 'yes' }) });
+    const answers = await Promise.all(calls.map((c) => c.run()));
+
+    const byKind = (k: string) => answers.filter((_, i) => calls[i]!.kind === k);
+    for (const r of byKind('trade')) assert.ok(r.status === 200 || ['Insufficient balance', 'Market not active'].includes(String(r.body.error)), JSON.stringify(r.body));
+    for (const r of [...byKind('withdraw'), ...byKind('keyed')]) assert.ok(r.status === 200 || r.body.error === 'Insufficient balance', JSON.stringify(r.body));
+    assert.equal(byKind('deposit')[0]!.status, 200);
+    assert.equal(byKind('resolve')[0]!.status, 200, JSON.stringify(byKind('resolve')[0]!.body));
+    const [r1, r2] = byKind('keyed');
+    if (r1!.status === 200 && r2!.status === 200) {
+      assert.deepEqual(r1!.body, r2!.body);
+      assert.equal([r1!, r2!].filter((r) => r.headers['idempotent-replayed'] === 'true').length, 1);
+    }
+
+    const db = a.deps.db;
+    const wallet = (await db.selectFrom('wallets').selectAll().where('address', '=', w.wallet.toLowerCase()).executeTakeFirstOrThrow());
+    const pending = await db.selectFrom('withdrawals').select(['amount']).where('wallet', '=', w.wallet.toLowerCase()).execute();
+    assert.equal(pending.filter((p) => p.amount === 2n * USDC).length, byKind('keyed').some((r) => r.status === 200) ? 1 : 0, 'the keyed withdrawal happened at most once');
+    assert.equal(pending.length, [...byKind('withdraw'), ...byKind('keyed')].filter((r) => r.status === 200).length - (r1!.status === 200 && r2!.status === 200 ? 1 : 0));
+    assert.equal(wallet.locked, pending.reduce((s, p) => s + p.amount, 0n), 'locked is the pending withdrawals');
+    assert.ok(wallet.locked <= wallet.balance && wallet.balance >= 0n, `balance ${wallet.balance}, locked ${wallet.locked}`);
+    const trades = await db.selectFrom('trades').select(['amount']).where('wallet', '=', w.wallet.toLowerCase()).execute();
+    assert.equal(trades.length, byKind('trade').filter((r) => r.status === 200).length);
+
+    // Every payout from market-math.md, "Resolution to outcome w".
+    const positions = await db.selectFrom('positions').selectAll().where('market_id', '=', market.id).execute();
+    const T = positions.reduce((s, p) => s + p.cost_basis, 0n);
+    const winners = positions.filter((p) => p.outcome === 'yes' && p.shares > 0n);
+    const W = winners.reduce((s, p) => s + p.cost_basis, 0n);
+    const H = winners.reduce((s, p) => s + p.shares, 0n);
+    const L = T - W;
+    const fee = (L * 500n) / 10_000n;
+    const D = L - fee;
+    for (const p of positions) {
+      const expected = H === 0n ? p.cost_basis : p.outcome === 'yes' ? p.cost_basis + (D * p.shares) / H : 0n;
+      assert.equal(p.payout, expected, `payout of ${p.wallet} on ${p.outcome}`);
+    }
+    const paid = positions.reduce((s, p) => s + (p.payout ?? 0n), 0n);
+    const m = await db.selectFrom('markets').select(['settled_paid', 'settled_fee', 'settled_dust', 'escrow']).where('id', '=', market.id).executeTakeFirstOrThrow();
+    assert.equal(m.settled_paid, paid);
+    assert.equal((m.settled_paid ?? 0n) + (m.settled_fee ?? 0n) + (m.settled_dust ?? 0n), T);
+    assert.equal(m.escrow, 0n);
+    // The wallet's balance: deposits less stakes plus what the market paid it.
+    const received = positions.filter((p) => p.wallet === w.wallet.toLowerCase()).reduce((s, p) => s + (p.payout ?? 0n), 0n);
+    assert.equal(wallet.balance, 12n * USDC - trades.reduce((s, t) => s + t.amount, 0n) + received);
+    await assertBooksBalanced(db);
   });
 });
