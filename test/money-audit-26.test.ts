@@ -114,6 +114,96 @@ describe('money audit 26: credit leases', () => {
   });
 });
 
+describe('money audit 26: a mix of request fates on two instances', () => {
+  // Streams paused at the upstream, failing after their first events, cut by the upstream and by
+  // the client, a fallback, a grant and a negative grant, and a key revoked while its streams run:
+  // every usage record gets exactly one charge (none when it cost nothing), the ledger sums to the
+  // balance and nothing stays reserved.
+  it('settles every request exactly once whatever ended it', async () => {
+    const one = await startGateway({ env: ENV });
+    const two = await startGateway({ env: ENV, database: one.t.database });
+    let release!: () => void;
+    const until = new Promise<void>((r) => (release = r));
+    let closed = false;
+    try {
+      const acct = await createTestAccount(one.t, { credits: 4 });
+      const k2 = await one.t.app.inject({ method: 'POST', url: `/admin/accounts/${acct.id}/keys`, headers: one.t.admin, payload: { name: 'second' } });
+      const second = k2.json() as { id: number; key: string };
+      const big = { input: 20, cached: 0, output: 2000 };
+      for (const g of [one, two]) {
+        g.openai.chat.enqueue(
+          { text: 'paused one two three', pauseAfter: { events: 2, until }, usage: big },
+          { text: 'paused four five six', pauseAfter: { events: 2, until } },
+          { text: 'fails after the first', streamErrorAfter: { events: 2 } },
+          { text: 'cut by the upstream', cutAfter: 2 },
+          { text: 'plain', usage: big },
+          { text: 'plain two' },
+          { text: 'plain three', usage: big },
+          { text: 'plain four' },
+        );
+        g.anthropic.chat.enqueue({ error: { status: 500, message: 'overloaded' } });
+      }
+      const stream = async (g: typeof one, key: string, i: number): Promise<string> => {
+        try {
+          const s = await g.client(key).chat.completions.create({ model: 'svc-fast', max_tokens: 500, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: `s${i}` }] });
+          let n = 0;
+          for await (const chunk of s) {
+            void chunk;
+            // The client walks away mid-stream.
+            if (i % 4 === 0 && ++n === 1) break;
+          }
+          return 'streamed';
+        } catch (e) {
+          return `error ${(e as { status?: number }).status ?? 'stream'}`;
+        }
+      };
+      const plain = (g: typeof one, key: string, i: number, model = 'svc-fast') =>
+        g.client(key).chat.completions.create({ model, max_tokens: 500, messages: [{ role: 'user', content: `p${i}` }] }).then(() => 'ok', (e: { status?: number }) => `error ${e.status}`);
+      const runs: Promise<string>[] = [];
+      for (const [n, g] of [one, two].entries()) {
+        for (let i = 0; i < 6; i++) runs.push(stream(g, i % 2 ? second.key : acct.key, i + n));
+        runs.push(plain(g, acct.key, n), plain(g, second.key, n + 2), plain(g, acct.key, n + 4, 'svc-pro'));
+      }
+      await waitFor(() => one.openai.requests.length + two.openai.requests.length >= 4, { message: 'the streams never reached the upstreams' });
+      const grants = await Promise.all([
+        one.t.app.inject({ method: 'POST', url: `/admin/accounts/${acct.id}/credits`, headers: one.t.admin, payload: { credits: 1 } }),
+        two.t.app.inject({ method: 'POST', url: `/admin/accounts/${acct.id}/credits`, headers: two.t.admin, payload: { credits: -0.5 } }),
+        two.t.app.inject({ method: 'DELETE', url: `/admin/keys/${second.id}`, headers: two.t.admin }),
+      ]);
+      assert.deepEqual(grants.map((r) => r.statusCode), [200, 200, 200]);
+      release();
+      const outcomes = await Promise.all(runs);
+      assert.ok(outcomes.every((o) => ['streamed', 'ok', 'error 402', 'error 401', 'error 502', 'error stream'].includes(o)), outcomes.join(','));
+      await one.t.deps.apiKeys.barrier();
+      await two.t.deps.apiKeys.barrier();
+      for (const g of [one, two]) assert.equal(await plain(g, second.key, 9), 'error 401', 'the revoked key is refused on both instances');
+      await one.t.deps.billing.written();
+      await two.t.deps.billing.written();
+      await two.close();
+      await one.t.deps.billing.close();
+      closed = true;
+      const books = await creditBooks(one.t, acct.id);
+      assert.equal(books.reserved, 0n, 'every lease went back');
+      const rows = await sql<{ id: string; cost: bigint; charges: number; charged: bigint; shortfalls: number }>`
+        select u.id::text, u.cost,
+          (select count(*)::integer from credit_ledger l where l.usage_id = u.id and l.kind = 'charge') as charges,
+          (select coalesce(sum(amount), 0)::bigint from credit_ledger l where l.usage_id = u.id and l.kind = 'charge') as charged,
+          (select count(*)::integer from credit_ledger l where l.usage_id = u.id and l.kind = 'operator_cost') as shortfalls
+        from usage_records u where u.account_id = ${acct.id}`.execute(one.t.deps.db);
+      assert.ok(rows.rows.length >= outcomes.filter((o) => o === 'ok' || o === 'streamed').length);
+      for (const r of rows.rows) {
+        assert.equal(r.charges, r.cost > 0n ? 1 : 0, `usage ${r.id}: one charge row`);
+        assert.equal(r.charged, -r.cost, `usage ${r.id}: the charge row is the cost`);
+        assert.ok(r.shortfalls <= 1);
+      }
+    } finally {
+      release();
+      if (!closed) await two.close();
+      await one.close();
+    }
+  });
+});
+
 /**
  * One wallet's trades, withdrawals (two of them one Idempotency-Key sent to both instances at
  * once), a deposit and the market's resolve, all at once over real sockets on two instances of
