@@ -150,6 +150,11 @@ interface Lease {
   db: bigint;
   pending: bigint;
   held: bigint;
+  /**
+   * Requests inside hold() on this lease (taking, or waiting for, credits): the idle return must
+   * not drop a lease they will hold from, or their holds go to a row nothing ever gives back.
+   */
+  reserving: number;
   /** How much to keep free locally: grows with the holds in flight, so renewals stay rare. */
   target: bigint;
   /** The account's available balance outside all leases, at the last lease write. */
@@ -260,7 +265,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const leaseOf = (accountId: number): Lease => {
     let l = leases.get(accountId);
     if (!l) {
-      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, target: 0n, outside: 0n, elsewhere: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
+      l = { accountId, id: null, db: 0n, pending: 0n, held: 0n, reserving: 0, target: 0n, outside: 0n, elsewhere: 0n, lastUsed: clock.now(), validUntil: 0, taking: null, freed: null };
       leases.set(accountId, l);
     }
     return l;
@@ -282,6 +287,8 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
         if (!t.grown) {
           // The old row was swept (this instance could not renew it in time): its queued
           // charges are written without a lease; the new row holds only what was just granted.
+          // Its holds and queued charges stay counted in `db` until they end (finish), which
+          // takes them out again, so they never become free here.
           l.db = l.pending + l.held;
         }
         l.id = t.leaseId;
@@ -313,6 +320,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const hold = async (input: ReserveInput): Promise<{ lease: Lease; amount: bigint }> => {
     const l = leaseOf(input.principal.accountId);
     l.lastUsed = clock.now();
+    l.reserving++;
     let refused = false;
     // Only this request's own lease writes count: waiting on another request's write is not a
     // try (under load many requests wait on one write, and the first of them to be served may
@@ -388,6 +396,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
       }
     } finally {
       clearTimeout(timer);
+      l.reserving--;
     }
   };
 
@@ -416,6 +425,9 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     // without one (the old row's credits went back to the account with the sweep).
     const leaseId = r.leaseId !== null && r.leaseId === l.id ? r.leaseId : null;
     if (leaseId !== null) l.pending += charged;
+    // A hold of a replaced row was kept in `db` (grow) only to be taken out here: the new row
+    // never had it, so it must not become free.
+    else if (r.leaseId !== null) l.db -= r.amount;
     // What the request did not spend is free again: the requests waiting for credits try again.
     wake(l);
     const written = write({
@@ -443,15 +455,21 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
     });
     return written.then(
       (done) => {
+        // Out of `db` whether or not the row was replaced meanwhile (grow kept the queued
+        // charges in `db` for this).
         if (leaseId !== null) {
           l.pending -= charged;
-          if (leaseId === l.id) l.db -= charged;
+          l.db -= charged;
         }
         return done;
       },
       (err: unknown) => {
-        // Not charged: the credits stay in the lease and go back to the account with it.
-        if (leaseId !== null) l.pending -= charged;
+        // Not charged: the credits stay in the lease and go back to the account with it (or
+        // went back with a swept row, which the lease no longer counts).
+        if (leaseId !== null) {
+          l.pending -= charged;
+          if (leaseId !== l.id) l.db -= charged;
+        }
         wake(l);
         opts.logger?.error({ err, requestId: r.requestId }, 'writing a charge failed; the request goes unbilled');
         throw err;
@@ -477,7 +495,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const idleTimer = setInterval(() => {
     const now = clock.now();
     for (const l of leases.values()) {
-      if (l.held === 0n && l.pending === 0n && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
+      if (l.held === 0n && l.pending === 0n && l.reserving === 0 && !l.taking && now - l.lastUsed >= cfg.leaseIdleMs) {
         leases.delete(l.accountId);
         const back = giveBack(l).catch((err: unknown) => opts.logger?.warn({ err }, 'could not return an idle credit lease; the stale sweep will'));
         // Off this instance's books already, still in `accounts.reserved` until it commits: a
