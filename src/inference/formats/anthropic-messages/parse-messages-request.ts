@@ -549,6 +549,9 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (!Array.isArray(stop) || !stop.every((s): s is string => typeof s === 'string' && s !== '')) {
     invalid('stop_sequences', 'must be an array of non-empty strings');
   }
+  // The API refuses a stop sequence of whitespace only; refused here on every model, in its words,
+  // so the answer does not depend on the upstream kind that serves the model.
+  if (stop.some((s) => s.trim() === '')) invalid('stop_sequences', 'each stop sequence must contain non-whitespace');
   // OpenAI-compatible upstreams take at most four; a model may be served or fall back to one, so
   // the limit is the same on every model (docs/api-decisions.md, "Inference: fourteenth audit").
   if (stop.length > MAX_STOP_SEQUENCES) invalid('stop_sequences', `must have at most ${MAX_STOP_SEQUENCES} items`);
@@ -580,11 +583,17 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
  * Output tokens asked for when the client gave no `max_tokens`: 4,096 (the output the credit hold
  * reserves for a request without a cap, so the hold covers the answer), plus the thinking budget
  * when thinking is on (the upstream wants max_tokens above it), at most the model's max output.
+ * A budget the model's max output cannot stay above is refused, as it is against a `max_tokens`
+ * the client gives, rather than cut down to leave the answer a token.
  */
 export const MESSAGES_DEFAULT_MAX_TOKENS = 4096;
 
-export function messagesMaxTokens(request: CanonicalChatRequest, modelMaxOutput: number | null): number {
+export function messagesMaxTokens(request: CanonicalChatRequest, model: { readonly id: string; readonly maxOutput: number | null }): number {
   if (request.maxTokens !== undefined) return request.maxTokens;
-  const wanted = MESSAGES_DEFAULT_MAX_TOKENS + (request.reasoning?.budgetTokens ?? 0);
-  return modelMaxOutput === null ? wanted : Math.min(wanted, modelMaxOutput);
+  const budget = request.reasoning?.budgetTokens ?? 0;
+  if (model.maxOutput !== null && budget >= model.maxOutput) {
+    invalid('thinking.budget_tokens', `must be less than ${model.maxOutput}, the max output of model ${model.id} (max_tokens when it is not given)`);
+  }
+  const wanted = MESSAGES_DEFAULT_MAX_TOKENS + budget;
+  return model.maxOutput === null ? wanted : Math.min(wanted, model.maxOutput);
 }

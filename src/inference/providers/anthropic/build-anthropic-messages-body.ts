@@ -8,6 +8,8 @@ import { prepareAnthropicTools } from './prepare-anthropic-tools.ts';
  */
 const BUDGET_OF_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 } as const;
 const MIN_BUDGET = 1024;
+/** The smallest top_p the API takes next to thinking. */
+const MIN_THINKING_TOP_P = 0.95;
 
 /**
  * Extended thinking for the request's reasoning config: the client's budget (kept below
@@ -41,7 +43,8 @@ function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
  * The /v1/messages body. Differences from OpenAI sampling that are adapted rather than refused:
  * temperature is capped at Anthropic's maximum of 1, and when both temperature and top_p are given
  * only temperature is sent (recent Claude models refuse the pair). With thinking on, temperature
- * and top_k are left out (the API refuses them next to thinking).
+ * and top_k are left out (the API refuses them next to thinking), and top_p is raised to the
+ * API's smallest value there, 0.95: the nearest it takes to the client's.
  */
 export function buildAnthropicMessagesBody(
   request: CanonicalChatRequest,
@@ -64,7 +67,7 @@ export function buildAnthropicMessagesBody(
     ...tools,
     ...(budget !== null ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
     ...(sampling && request.temperature !== undefined ? { temperature: Math.min(request.temperature, 1) } : {}),
-    ...(request.topP !== undefined && (request.temperature === undefined || !sampling) ? { top_p: request.topP } : {}),
+    ...(request.topP !== undefined && (request.temperature === undefined || !sampling) ? { top_p: sampling ? request.topP : Math.max(request.topP, MIN_THINKING_TOP_P) } : {}),
     ...(sampling && request.topK !== undefined ? { top_k: request.topK } : {}),
     ...(request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
     ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),

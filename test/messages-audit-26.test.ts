@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { startWithSdks, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
+import { auditRequests } from './helpers/spec-audit.ts';
+
+/**
+ * Findings of the session 26 audit of `/v1/messages` as an `@anthropic-ai/sdk` user sees it, against
+ * both upstream kinds (docs/api-decisions.md, "Messages: session 26 audit").
+ */
+describe('messages, session 26 audit', () => {
+  let g: Gateway;
+  let acct: TestAccount;
+  let anthropic: Anthropic;
+
+  before(async () => void ({ g, acct, anthropic } = await startWithSdks()));
+  after(() => g.close());
+
+  const { refused } = auditRequests(() => ({ g, key: acct.key }));
+  const hi = [{ role: 'user' as const, content: 'hi' }];
+  const lastAnthropicBody = () => g.anthropic.requests.at(-1)!.body as Record<string, unknown>;
+
+  describe('stop_sequences', () => {
+    it('a stop sequence of whitespace only is a 400 in the API words on every model, nothing sent upstream', async () => {
+      for (const model of ['svc-fast', 'svc-vision']) {
+        for (const stop of ['\n', ' ', '\n\n', ' \t']) {
+          await refused('/v1/messages', { model, max_tokens: 50, stop_sequences: ['END', stop], messages: hi }, 'stop_sequences: each stop sequence must contain non-whitespace');
+        }
+      }
+      await assert.rejects(
+        anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, stop_sequences: ['\n'], messages: hi }),
+        (e) => e instanceof Anthropic.BadRequestError && e.status === 400,
+      );
+    });
+
+    it('a stop sequence with whitespace around text reaches the upstream as given, and the one that matched is answered', async () => {
+      g.anthropic.chat.enqueue({ text: 'Sure', stopSequence: '\nHuman:' });
+      const m = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 50, stop_sequences: ['\nHuman:'], messages: hi });
+      assert.deepEqual(lastAnthropicBody().stop_sequences, ['\nHuman:']);
+      assert.equal(m.stop_reason, 'stop_sequence');
+      assert.equal(m.stop_sequence, '\nHuman:');
+    });
+  });
+
+  describe('thinking', () => {
+    it('top_p below 0.95 next to thinking is raised to 0.95 for an Anthropic upstream (which refuses less), and answered', async () => {
+      g.anthropic.chat.enqueue({ reasoning: 'Let me see', text: 'ok' });
+      const m = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, top_p: 0.5, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: hi });
+      assert.deepEqual(m.content.map((b) => b.type), ['thinking', 'text']);
+      assert.equal(lastAnthropicBody().top_p, 0.95);
+      assert.deepEqual(lastAnthropicBody().thinking, { type: 'enabled', budget_tokens: 1024 });
+
+      g.anthropic.chat.enqueue({ reasoning: 'Let me see', text: 'ok' });
+      await anthropic.messages.stream({ model: 'svc-vision', max_tokens: 3000, top_p: 0.97, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: hi }).finalMessage();
+      assert.equal(lastAnthropicBody().top_p, 0.97);
+
+      // Without thinking the client's top_p is sent as it is.
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      await anthropic.messages.create({ model: 'svc-vision', max_tokens: 100, top_p: 0.5, messages: hi });
+      assert.equal(lastAnthropicBody().top_p, 0.5);
+    });
+
+    it('without max_tokens, a budget the model max output cannot stay above is a 400 naming both, not cut to leave a token', async () => {
+      // svc-vision's max output is 200,000.
+      for (const budget of [200_000, 5_000_000]) {
+        await refused(
+          '/v1/messages',
+          { model: 'svc-vision', thinking: { type: 'enabled', budget_tokens: budget }, messages: hi },
+          'thinking.budget_tokens: must be less than 200000, the max output of model svc-vision (max_tokens when it is not given)',
+        );
+      }
+      // With max_tokens given the check is the API's own.
+      await refused('/v1/messages', { model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 3000 }, messages: hi }, 'thinking.budget_tokens: must be less than max_tokens');
+      // A budget below the max output keeps the default: 4,096 above the budget, at most the max output.
+      g.anthropic.chat.enqueue({ reasoning: 'hm', text: 'ok' });
+      await anthropic.messages.create({ model: 'svc-vision', thinking: { type: 'enabled', budget_tokens: 198_000 }, messages: hi } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+      assert.equal(lastAnthropicBody().max_tokens, 200_000);
+      assert.deepEqual(lastAnthropicBody().thinking, { type: 'enabled', budget_tokens: 198_000 });
+    });
+  });
+});
