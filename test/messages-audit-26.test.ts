@@ -61,6 +61,34 @@ describe('messages, session 26 audit', () => {
       assert.equal(lastAnthropicBody().top_p, 0.5);
     });
 
+    it('a prefill next to thinking is answered without thinking by an Anthropic upstream (which refuses it), and with it when the turn starts with its thinking', async () => {
+      const prefilled = [...hi, { role: 'assistant' as const, content: '{"answer":' }];
+      g.anthropic.chat.enqueue({ text: ' 42}' });
+      const m = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: prefilled });
+      assert.deepEqual(m.content, [{ type: 'text', text: ' 42}' }]);
+      assert.equal(lastAnthropicBody().thinking, undefined);
+      assert.deepEqual((lastAnthropicBody().messages as unknown[]).at(-1), { role: 'assistant', content: [{ type: 'text', text: '{"answer":' }] });
+
+      // Streamed alike.
+      g.anthropic.chat.enqueue({ text: ' 42}' });
+      const s = await anthropic.messages.stream({ model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: prefilled }).finalMessage();
+      assert.equal(s.stop_reason, 'end_turn');
+      assert.equal(lastAnthropicBody().thinking, undefined);
+
+      // A turn cut at max_tokens, continued with its own thinking block first, keeps thinking.
+      g.anthropic.chat.enqueue({ reasoning: 'Counting', text: 'One, two', finish: 'length' });
+      const cut = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: hi });
+      assert.equal(cut.stop_reason, 'max_tokens');
+      g.anthropic.chat.enqueue({ text: ', three' });
+      await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [...hi, { role: 'assistant', content: cut.content }] });
+      assert.deepEqual(lastAnthropicBody().thinking, { type: 'enabled', budget_tokens: 1024 });
+
+      // A blank final assistant turn is no prefill (it is left out): thinking stays.
+      g.anthropic.chat.enqueue({ reasoning: 'hm', text: 'ok' });
+      await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [...hi, { role: 'assistant', content: '' }] });
+      assert.deepEqual(lastAnthropicBody().thinking, { type: 'enabled', budget_tokens: 1024 });
+    });
+
     it('without max_tokens, a budget the model max output cannot stay above is a 400 naming both, not cut to leave a token', async () => {
       // svc-vision's max output is 200,000.
       for (const budget of [200_000, 5_000_000]) {

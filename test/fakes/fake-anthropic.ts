@@ -230,9 +230,12 @@ function checkThinking(body: Record<string, unknown>): string | null {
   if (budget >= (body.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   if (body.temperature !== undefined || body.top_k !== undefined) return '`temperature` and `top_k` may not be set when thinking is enabled';
   if (typeof body.top_p === 'number' && body.top_p < 0.95) return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled';
-  const last = (body.messages as { role: string; content: unknown }[]).findLast((m) => m.role === 'assistant');
+  const sent = body.messages as { role: string; content: unknown }[];
+  const last = sent.findLast((m) => m.role === 'assistant');
   const blocks = Array.isArray(last?.content) ? (last.content as { type: string }[]) : [];
-  if (blocks.some((b) => b.type === 'tool_use') && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
+  // A tool-use turn, or a prefill (the request ends on the assistant turn).
+  const final = blocks.some((b) => b.type === 'tool_use') || (last !== undefined && sent.at(-1) === last);
+  if (final && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
     return 'messages: When `thinking` is enabled, a final `assistant` message must start with a thinking block';
   }
   return null;

@@ -28,14 +28,17 @@ export function thinkingBudget(request: CanonicalChatRequest, maxTokens: number)
 }
 
 /**
- * With thinking on, the API refuses a tool-use continuation whose last assistant turn does not
- * start with its (signed) thinking block. A client that did not send the turn's blocks back (a
- * chat client without `reasoning_details`, a responses item without `encrypted_content`, history
- * from another model) gets such a turn without thinking rather than failing.
+ * With thinking on, the API refuses a tool-use continuation, and a prefill (a request that ends on
+ * an assistant turn), whose last assistant turn does not start with its (signed) thinking block. A
+ * client that did not send the turn's blocks back (a chat client without `reasoning_details`, a
+ * responses item without `encrypted_content`, history from another model), or that prefills the
+ * answer, gets such a turn without thinking rather than failing.
  */
 function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
   const last = request.messages.findLast((m) => m.role === 'assistant');
-  if (last === undefined || last.role !== 'assistant' || last.toolCalls.length === 0) return false;
+  if (last === undefined || last.role !== 'assistant') return false;
+  // A blank final turn is no prefill: it is left out upstream (convert-to-anthropic-messages.ts).
+  if (last.toolCalls.length === 0 && (request.messages.at(-1) !== last || last.content.trim() === '')) return false;
   return !last.reasoning?.some((b) => b.type === 'redacted_thinking' || Boolean(b.signature));
 }
 
