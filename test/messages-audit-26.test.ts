@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { startWithSdks, type Gateway } from './helpers/gateway.ts';
-import type { TestAccount } from './helpers/inference.ts';
+import type OpenAI from 'openai';
+import { postJson, startWithSdks, type Gateway } from './helpers/gateway.ts';
+import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { auditRequests } from './helpers/spec-audit.ts';
 
 /**
@@ -13,13 +14,31 @@ describe('messages, session 26 audit', () => {
   let g: Gateway;
   let acct: TestAccount;
   let anthropic: Anthropic;
+  let openai: OpenAI;
 
-  before(async () => void ({ g, acct, anthropic } = await startWithSdks()));
+  before(async () => void ({ g, acct, anthropic, openai } = await startWithSdks()));
   after(() => g.close());
 
   const { refused } = auditRequests(() => ({ g, key: acct.key }));
   const hi = [{ role: 'user' as const, content: 'hi' }];
   const lastAnthropicBody = () => g.anthropic.requests.at(-1)!.body as Record<string, unknown>;
+
+  describe('errors', () => {
+    it('the SDK types each status: 402 PaymentRequiredError, an upstream 529 as 503 ServiceUnavailableError, 429 RateLimitError with retry-after', async () => {
+      const poor = await createTestAccount(g.t, { credits: 0 });
+      const broke = new Anthropic({ apiKey: poor.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+      await assert.rejects(broke.messages.create({ model: 'svc-fast', max_tokens: 10, messages: hi }), (e) => e instanceof Anthropic.PaymentRequiredError && e.status === 402);
+
+      g.anthropic.chat.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+      await assert.rejects(anthropic.messages.create({ model: 'svc-vision', max_tokens: 10, messages: hi }), (e) => e instanceof Anthropic.ServiceUnavailableError && e.status === 503);
+
+      g.anthropic.chat.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', headers: { 'retry-after': '7' } } });
+      await assert.rejects(
+        anthropic.messages.create({ model: 'svc-vision', max_tokens: 10, messages: hi }),
+        (e) => e instanceof Anthropic.RateLimitError && e.headers?.get('retry-after') === '7',
+      );
+    });
+  });
 
   describe('stop_sequences', () => {
     it('a stop sequence of whitespace only is a 400 in the API words on every model, nothing sent upstream', async () => {
@@ -45,20 +64,30 @@ describe('messages, session 26 audit', () => {
 
   describe('thinking', () => {
     it('top_p below 0.95 next to thinking is raised to 0.95 for an Anthropic upstream (which refuses less), and answered', async () => {
+      // The SDK's 1.14 types have no sampling fields; raw HTTP sends them as older clients do.
+      const thinking = { type: 'enabled', budget_tokens: 1024 };
       g.anthropic.chat.enqueue({ reasoning: 'Let me see', text: 'ok' });
-      const m = await anthropic.messages.create({ model: 'svc-vision', max_tokens: 3000, top_p: 0.5, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: hi });
-      assert.deepEqual(m.content.map((b) => b.type), ['thinking', 'text']);
+      const r = await postJson(g, acct.key, '/inference/v1/messages', { model: 'svc-vision', max_tokens: 3000, top_p: 0.5, thinking, messages: hi });
+      assert.equal(r.status, 200, await r.clone().text());
+      assert.deepEqual(((await r.json()) as Anthropic.Message).content.map((b) => b.type), ['thinking', 'text']);
       assert.equal(lastAnthropicBody().top_p, 0.95);
-      assert.deepEqual(lastAnthropicBody().thinking, { type: 'enabled', budget_tokens: 1024 });
+      assert.deepEqual(lastAnthropicBody().thinking, thinking);
 
       g.anthropic.chat.enqueue({ reasoning: 'Let me see', text: 'ok' });
-      await anthropic.messages.stream({ model: 'svc-vision', max_tokens: 3000, top_p: 0.97, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: hi }).finalMessage();
+      const streamed = await postJson(g, acct.key, '/inference/v1/messages', { model: 'svc-vision', max_tokens: 3000, top_p: 0.97, thinking, stream: true, messages: hi });
+      assert.match(await streamed.text(), /event: message_stop/);
       assert.equal(lastAnthropicBody().top_p, 0.97);
 
       // Without thinking the client's top_p is sent as it is.
       g.anthropic.chat.enqueue({ text: 'ok' });
-      await anthropic.messages.create({ model: 'svc-vision', max_tokens: 100, top_p: 0.5, messages: hi });
+      assert.equal((await postJson(g, acct.key, '/inference/v1/messages', { model: 'svc-vision', max_tokens: 100, top_p: 0.5, messages: hi })).status, 200);
       assert.equal(lastAnthropicBody().top_p, 0.5);
+
+      // The adapter is shared: a chat completions client asking for reasoning with top_p is answered too.
+      g.anthropic.chat.enqueue({ reasoning: 'Let me see', text: 'ok' });
+      const c = await openai.chat.completions.create({ model: 'svc-vision', max_tokens: 3000, reasoning_effort: 'low', top_p: 0.5, messages: hi });
+      assert.equal(c.choices[0]!.message.content, 'ok');
+      assert.equal(lastAnthropicBody().top_p, 0.95);
     });
 
     it('a prefill next to thinking is answered without thinking by an Anthropic upstream (which refuses it), and with it when the turn starts with its thinking', async () => {
