@@ -40,6 +40,70 @@ describe('messages, session 26 audit', () => {
     });
   });
 
+  describe('top-level cache_control', () => {
+    it('marks the last block of the request, as the API applies it, checked like any marker; an OpenAI-compatible upstream ignores it', async () => {
+      g.anthropic.chat.enqueue({ text: 'ok', usage: { input: 3000, cached: 0, output: 5, written: 2900 } });
+      const m = await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 50,
+        cache_control: { type: 'ephemeral', ttl: '1h' },
+        system: 'A long system prompt.',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'a long document' }] }],
+      });
+      assert.equal(m.usage.cache_creation_input_tokens, 2900);
+      const sent = lastAnthropicBody() as { messages: { content: unknown }[]; cache_control?: unknown };
+      assert.deepEqual(sent.messages[0]!.content, [{ type: 'text', text: 'first' }, { type: 'text', text: 'a long document', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+      assert.equal(sent.cache_control, undefined);
+
+      // A tool result as the last block gets it; a last block with its own marker keeps its own.
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 50,
+        cache_control: { type: 'ephemeral' },
+        tools: [{ name: 'get', input_schema: { type: 'object' } }],
+        messages: [
+          ...hi,
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'get', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'result' }] },
+        ],
+      });
+      const last = (lastAnthropicBody().messages as { content: { cache_control?: unknown }[] }[]).at(-1)!;
+      assert.deepEqual(last.content.at(-1)!.cache_control, { type: 'ephemeral' });
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      await anthropic.messages.create({
+        model: 'svc-vision',
+        max_tokens: 50,
+        cache_control: { type: 'ephemeral' },
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+      });
+      assert.deepEqual((lastAnthropicBody().messages as { content: unknown }[])[0]!.content, [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+
+      await refused('/v1/messages', { model: 'svc-fast', max_tokens: 50, cache_control: { type: 'ephemeral', ttl: '1d' }, messages: hi }, 'cache_control.ttl: must be one of 5m, 1h');
+      // It takes one of the four places when it marks a block.
+      const four = [1, 2, 3, 4].map((i) => ({ type: 'text', text: `t${i}`, cache_control: { type: 'ephemeral' } }));
+      await refused(
+        '/v1/messages',
+        { model: 'svc-vision', max_tokens: 50, cache_control: { type: 'ephemeral' }, messages: [{ role: 'user', content: [...four, { type: 'text', text: 'last' }] }] },
+        'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+      );
+      // A thread turn with it leaves it a place among the carried markers, as for the turn's own.
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      const created = await postJson(g, acct.key, '/v1/messages', { model: 'svc-vision', max_tokens: 50, thread: { type: 'create' }, messages: [{ role: 'user', content: four }] });
+      assert.equal(created.status, 200, await created.clone().text());
+      const { id } = (await created.json()) as { id: string };
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      const continued = await postJson(g, acct.key, '/v1/messages', { model: 'svc-vision', max_tokens: 50, cache_control: { type: 'ephemeral' }, thread: { type: 'continue', previous_message_id: id }, messages: hi });
+      assert.equal(continued.status, 200, await continued.clone().text());
+      const lastTurn = (lastAnthropicBody().messages as { content: { cache_control?: unknown }[] }[]).at(-1)!;
+      assert.deepEqual(lastTurn.content.at(-1)!.cache_control, { type: 'ephemeral' });
+
+      g.openai.chat.enqueue({ text: 'ok' });
+      await anthropic.messages.create({ model: 'svc-fast', max_tokens: 50, cache_control: { type: 'ephemeral' }, messages: hi });
+      assert.deepEqual((g.openai.requests.at(-1)!.body as { messages: unknown }).messages, [{ role: 'user', content: 'hi' }]);
+    });
+  });
+
   describe('stop_sequences', () => {
     it('a stop sequence of whitespace only is a 400 in the API words on every model, nothing sent upstream', async () => {
       for (const model of ['svc-fast', 'svc-vision']) {

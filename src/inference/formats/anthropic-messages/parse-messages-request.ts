@@ -466,6 +466,26 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
 }
 
 /**
+ * The request's top-level `cache_control` (the API's automatic caching): a marker on the last
+ * block of the request, as the API applies it, unless that block has its own. Applied here so an
+ * Anthropic upstream gets the marker it reads, whatever its API version; an OpenAI-compatible
+ * upstream ignores markers. Whether it marked a block (it then takes one of the four places).
+ */
+function markLastBlock(messages: CanonicalMessage[], cacheControl: CacheControl | undefined): boolean {
+  const last = messages.at(-1);
+  if (cacheControl === undefined || last === undefined) return false;
+  if (last.role === 'user') {
+    const part = last.content.at(-1);
+    if (part === undefined || part.cacheControl !== undefined) return false;
+    messages[messages.length - 1] = { ...last, content: [...last.content.slice(0, -1), { ...part, cacheControl }] };
+    return true;
+  }
+  if (last.cacheControl !== undefined) return false;
+  messages[messages.length - 1] = { ...last, cacheControl };
+  return true;
+}
+
+/**
  * A prefill (a final assistant turn) must not end in whitespace, as Anthropic refuses it; checked
  * for every model, whatever upstream serves it (docs/api-decisions.md, "Inference: fourth
  * audit"). Its text is the turn's text blocks joined, as the Anthropic adapter sends them; a turn
@@ -532,8 +552,9 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (final.assistant === null) checkAnswered();
   checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
+  const marked = markLastBlock(messages, readCacheControl(body, ''));
   // Counted once every block is read, so a malformed one is named first.
-  checkCacheMarkers(body);
+  checkCacheMarkers(body, marked ? 1 : 0);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);
   const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
