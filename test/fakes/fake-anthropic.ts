@@ -229,9 +229,13 @@ function checkThinking(body: Record<string, unknown>): string | null {
   if (typeof budget !== 'number' || budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   if (budget >= (body.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   if (body.temperature !== undefined || body.top_k !== undefined) return '`temperature` and `top_k` may not be set when thinking is enabled';
-  const last = (body.messages as { role: string; content: unknown }[]).findLast((m) => m.role === 'assistant');
+  if (typeof body.top_p === 'number' && body.top_p < 0.95) return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled';
+  const sent = body.messages as { role: string; content: unknown }[];
+  const last = sent.findLast((m) => m.role === 'assistant');
   const blocks = Array.isArray(last?.content) ? (last.content as { type: string }[]) : [];
-  if (blocks.some((b) => b.type === 'tool_use') && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
+  // A tool-use turn, or a prefill (the request ends on the assistant turn).
+  const final = blocks.some((b) => b.type === 'tool_use') || (last !== undefined && sent.at(-1) === last);
+  if (final && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
     return 'messages: When `thinking` is enabled, a final `assistant` message must start with a thinking block';
   }
   return null;
@@ -250,6 +254,9 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
   if (typeof body.max_tokens !== 'number') return sendJson(res, 400, errorBody('invalid_request_error', 'max_tokens: Field required'), HEADERS);
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.includes('')) {
     return sendJson(res, 400, errorBody('invalid_request_error', 'stop_sequences: each stop sequence must be non-empty'), HEADERS);
+  }
+  if (Array.isArray(body.stop_sequences) && (body.stop_sequences as string[]).some((s) => s.trim() === '')) {
+    return sendJson(res, 400, errorBody('invalid_request_error', 'stop_sequences: each stop sequence must contain non-whitespace'), HEADERS);
   }
   const problem = checkContent(body) ?? checkCacheMarkers(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);

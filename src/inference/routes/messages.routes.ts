@@ -141,7 +141,7 @@ export function messagesRoutes(deps: MessagesDeps): InferenceRoutes {
         checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
         checkContext(model, parsed.request, 'messages');
         // max_tokens is optional here; the default keeps the answer within what the hold reserves.
-        const canonical = { ...parsed.request, maxTokens: messagesMaxTokens(parsed.request, model.maxOutput) };
+        const canonical = { ...parsed.request, maxTokens: messagesMaxTokens(parsed.request, model) };
         const route = routeModel(ctx.catalog, model, canonical, ctx.upstreams.health.takesCalls);
         const saveTurn = thread && turnSaver(request.body, thread, accountId, now, request.log);
         return serveChatTurn(ctx, request, reply, { route, request: canonical }, new MessagesFormat(sealer, saveTurn));

@@ -33,9 +33,9 @@ export function countCacheMarkers(body: Fields): number {
   return markableBlocks(body).filter(marked).length;
 }
 
-/** 400 in Anthropic's words when the request carries more than four markers. */
-export function checkCacheMarkers(body: Fields): void {
-  const found = countCacheMarkers(body);
+/** 400 in Anthropic's words when the request carries more than four markers (`added`: markers the service placed, beside the body's). */
+export function checkCacheMarkers(body: Fields, added = 0): void {
+  const found = countCacheMarkers(body) + added;
   if (found > MAX_CACHE_MARKERS) throw badRequest(tooManyCacheMarkers(found));
 }
 

@@ -46,7 +46,9 @@ export function continuedBody(rawBody: unknown, stored: ThreadHistory): Fields {
   }
   const own = body.messages;
   if (own !== undefined && own !== null && !Array.isArray(own)) invalid('messages', 'must be an array');
-  const history = withRoomForMarkers(stored, countCacheMarkers({ messages: own }));
+  // A top-level `cache_control` marks one of the turn's blocks (parse-messages-request.ts).
+  const topLevel = body.cache_control !== undefined && body.cache_control !== null ? 1 : 0;
+  const history = withRoomForMarkers(stored, countCacheMarkers({ messages: own }) + topLevel);
   const full: Fields = { ...body, messages: [...history.messages, ...((own as unknown[] | undefined) ?? [])] };
   delete full.thread;
   if (history.system !== undefined) full.system = history.system;

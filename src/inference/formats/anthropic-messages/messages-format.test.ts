@@ -118,10 +118,12 @@ describe('parseMessagesRequest', () => {
   it('defaults max_tokens to 4,096 plus the thinking budget, at most the model output', () => {
     const { request } = parseMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, sealer);
     assert.equal(request.maxTokens, undefined);
-    assert.equal(messagesMaxTokens(request, null), 4096);
-    assert.equal(messagesMaxTokens(request, 1000), 1000);
+    assert.equal(messagesMaxTokens(request, { id: 'm', maxOutput: null }), 4096);
+    assert.equal(messagesMaxTokens(request, { id: 'm', maxOutput: 1000 }), 1000);
     const thinking = parseMessagesRequest({ model: 'm', thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'x' }] }, sealer);
-    assert.equal(messagesMaxTokens(thinking.request, null), 6096);
+    assert.equal(messagesMaxTokens(thinking.request, { id: 'm', maxOutput: null }), 6096);
+    assert.equal(messagesMaxTokens(thinking.request, { id: 'm', maxOutput: 5000 }), 5000);
+    assert.throws(() => messagesMaxTokens(thinking.request, { id: 'm', maxOutput: 2000 }), /thinking.budget_tokens: must be less than 2000, the max output of model m/);
   });
 });
 

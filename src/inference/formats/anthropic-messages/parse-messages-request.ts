@@ -466,6 +466,26 @@ function readThinking(body: Fields): { on: boolean; budgetTokens?: number } {
 }
 
 /**
+ * The request's top-level `cache_control` (the API's automatic caching): a marker on the last
+ * block of the request, as the API applies it, unless that block has its own. Applied here so an
+ * Anthropic upstream gets the marker it reads, whatever its API version; an OpenAI-compatible
+ * upstream ignores markers. Whether it marked a block (it then takes one of the four places).
+ */
+function markLastBlock(messages: CanonicalMessage[], cacheControl: CacheControl | undefined): boolean {
+  const last = messages.at(-1);
+  if (cacheControl === undefined || last === undefined) return false;
+  if (last.role === 'user') {
+    const part = last.content.at(-1);
+    if (part === undefined || part.cacheControl !== undefined) return false;
+    messages[messages.length - 1] = { ...last, content: [...last.content.slice(0, -1), { ...part, cacheControl }] };
+    return true;
+  }
+  if (last.cacheControl !== undefined) return false;
+  messages[messages.length - 1] = { ...last, cacheControl };
+  return true;
+}
+
+/**
  * A prefill (a final assistant turn) must not end in whitespace, as Anthropic refuses it; checked
  * for every model, whatever upstream serves it (docs/api-decisions.md, "Inference: fourth
  * audit"). Its text is the turn's text blocks joined, as the Anthropic adapter sends them; a turn
@@ -532,8 +552,9 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (final.assistant === null) checkAnswered();
   checkPrefill(final.path, final.assistant);
   const tools = readTools(body);
+  const marked = markLastBlock(messages, readCacheControl(body, ''));
   // Counted once every block is read, so a malformed one is named first.
-  checkCacheMarkers(body);
+  checkCacheMarkers(body, marked ? 1 : 0);
   const { toolChoice, parallelToolCalls } = readToolChoice(body, tools);
   const { responseFormat, effort } = readOutputConfig(body);
   const maxTokens = readInteger(body, 'max_tokens', '', { min: 1 });
@@ -549,6 +570,9 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
   if (!Array.isArray(stop) || !stop.every((s): s is string => typeof s === 'string' && s !== '')) {
     invalid('stop_sequences', 'must be an array of non-empty strings');
   }
+  // The API refuses a stop sequence of whitespace only; refused here on every model, in its words,
+  // so the answer does not depend on the upstream kind that serves the model.
+  if (stop.some((s) => s.trim() === '')) invalid('stop_sequences', 'each stop sequence must contain non-whitespace');
   // OpenAI-compatible upstreams take at most four; a model may be served or fall back to one, so
   // the limit is the same on every model (docs/api-decisions.md, "Inference: fourteenth audit").
   if (stop.length > MAX_STOP_SEQUENCES) invalid('stop_sequences', `must have at most ${MAX_STOP_SEQUENCES} items`);
@@ -580,11 +604,17 @@ export function parseMessagesRequest(rawBody: unknown, sealer: ReasoningSealer):
  * Output tokens asked for when the client gave no `max_tokens`: 4,096 (the output the credit hold
  * reserves for a request without a cap, so the hold covers the answer), plus the thinking budget
  * when thinking is on (the upstream wants max_tokens above it), at most the model's max output.
+ * A budget the model's max output cannot stay above is refused, as it is against a `max_tokens`
+ * the client gives, rather than cut down to leave the answer a token.
  */
 export const MESSAGES_DEFAULT_MAX_TOKENS = 4096;
 
-export function messagesMaxTokens(request: CanonicalChatRequest, modelMaxOutput: number | null): number {
+export function messagesMaxTokens(request: CanonicalChatRequest, model: { readonly id: string; readonly maxOutput: number | null }): number {
   if (request.maxTokens !== undefined) return request.maxTokens;
-  const wanted = MESSAGES_DEFAULT_MAX_TOKENS + (request.reasoning?.budgetTokens ?? 0);
-  return modelMaxOutput === null ? wanted : Math.min(wanted, modelMaxOutput);
+  const budget = request.reasoning?.budgetTokens ?? 0;
+  if (model.maxOutput !== null && budget >= model.maxOutput) {
+    invalid('thinking.budget_tokens', `must be less than ${model.maxOutput}, the max output of model ${model.id} (max_tokens when it is not given)`);
+  }
+  const wanted = MESSAGES_DEFAULT_MAX_TOKENS + budget;
+  return model.maxOutput === null ? wanted : Math.min(wanted, model.maxOutput);
 }

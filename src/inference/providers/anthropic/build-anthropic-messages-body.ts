@@ -8,6 +8,8 @@ import { prepareAnthropicTools } from './prepare-anthropic-tools.ts';
  */
 const BUDGET_OF_EFFORT = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768 } as const;
 const MIN_BUDGET = 1024;
+/** The smallest top_p the API takes next to thinking. */
+const MIN_THINKING_TOP_P = 0.95;
 
 /**
  * Extended thinking for the request's reasoning config: the client's budget (kept below
@@ -26,14 +28,17 @@ export function thinkingBudget(request: CanonicalChatRequest, maxTokens: number)
 }
 
 /**
- * With thinking on, the API refuses a tool-use continuation whose last assistant turn does not
- * start with its (signed) thinking block. A client that did not send the turn's blocks back (a
- * chat client without `reasoning_details`, a responses item without `encrypted_content`, history
- * from another model) gets such a turn without thinking rather than failing.
+ * With thinking on, the API refuses a tool-use continuation, and a prefill (a request that ends on
+ * an assistant turn), whose last assistant turn does not start with its (signed) thinking block. A
+ * client that did not send the turn's blocks back (a chat client without `reasoning_details`, a
+ * responses item without `encrypted_content`, history from another model), or that prefills the
+ * answer, gets such a turn without thinking rather than failing.
  */
 function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
   const last = request.messages.findLast((m) => m.role === 'assistant');
-  if (last === undefined || last.role !== 'assistant' || last.toolCalls.length === 0) return false;
+  if (last === undefined || last.role !== 'assistant') return false;
+  // A blank final turn is no prefill: it is left out upstream (convert-to-anthropic-messages.ts).
+  if (last.toolCalls.length === 0 && (request.messages.at(-1) !== last || last.content.trim() === '')) return false;
   return !last.reasoning?.some((b) => b.type === 'redacted_thinking' || Boolean(b.signature));
 }
 
@@ -41,7 +46,8 @@ function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
  * The /v1/messages body. Differences from OpenAI sampling that are adapted rather than refused:
  * temperature is capped at Anthropic's maximum of 1, and when both temperature and top_p are given
  * only temperature is sent (recent Claude models refuse the pair). With thinking on, temperature
- * and top_k are left out (the API refuses them next to thinking).
+ * and top_k are left out (the API refuses them next to thinking), and top_p is raised to the
+ * API's smallest value there, 0.95: the nearest it takes to the client's.
  */
 export function buildAnthropicMessagesBody(
   request: CanonicalChatRequest,
@@ -64,7 +70,7 @@ export function buildAnthropicMessagesBody(
     ...tools,
     ...(budget !== null ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
     ...(sampling && request.temperature !== undefined ? { temperature: Math.min(request.temperature, 1) } : {}),
-    ...(request.topP !== undefined && (request.temperature === undefined || !sampling) ? { top_p: request.topP } : {}),
+    ...(request.topP !== undefined && (request.temperature === undefined || !sampling) ? { top_p: sampling ? request.topP : Math.max(request.topP, MIN_THINKING_TOP_P) } : {}),
     ...(sampling && request.topK !== undefined ? { top_k: request.topK } : {}),
     ...(request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
     ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
