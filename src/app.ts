@@ -170,7 +170,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       authLimiter: deps.limiters.auth,
       stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
       chargesWritten: () => deps.billing.written(),
-      unheldCredits: (accountId) => deps.billing.unheld(accountId),
+      balance: (accountId, read) => deps.billing.balance(accountId, read),
       lastUsedWritten: () => deps.apiKeys.flushLastUsed(),
     });
     await scope.register(dashboardPagesRoutes);

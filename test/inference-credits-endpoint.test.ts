@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import pg from 'pg';
 import { startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { getAccountOrThrow } from '../src/accounts/account.repository.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -122,6 +123,25 @@ describe('GET /v1/credits while an idle lease goes back', () => {
     g = await startGateway({ env: { CREDIT_LEASE_IDLE_MS: '1000' } });
   });
   after(() => g.close());
+
+  // The CI failure of session 26 (available 0 on PGlite): the row was read before the idle timer
+  // took the lease off the books, and the lease counted after; a read slower than the idle period
+  // shows it every time. The read now keeps the lease.
+  it('keeps the lease while the balance is read, so an idle period passing meanwhile changes nothing', async () => {
+    const acct = await createTestAccount(g.t, { credits: 1_000 });
+    await g.client(acct.key).chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] });
+    const { account, available } = await g.t.deps.billing.balance(acct.id, async () => {
+      const row = await getAccountOrThrow(g.t.deps.db, acct.id);
+      assert.ok(row.reserved > 0n, 'the lease is in the row read');
+      // More than the idle period and a tick of the idle timer (at most a second) pass before the lease is counted.
+      await new Promise((r) => setTimeout(r, 2_500));
+      return row;
+    });
+    assert.equal(available, account.credits);
+    assert.ok(g.t.deps.billing.unheld(acct.id) > 0n, 'the lease was kept through the read');
+    // Released after the read: the next tick returns it.
+    await waitFor(() => g.t.deps.billing.unheld(acct.id) === 0n, { message: 'the idle lease never went back after the read' });
+  });
 
   // The idle lease leaves the instance's books before its return commits; a read in between took
   // the returned credits as another instance's hold. Only a server lets another connection hold

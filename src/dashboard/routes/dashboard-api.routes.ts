@@ -5,7 +5,6 @@ import { Type } from 'typebox';
 import { getAccountOrThrow, listLedger } from '../../accounts/account.repository.ts';
 import { listAccountKeys } from '../../accounts/api-key.repository.ts';
 import type { AccountsService } from '../../accounts/accounts.service.ts';
-import { availableCredits } from '../../accounts/available-credits.ts';
 import { refuseNonDecimalIntegersLowerCase } from '../../http/decimal-integers.ts';
 import { creditsNumber } from '../../accounts/credits.amount.ts';
 import { KEY_NAME_MAX } from '../../accounts/key-name.ts';
@@ -29,10 +28,11 @@ export interface DashboardApiOptions {
   /** Resolves once the charges this instance queued are written (Billing.written). */
   readonly chargesWritten: () => Promise<void>;
   /**
-   * Micro-credits of the account's lease on this instance that nothing holds (Billing.unheld):
-   * reserved for the account's own next requests, so not spoken for (docs/dashboard.md).
+   * The account's row read by `read`, and the micro-credits it may spend now (Billing.balance):
+   * the part of this instance's lease that nothing holds is the account's own next requests', so
+   * not spoken for (docs/dashboard.md).
    */
-  readonly unheldCredits: (accountId: number) => bigint;
+  readonly balance: <T extends { readonly credits: bigint; readonly reserved: bigint }>(accountId: number, read: () => Promise<T>) => Promise<{ account: T; available: bigint }>;
   /** Writes the `last_used_at` times this instance noted and has not written yet (ApiKeyService.flushLastUsed). */
   readonly lastUsedWritten: () => Promise<void>;
 }
@@ -159,8 +159,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
   };
 
   const summary = async (accountId: number) => {
-    const a = await getAccountOrThrow(db, accountId);
-    const available = availableCredits(a, opts.unheldCredits(accountId));
+    const { account: a, available } = await opts.balance(accountId, () => getAccountOrThrow(db, accountId));
     return {
       id: a.id,
       email: a.email,

@@ -8,6 +8,7 @@ import type { Db } from '../../storage/database.ts';
 import { createBatchWriter } from '../../storage/batch-writes.ts';
 import { computeCost, type BillableUsage } from './cost.ts';
 import { releaseStaleHolds, renewLeases, returnLease, settleCharges, takeLease, type SettledCharge, type SettleItem } from './credits.repository.ts';
+import { availableCredits } from '../../accounts/available-credits.ts';
 import { holdAmount, outputTokensCovered, type ChargeEstimate } from './estimate.ts';
 
 export const OUT_OF_CREDITS = 'out of credits - please top up at the dashboard';
@@ -105,6 +106,13 @@ export interface Billing {
    */
   unheld(accountId: number): bigint;
   /**
+   * The account's balance row, read by `read` after written(), and what the account may spend now
+   * (availableCredits). This instance's lease of the account is kept from the idle return while
+   * `read` runs, so the row's `reserved` and the lease's unheld part describe one state: a return
+   * committing between the two counted the lease as another instance's hold (available 0).
+   */
+  balance<T extends { readonly credits: bigint; readonly reserved: bigint }>(accountId: number, read: () => Promise<T>): Promise<{ account: T; available: bigint }>;
+  /**
    * Waits for the holds of requests in flight to be settled (their connections are closed by
    * then: at most SHUTDOWN_SETTLE_MS), writes every queued charge and returns every lease's
    * unheld credits (shutdown). Requests waiting for credits are answered 503 at once.
@@ -151,8 +159,9 @@ interface Lease {
   pending: bigint;
   held: bigint;
   /**
-   * Requests inside hold() on this lease (taking, or waiting for, credits): the idle return must
-   * not drop a lease they will hold from, or their holds go to a row nothing ever gives back.
+   * Requests inside hold() on this lease (taking, or waiting for, credits), and balance reads: the
+   * idle return must not drop a lease they will hold from (their holds would go to a row nothing
+   * ever gives back), nor one a balance read counts as this instance's.
    */
   reserving: number;
   /** How much to keep free locally: grows with the holds in flight, so renewals stay rare. */
@@ -532,6 +541,18 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
   const sweepTimer = setInterval(() => void sweep(cfg.staleAfterMs), cfg.staleAfterMs / 2);
   sweepTimer.unref();
 
+  const unheld = (accountId: number): bigint => {
+    const l = leases.get(accountId);
+    const f = l ? free(l) : 0n;
+    return f > 0n ? f : 0n;
+  };
+
+  const written = async (): Promise<void> => {
+    await write.flush();
+    await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
+    await Promise.all(returning);
+  };
+
   return {
     async reserve(input) {
       if (closed) throw new HttpError(503, 'service is shutting down');
@@ -584,16 +605,22 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
 
     waiting: () => waiting,
 
-    unheld(accountId) {
-      const l = leases.get(accountId);
-      const f = l ? free(l) : 0n;
-      return f > 0n ? f : 0n;
-    },
+    unheld,
 
-    async written() {
-      await write.flush();
-      await Promise.all([...leases.values()].map((l) => (l.taking ?? Promise.resolve()).catch(() => {})));
-      await Promise.all(returning);
+
+    written,
+
+    async balance(accountId, read) {
+      await written();
+      // Kept from here (no await between) until the row is read and the lease counted.
+      const l = leases.get(accountId);
+      if (l) l.reserving++;
+      try {
+        const account = await read();
+        return { account, available: availableCredits(account, unheld(accountId)) };
+      } finally {
+        if (l) l.reserving--;
+      }
     },
 
     async close() {

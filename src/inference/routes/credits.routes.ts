@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { getAccountOrThrow } from '../../accounts/account.repository.ts';
-import { availableCredits } from '../../accounts/available-credits.ts';
 import { creditsNumber } from '../../accounts/credits.amount.ts';
 import type { Db } from '../../storage/database.ts';
 import { anthropicRequestId } from '../http/anthropic-request-id.ts';
@@ -40,9 +39,7 @@ export function creditsRoutes(deps: { readonly db: Db }): InferenceRoutes {
       },
       async (request) => {
         const { accountId } = principalOf(request);
-        await ctx.billing.written();
-        const account = await getAccountOrThrow(deps.db, accountId);
-        const available = availableCredits(account, ctx.billing.unheld(accountId));
+        const { account, available } = await ctx.billing.balance(accountId, () => getAccountOrThrow(deps.db, accountId));
         return {
           object: 'credits' as const,
           credits: creditsNumber(account.credits),
