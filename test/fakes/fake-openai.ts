@@ -154,7 +154,11 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
   }
   chunks.push(chunk({}, finish));
   if (includeUsage && !scenario.omitUsage) chunks.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage, obfuscation: 'x' });
-  const events = [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'];
+  const json = (c: unknown) => {
+    const text = JSON.stringify(c);
+    return scenario.asciiEscapes ? text.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  };
+  const events = [...chunks.map((c) => `data: ${json(c)}\n\n`), 'data: [DONE]\n\n'];
   const errorEvent = () =>
     `data: ${JSON.stringify(errorBody(model, base, { status: 500, ...(scenario.streamErrorAfter?.message ? { message: scenario.streamErrorAfter.message } : {}), ...(scenario.streamErrorAfter?.type ? { type: scenario.streamErrorAfter.type } : {}) }))}\n\n`;
   return writeEvents(res, events, scenario, errorEvent, HEADERS);

@@ -68,6 +68,10 @@ export interface FakeChatScenario {
   readonly stallAfter?: number;
   /** Stream this many events, then wait until `until` settles before sending the rest (a test acts mid-stream). */
   readonly pauseAfter?: { readonly events: number; readonly until: Promise<unknown> };
+  /** OpenAI-compatible only: write JSON with every character beyond ASCII as a `\\u` escape (Python's `json.dumps` default). */
+  readonly asciiEscapes?: boolean;
+  /** Write every event of the stream at once, so that they reach the service in one read. */
+  readonly burst?: boolean;
   /** Never answer (not even headers) until the client hangs up. */
   readonly hang?: boolean;
   /** Answer only once this settles (a test holds requests at the upstream, then lets them go). */
@@ -92,6 +96,10 @@ export class ScenarioQueue {
 /** Writes SSE events one by one, honouring the scenario's failure modes. */
 export async function writeEvents(res: ServerResponse, events: readonly string[], scenario: FakeChatScenario, errorEvent: () => string, headers: Record<string, string>): Promise<void> {
   res.writeHead(200, { ...headers, 'content-type': scenario.streamContentType ?? 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  if (scenario.burst) {
+    res.end(events.join(''));
+    return;
+  }
   for (let i = 0; i < events.length; i++) {
     if (scenario.streamErrorAfter?.events === i) {
       res.end(errorEvent());

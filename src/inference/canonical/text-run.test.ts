@@ -6,9 +6,9 @@ const template: TextEventTemplate = { head: 'data: {"id":"up","delta":{"content"
 const event = (literal: string) => `${template.head}${literal}${template.tail}`;
 
 function run(text: string, pos = 0): { end: number; run: TextRun } {
-  const literals: number[] = [];
-  const end = matchTextRun(text, pos, template, literals);
-  return { end, run: { text, literals } };
+  const found = { literals: [] as number[], ascii: true };
+  const end = matchTextRun(text, pos, template, found);
+  return { end, run: { text, literals: found.literals, ascii: found.ascii } };
 }
 
 describe('text runs', () => {
@@ -29,6 +29,16 @@ describe('text runs', () => {
     assert.equal(end, r.text.length);
     assert.deepEqual(textsOfRun(r), literals.map((l) => JSON.parse(l) as string));
     assert.equal(rewriteRun(r, 'data: {"id":"svc","delta":{"content":', '}}\n\n'), literals.map((l) => `data: {"id":"svc","delta":{"content":${l}}}\n\n`).join(''));
+  });
+
+  it('say whether every text of the run is ASCII, escapes read', () => {
+    assert.equal(run(event('"plain"') + event('"line\\n \\"q\\" \\/ \\t ~\x7f"')).run.ascii, true);
+    // A \u escape counts as not ASCII, whatever it stands for: the flag may err only towards false.
+    for (const other of ['"é"', '"\\u00e9"', '"\\u0041"', '"😀"']) {
+      const r = run(event('"plain"') + event(other));
+      assert.equal(r.end, r.run.text.length, other);
+      assert.equal(r.run.ascii, false, other);
+    }
   });
 
   it('leave to the parser an event whose literal is empty, not JSON, cut short, or followed by something else', () => {

@@ -19,6 +19,18 @@ export interface TextRun {
   readonly text: string;
   /** Where each event's literal starts and ends in `text` (its quotes included), in pairs. */
   readonly literals: readonly number[];
+  /**
+   * Every literal is printable ASCII with no `\u` escape, so the texts are ASCII too and so is
+   * whatever an encoder writes of them, as literals or re-encoded (the writer can then skip the
+   * UTF-8 work, sse-response.ts). False may also mean ASCII written as `\u` escapes.
+   */
+  readonly ascii: boolean;
+}
+
+/** What matchTextRun found: the literals' offsets, and whether all of them are ASCII (see TextRun). */
+export interface TextRunFound {
+  readonly literals: number[];
+  ascii: boolean;
 }
 
 /** A run as a stream part (only for consumers that asked for runs; see ChatStream.batches). */
@@ -35,13 +47,15 @@ export interface TextRunPart {
 // One character or escape per step (no nested quantifier: linear time on a literal cut short).
 // eslint-disable-next-line no-control-regex -- control characters are what JSON strings may not hold raw
 const LITERAL = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))+"/y;
+/** The same, of printable ASCII and the escapes that stand for ASCII, \u escapes aside: tried first. */
+const ASCII_LITERAL = /"(?:[\x20\x21\x23-\x5b\x5d-\x7f]|\\["\\/bfnrt])+"/y;
 
 /**
  * The end of the run of `template` events starting at `pos` in `text` (`pos` when none starts
- * there), each event's literal's start and end pushed to `literals`. Only whole events count:
- * head, literal and tail all there.
+ * there), each event's literal's start and end pushed to `found.literals`, `found.ascii` cleared
+ * by a literal that is not ASCII. Only whole events count: head, literal and tail all there.
  */
-export function matchTextRun(text: string, pos: number, template: TextEventTemplate, literals: number[]): number {
+export function matchTextRun(text: string, pos: number, template: TextEventTemplate, found: TextRunFound): number {
   const { head, tail } = template;
   let end = pos;
   // Slices compared with === rather than startsWith: V8 compares equal-length strings in bulk,
@@ -50,12 +64,19 @@ export function matchTextRun(text: string, pos: number, template: TextEventTempl
   for (;;) {
     const literalStart = end + head.length;
     if (text.slice(end, literalStart) !== head) return end;
-    LITERAL.lastIndex = literalStart;
-    if (!LITERAL.test(text)) return end;
-    const literalEnd = LITERAL.lastIndex;
+    // A JSON string ends at its first unescaped quote: where both patterns match, they end alike.
+    let literalEnd: number;
+    ASCII_LITERAL.lastIndex = literalStart;
+    if (ASCII_LITERAL.test(text)) literalEnd = ASCII_LITERAL.lastIndex;
+    else {
+      LITERAL.lastIndex = literalStart;
+      if (!LITERAL.test(text)) return end;
+      literalEnd = LITERAL.lastIndex;
+      found.ascii = false;
+    }
     const eventEnd = literalEnd + tail.length;
     if (text.slice(literalEnd, eventEnd) !== tail) return end;
-    literals.push(literalStart, literalEnd);
+    found.literals.push(literalStart, literalEnd);
     end = eventEnd;
   }
 }

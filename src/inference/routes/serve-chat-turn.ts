@@ -8,7 +8,7 @@ import type { StreamEncoder, TurnIdentity } from '../formats/stream-encoder.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { ModelRoute } from '../routing/route-model.ts';
 import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
-import { startSse } from './sse-response.ts';
+import { knownAscii, startSse, type SseResponse } from './sse-response.ts';
 
 /** A client protocol a chat turn answers in (chat completions, completions, messages). */
 export interface ChatTurnFormat {
@@ -79,17 +79,30 @@ export async function serveChatTurn(
     // Resolves once output started: failures before it can still fall back or answer a status.
     const upstream = upstreamRequest(hold);
     const { result: stream, target } = await hold.attempt((t, signal) => ctx.upstreams.chatStream(t, upstream, signal));
-    const encoder = format.createStreamEncoder(identity());
+    const who = identity();
+    const encoder = format.createStreamEncoder(who);
+    // An encoder writes a run's texts inside its own framing, of our ids and the brand id.
+    const runsAscii = knownAscii(who.model);
     const sse = startSse(reply);
-    sse.send(encoder.start());
+    sendChecked(sse, encoder.start());
     let failure: unknown = null;
     try {
       // The parts of one upstream read leave in one write.
       const batches = encoder.encodeRun ? stream.batches({ textRuns: true }) : stream.batches();
       for await (const parts of batches) {
         let text = '';
-        for (const part of parts) text += part.type === 'text-run' ? encoder.encodeRun!(part.run) : encoder.encode(part);
-        sse.send(text);
+        let ascii = true;
+        for (const part of parts) {
+          if (part.type === 'text-run') {
+            text += encoder.encodeRun!(part.run);
+            ascii &&= runsAscii && part.run.ascii;
+          } else {
+            const encoded = encoder.encode(part);
+            text += encoded;
+            ascii &&= knownAscii(encoded);
+          }
+        }
+        sse.send(text, ascii);
         if (sse.full) await sse.drained();
         // Leaving the loop closes the upstream request (the stream's iterator returns).
         if (hold.signal.aborted) break;
@@ -102,7 +115,7 @@ export async function serveChatTurn(
     else if (failure !== null) {
       status = failureStatus(failure);
       if (status >= 500) request.log.warn({ err: failure }, 'stream failed after it started');
-      sse.send(encoder.fail(failure));
+      sendChecked(sse, encoder.fail(failure));
     }
     // Billed for what the upstream produced, whether the stream ended, failed or was abandoned:
     // its reported usage, or tokenizer counts for what it did not report.
@@ -110,8 +123,13 @@ export async function serveChatTurn(
     hold.record(usage, estimated, target);
     hold.finish(status);
     if (status === 200 && format.answered) await format.answered();
-    sse.send(encoder.end());
+    sendChecked(sse, encoder.end());
     sse.end();
     return undefined;
   });
+}
+
+/** Sends text whose ASCII-ness nothing upstream of it told. */
+function sendChecked(sse: SseResponse, text: string): void {
+  sse.send(text, knownAscii(text));
 }

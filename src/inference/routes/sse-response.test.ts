@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
-import { startSse } from './sse-response.ts';
+import { knownAscii, startSse } from './sse-response.ts';
 
 /** A reply whose raw response records what was written, and how. */
 function reply() {
@@ -12,13 +12,13 @@ function reply() {
     writeHead(status: number) {
       calls.push(`head ${status}`);
     },
-    write(text: string) {
-      calls.push(`write ${text}`);
+    write(text: string, encoding?: string) {
+      calls.push(`write ${text}${encoding === undefined ? '' : ` [${encoding}]`}`);
       return true;
     },
-    end(text?: string) {
+    end(text?: string, encoding?: string) {
       raw.writableEnded = true;
-      calls.push(text === undefined ? 'end' : `end ${text}`);
+      calls.push(text === undefined ? 'end' : `end ${text}${encoding === undefined ? '' : ` [${encoding}]`}`);
     },
   };
   const r = { raw, getHeaders: () => ({ 'x-request-id': 'req_1' }), hijack() {} } as unknown as FastifyReply;
@@ -45,5 +45,31 @@ describe('startSse', () => {
     const { r, calls } = reply();
     startSse(r).end();
     assert.deepEqual(calls, ['head 200', 'end']);
+  });
+
+  it('writes text all sent as ASCII as latin1 (no UTF-8 length or encoding to work out), anything else as UTF-8', async () => {
+    const { r, calls } = reply();
+    const sse = startSse(r);
+    sse.send('a', true);
+    sse.send('b', true);
+    await new Promise(process.nextTick);
+    sse.send('c', true);
+    sse.send('é');
+    await new Promise(process.nextTick);
+    sse.send('d');
+    sse.send('e', true);
+    await new Promise(process.nextTick);
+    sse.send('f', true);
+    sse.end();
+    assert.deepEqual(calls, ['head 200', 'write ab [latin1]', 'write cé', 'write de', 'end f [latin1]']);
+  });
+
+  it('knows short text to be ASCII, and takes long text as not', () => {
+    assert.equal(knownAscii('data: {"a":"b\\n"}\n\n\u0000\u007f'), true);
+    assert.equal(knownAscii('é'), false);
+    assert.equal(knownAscii('a\u0080'), false);
+    assert.equal(knownAscii('😀'), false);
+    assert.equal(knownAscii('a'.repeat(4096)), true);
+    assert.equal(knownAscii('a'.repeat(4097)), false);
   });
 });

@@ -90,10 +90,10 @@ export class SseReader {
     for (;;) {
       const template = visitor.template();
       if (template !== null) {
-        const literals: number[] = [];
-        const end = matchTextRun(text, at, template, literals);
+        const found = { literals: [] as number[], ascii: true };
+        const end = matchTextRun(text, at, template, found);
         if (end > at) {
-          visitor.run({ text, literals });
+          visitor.run({ text, literals: found.literals, ascii: found.ascii });
           at = end;
         }
       }

@@ -178,7 +178,7 @@ describe('createChatStreamEncoder', () => {
   it('writes a run of text events as the formatter writes their texts, with the opening chunk when it comes first', () => {
     const text = 'data: {"c":"Hel"}\n\ndata: {"c":"lo \\u00e9"}\n\n';
     const literal = (from: number) => [text.indexOf(':"', from) + 1, text.indexOf('"}', from) + 1] as const;
-    const run = { text, literals: [...literal(0), ...literal(text.indexOf('\n\n'))] };
+    const run = { text, literals: [...literal(0), ...literal(text.indexOf('\n\n'))], ascii: false };
     for (const includeUsage of [false, true]) {
       const options = { id: 'chatcmpl-1', model: 'svc-x', created: 1, includeUsage, sealer };
       const encoder = createChatStreamEncoder(options);

@@ -31,7 +31,7 @@ function runOf(literals: readonly string[]): TextRun {
     at.push(text.length, text.length + l.length);
     text += `${l}}\n\n`;
   }
-  return { text, literals: at };
+  return { text, literals: at, ascii: false };
 }
 
 /** A streamed answer of reasoning then text, the text given as runs when `asRuns`. */
