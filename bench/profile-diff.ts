@@ -13,6 +13,7 @@ interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   positionTicks?: { line: number; ticks: number }[];
+  children?: number[];
 }
 interface Profile {
   nodes: Node[];
@@ -29,17 +30,26 @@ const [baseFile, otherFile, n = '40'] = args.filter((a) => a !== '--lines');
 if (!baseFile || !otherFile) throw new Error('usage: bench/profile-diff.ts <base.cpuprofile> <other.cpuprofile> [n] [--lines]');
 const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const short = (url: string) => url.replace(/.*\/(dist|node_modules)\//, '$1/');
-const keyOf = (node: Node) => `${node.callFrame.functionName || '(anonymous)'} ${short(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+const name = (node: Node) => `${node.callFrame.functionName || '(anonymous)'} ${short(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+/**
+ * A nameless frame without a script is native code (a V8 builtin or a C++ binding): named by the
+ * JavaScript function that called it, since all such frames would otherwise add up under one name
+ * (session 27: `Buffer.byteLength` inside `res.end`, 12 µs a stream, showed as "(anonymous)").
+ */
+const keyOf = (node: Node, parent: Node | undefined) =>
+  node.callFrame.functionName === '' && node.callFrame.url === '' && parent ? `(native, called by ${name(parent)})` : name(node);
 
 /** Self time in µs per request, by function (idle excluded). */
 function selfPerRequest(p: Profile): Map<string, number> {
   const byId = new Map(p.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, Node>();
+  for (const node of p.nodes) for (const c of node.children ?? []) parentOf.set(c, node);
   const requests = Math.max(1, p.requests ?? 1);
   const out = new Map<string, number>();
   for (let i = 0; i < p.samples.length; i++) {
     const node = byId.get(p.samples[i]!)!;
     if (node.callFrame.functionName === '(idle)') continue;
-    const k = keyOf(node);
+    const k = keyOf(node, parentOf.get(node.id));
     out.set(k, (out.get(k) ?? 0) + (p.timeDeltas[i + 1] ?? 0) / requests);
   }
   return out;

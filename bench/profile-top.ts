@@ -51,7 +51,9 @@ let total = 0;
 for (const [id, micros] of self) {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
   const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules|src|dist|bench)\//, '$1/')}:${lineNumber + 1}`;
-  const key = `${functionName || '(anonymous)'}${where}`;
+  // A nameless frame without a script is native (a builtin or a C++ binding): named by its caller.
+  const caller = functionName === '' && url === '' ? byId.get(parentOf.get(id) ?? -1)?.callFrame : undefined;
+  const key = caller ? `(native, called by ${caller.functionName || '(anonymous)'} ${caller.url.replace(/^.*\//, '')}:${caller.lineNumber + 1})` : `${functionName || '(anonymous)'}${where}`;
   functions.set(key, (functions.get(key) ?? 0) + micros);
   if (functionName !== '(idle)') areas.set(area(url), (areas.get(area(url)) ?? 0) + micros);
   total += micros;
