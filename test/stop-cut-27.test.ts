@@ -124,6 +124,16 @@ describe('stop sequences an Anthropic upstream refuses', () => {
       assert.deepEqual([b.text, b.finishes], ['Ends in EN', ['length']]);
     });
 
+    it('an answer that starts with the sequence is empty, streamed or not', async () => {
+      const { client } = await account();
+      g.anthropic.chat.enqueue({ text: '\nHello' });
+      const s = await streamed(client, { model: 'svc-vision', messages: hi, stop: '\n' });
+      assert.deepEqual([s.text, s.finishes, s.chunks.at(-1)!.usage?.prompt_tokens], ['', ['stop'], 40]);
+      g.anthropic.chat.enqueue({ text: '\nHello' });
+      const r = await client.chat.completions.create({ model: 'svc-vision', messages: hi, stop: '\n' });
+      assert.deepEqual([r.choices[0]!.message.content, r.choices[0]!.finish_reason], ['', 'stop']);
+    });
+
     it('tool calls after a cut are not sent, streamed or not', async () => {
       const { client } = await account();
       const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
