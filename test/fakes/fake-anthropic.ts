@@ -7,9 +7,10 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * (message_start, content blocks with text/thinking/input_json deltas, pings, message_delta,
  * message_stop), tool_use blocks, the forced-tool JSON answer, cache_read_input_tokens, and errors
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
+ * It stops at the first of the request's `stop_sequences` its text holds (`stop_reason: stop_sequence`).
  * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
  * the signature is not its own) and redacted thinking whose data it did not give out, an empty
- * `messages`, an empty stop sequence, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
+ * `messages`, an empty stop sequence or one of whitespace only, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
  * whose text ends in whitespace, `tool_choice` `auto`, `any` or `tool` without tools, and more than
  * four `cache_control` markers. The last three the gateway refuses before calling an upstream
  * (docs/api-decisions.md, "Inference: fourth audit" and "Inference: eighteenth audit"); the fake refuses them too, so a request that gets past those checks fails the tests.
@@ -52,7 +53,7 @@ type Block =
   | { type: 'text'; text: string; citations?: readonly Record<string, unknown>[] | null }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): { blocks: Block[]; stop: string } {
+function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): { blocks: Block[]; stop: string; stopSequence?: string | null } {
   const tools = (Array.isArray(body.tools) ? body.tools : []) as { name: string }[];
   const choice = body.tool_choice as { type?: string; name?: string } | undefined;
   const blocks: Block[] = [];
@@ -70,9 +71,34 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   }
   if (scenario.textBlocks) for (const b of scenario.textBlocks) blocks.push({ type: 'text', text: b.text, citations: b.citations ?? null });
   else if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
+  const sent = Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [];
+  const stopped = stopAt(blocks, sent);
+  if (stopped !== null) return { blocks: stopped.blocks, stop: 'stop_sequence', stopSequence: stopped.sequence };
   const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
   calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
-  return { blocks, stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.finish === 'context_window' ? 'model_context_window_exceeded' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn' };
+  return {
+    blocks,
+    stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.finish === 'context_window' ? 'model_context_window_exceeded' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn',
+    stopSequence: scenario.stopSequence ?? null,
+  };
+}
+
+/**
+ * The text blocks up to the first of the request's stop sequences that the text holds, as the API
+ * stops there (the sequence left out, nothing after it); null when none is in the text.
+ */
+function stopAt(blocks: readonly Block[], sequences: readonly string[]): { blocks: Block[]; sequence: string } | null {
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (b.type !== 'text') continue;
+    let first: { at: number; sequence: string } | null = null;
+    for (const s of sequences) {
+      const at = b.text.indexOf(s);
+      if (at >= 0 && (first === null || at < first.at)) first = { at, sequence: s };
+    }
+    if (first !== null) return { blocks: [...blocks.slice(0, i), { ...b, text: b.text.slice(0, first.at) }], sequence: first.sequence };
+  }
+  return null;
 }
 
 const SIGNATURE = 'EqQBfakeanthropicsignature';
@@ -260,7 +286,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
   }
   const problem = checkContent(body) ?? checkCacheMarkers(body) ?? checkPrefill(body) ?? checkToolChoice(body) ?? checkToolResults(body) ?? checkImages(body) ?? checkToolSchemas(body) ?? checkThinking(body) ?? checkSignatures(body, issued);
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
-  const { blocks, stop } = blocksFor(scenario, body);
+  const { blocks, stop, stopSequence = null } = blocksFor(scenario, body);
   for (const b of blocks) {
     if (b.type === 'thinking') issued.thinking.add(b.thinking);
     if (b.type === 'redacted_thinking') issued.redacted.add(b.data);
@@ -288,7 +314,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
         role: 'assistant',
         content: blocks.map((b) => (b.type === 'thinking' ? { ...b, signature: SIGNATURE } : b)),
         stop_reason: stop,
-        stop_sequence: stop === 'stop_sequence' ? scenario.stopSequence : null,
+        stop_sequence: stop === 'stop_sequence' ? stopSequence : null,
         usage: { ...usageStart, output_tokens: u.output },
       },
       HEADERS,
@@ -318,7 +344,7 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
     }
     events.push(ev({ type: 'content_block_stop', index } as { type: string }));
   });
-  events.push(ev({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stop === 'stop_sequence' ? scenario.stopSequence : null }, usage: scenario.omitUsage ? {} : { output_tokens: u.output } } as { type: string }));
+  events.push(ev({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stop === 'stop_sequence' ? stopSequence : null }, usage: scenario.omitUsage ? {} : { output_tokens: u.output } } as { type: string }));
   events.push(ev({ type: 'message_stop' }));
   const errorEvent = () => {
     const se = scenario.streamErrorAfter;

@@ -9,6 +9,11 @@ export interface PreparedChatCall {
   readonly body: unknown;
   /** The structured-output tool's name, when the adapter emulates JSON output with a tool. */
   readonly jsonToolName: string | null;
+  /**
+   * Stop sequences the upstream was not given (its API refuses them): the answer is cut at the
+   * first of these by the upstream layer. Absent when the upstream takes the request's own.
+   */
+  readonly cutAt?: readonly string[];
 }
 
 /** What the upstream layer needs from a chat provider: building the call and reading the answer. */

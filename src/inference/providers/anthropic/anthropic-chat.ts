@@ -1,5 +1,6 @@
 import type { ChatAdapter } from '../chat-adapter.ts';
 import { defaultAnthropicMaxTokens } from './anthropic-max-tokens.ts';
+import { stopsToCut } from './anthropic-stop-sequences.ts';
 import { buildAnthropicMessagesBody } from './build-anthropic-messages-body.ts';
 import { parseAnthropicError } from './parse-anthropic-error.ts';
 import { parseAnthropicResponse } from './parse-anthropic-response.ts';
@@ -27,12 +28,9 @@ export const anthropicChat: ChatAdapter = {
       stream,
       defaultAnthropicMaxTokens(upstreamModel, model.maxOutput),
     );
-    return {
-      path: /\/v1\/?$/.test(provider.baseUrl) ? '/messages' : '/v1/messages',
-      headers: headersOf(provider.apiKey),
-      body,
-      jsonToolName,
-    };
+    const path = /\/v1\/?$/.test(provider.baseUrl) ? '/messages' : '/v1/messages';
+    const cutAt = stopsToCut(request.stop);
+    return cutAt === null ? { path, headers: headersOf(provider.apiKey), body, jsonToolName } : { path, headers: headersOf(provider.apiKey), body, jsonToolName, cutAt };
   },
   parseResponse: parseAnthropicResponse,
   createStreamParser: createAnthropicStreamParser,

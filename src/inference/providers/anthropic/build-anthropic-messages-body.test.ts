@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CanonicalChatRequest, ReasoningBlock } from '../../canonical/chat.ts';
+import type { ModelConfig, ProviderConfig } from '../../../config/catalog.ts';
+import { anthropicChat } from './anthropic-chat.ts';
 import { buildAnthropicMessagesBody } from './build-anthropic-messages-body.ts';
 
 const base: CanonicalChatRequest = {
@@ -30,6 +32,17 @@ describe('buildAnthropicMessagesBody', () => {
     assert.deepEqual(body.metadata, { user_id: 'u1' });
     assert.equal(body.stream, true);
     assert.equal(buildAnthropicMessagesBody({ ...base, topP: 0.5 }, 'm', false, 100).body.top_p, 0.5);
+  });
+
+  it('leaves whitespace-only stop sequences out, which the API refuses; the adapter has the call cut at all of them', () => {
+    assert.deepEqual(buildAnthropicMessagesBody({ ...base, stop: ['\n\n', 'END', ' \t'] }, 'm', false, 100).body.stop_sequences, ['END']);
+    assert.equal(buildAnthropicMessagesBody({ ...base, stop: ['\n'] }, 'm', false, 100).body.stop_sequences, undefined);
+    assert.deepEqual(buildAnthropicMessagesBody({ ...base, stop: ['\nHuman:'] }, 'm', false, 100).body.stop_sequences, ['\nHuman:']);
+    const provider = { baseUrl: 'https://api.anthropic.com', apiKey: 'k' } as ProviderConfig;
+    const model = { maxOutput: 1000 } as ModelConfig;
+    assert.deepEqual(anthropicChat.prepare(provider, 'm', model, { ...base, stop: ['\n\n', 'END'] }, true).cutAt, ['\n\n', 'END']);
+    assert.equal('cutAt' in anthropicChat.prepare(provider, 'm', model, { ...base, stop: ['END', '\nHuman:'] }, true), false);
+    assert.equal('cutAt' in anthropicChat.prepare(provider, 'm', model, base, true), false);
   });
 
   it('carries the structured-output tool', () => {

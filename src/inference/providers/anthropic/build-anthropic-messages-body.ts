@@ -1,4 +1,5 @@
 import type { CanonicalChatRequest } from '../../canonical/chat.ts';
+import { sentStopSequences } from './anthropic-stop-sequences.ts';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.ts';
 import { prepareAnthropicTools } from './prepare-anthropic-tools.ts';
 
@@ -47,7 +48,8 @@ function continuesWithoutThinking(request: CanonicalChatRequest): boolean {
  * temperature is capped at Anthropic's maximum of 1, and when both temperature and top_p are given
  * only temperature is sent (recent Claude models refuse the pair). With thinking on, temperature
  * and top_k are left out (the API refuses them next to thinking), and top_p is raised to the
- * API's smallest value there, 0.95: the nearest it takes to the client's.
+ * API's smallest value there, 0.95: the nearest it takes to the client's. Stop sequences of
+ * whitespace only, which the API refuses, are left out (the upstream layer cuts at them).
  */
 export function buildAnthropicMessagesBody(
   request: CanonicalChatRequest,
@@ -62,6 +64,7 @@ export function buildAnthropicMessagesBody(
   const forced = tools.tool_choice?.type === 'any' || tools.tool_choice?.type === 'tool';
   const budget = forced || continuesWithoutThinking(request) ? null : thinkingBudget(request, maxTokens);
   const sampling = budget === null;
+  const stop = sentStopSequences(request.stop);
   const body: Record<string, unknown> = {
     model: upstreamModel,
     max_tokens: maxTokens,
@@ -72,7 +75,7 @@ export function buildAnthropicMessagesBody(
     ...(sampling && request.temperature !== undefined ? { temperature: Math.min(request.temperature, 1) } : {}),
     ...(request.topP !== undefined && (request.temperature === undefined || !sampling) ? { top_p: sampling ? request.topP : Math.max(request.topP, MIN_THINKING_TOP_P) } : {}),
     ...(sampling && request.topK !== undefined ? { top_k: request.topK } : {}),
-    ...(request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
+    ...(stop.length > 0 ? { stop_sequences: stop } : {}),
     ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
     ...(stream ? { stream: true } : {}),
   };
