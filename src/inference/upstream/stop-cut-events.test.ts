@@ -40,7 +40,7 @@ describe('StopCutEvents', () => {
   });
 
   it('text runs are cut like deltas', async () => {
-    const run: ProviderStreamEvent = { type: 'text-run', run: { text: '"ab""c\\nd"', literals: [0, 4, 4, 10] } };
+    const run: ProviderStreamEvent = { type: 'text-run', run: { text: '"ab""c\\nd"', literals: [0, 4, 4, 10], ascii: true } };
     assert.deepEqual(await drain(new StopCutEvents(source([[run, finish]]), ['\n'])), [[text('ab'), text('c'), { type: 'finish', reason: 'stop', stopSequence: '\n' }]]);
   });
 
