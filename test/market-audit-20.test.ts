@@ -9,23 +9,23 @@ import { tradeBody } from './helpers/market-client.ts';
 import { marketOverSocket } from './helpers/market-socket.ts';
 
 /**
- * A database whose statements a test can step between: once armed, the first statement that
- * reads `positions` runs, and the armed action (e.g. a resolution through the admin API) runs
- * and commits before that statement's answer reaches the service. It waits outside the
+ * A database whose statements a test can step between: once armed, the first statement whose
+ * SQL matches the pattern runs, and the armed action (a resolution or a trade through the API)
+ * runs and commits before that statement's answer reaches the service. It waits outside the
  * connection, so it works on PGlite's one connection too.
  */
 function steppableDb(db: Kysely<Database>) {
-  let armed: (() => Promise<void>) | null = null;
+  let armed: { pattern: RegExp; action: () => Promise<void> } | null = null;
   const executor = db.getExecutor();
   const stepping = new Proxy(executor, {
     get(target, prop) {
       if (prop === 'executeQuery') {
         return async (q: CompiledQuery): Promise<QueryResult<unknown>> => {
           const result = await target.executeQuery(q);
-          const action = armed;
-          if (action && /\bpositions\b/.test(q.sql)) {
+          const step = armed;
+          if (step && step.pattern.test(q.sql)) {
             armed = null;
-            await action();
+            await step.action();
           }
           return result;
         };
@@ -41,7 +41,7 @@ function steppableDb(db: Kysely<Database>) {
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-  return { db: wrapped, after: (action: () => Promise<void>) => void (armed = action) };
+  return { db: wrapped, after: (pattern: RegExp, action: () => Promise<void>) => void (armed = { pattern, action }) };
 }
 
 /**
@@ -85,7 +85,7 @@ describe('market API, twentieth audit (over HTTP)', () => {
       // resolves (rank 2). B's profile read across the resolution must be one of the two.
       assert.ok(rowOf(beforeResolve, a.wallet).total_pnl < rowOf(beforeResolve, b.wallet).total_pnl);
 
-      step.after(async () => void (await ok(admin('POST', `/admin/markets/${m}/resolve`, { outcome: 'yes' }))));
+      step.after(/\bpositions\b/, async () => void (await ok(admin('POST', `/admin/markets/${m}/resolve`, { outcome: 'yes' }))));
       const profile = (await ok(call('GET', `/api/users/${b.wallet}`))).data as Entry;
       const afterResolve = await board();
       assert.equal((await ok(call('GET', `/api/markets/${m}`))).data.status, 'resolved', 'the resolution ran during the read');
@@ -96,6 +96,57 @@ describe('market API, twentieth audit (over HTTP)', () => {
         states.some((s) => s.total_pnl === profile.total_pnl && s.rank === profile.rank),
         `profile total_pnl ${profile.total_pnl} rank ${profile.rank} is neither ${JSON.stringify(states[0])} nor ${JSON.stringify(states[1])}`,
       );
+    });
+  });
+
+  describe('an event with its markets, a market with its event', () => {
+    /** An event with two yes/no markets, traded once each. */
+    const eventWithMarkets = async (w: Trader, tag: string) => {
+      const ev = (await ok(admin('POST', '/admin/events', { title: `Aud20 ${tag} ${Math.random()}`, category: 'aud20ev' }), 201)) as { id: number; slug: string };
+      const ids: number[] = [];
+      for (let i = 0; i < 2; i++) ids.push((await market('aud20ev', { event_id: ev.id })).id);
+      for (const id of ids) await ok(trade(w, id, 'yes', 2));
+      return { ev, ids };
+    };
+    type Ev = { total_volume: number; markets_count: number; markets: { id: number; volume: number }[] };
+    const agrees = (e: Ev) => {
+      const sum = e.markets.reduce((x, m) => x + Math.round(m.volume * 1e6), 0);
+      assert.equal(Math.round(e.total_volume * 1e6), sum, `total_volume ${e.total_volume} is the sum of its markets' volumes (${sum / 1e6})`);
+      assert.equal(e.markets_count, e.markets.length);
+    };
+
+    it('GET /api/events/:slugOrId reads the event and its markets in one reading while a trade commits', async () => {
+      const w = await trader('100');
+      const { ev, ids } = await eventWithMarkets(w, 'detail');
+      for (const path of [`/api/events/${ev.id}`, `/api/events/${ev.slug}`]) {
+        step.after(/from events e\b/, async () => void (await ok(trade(w, ids[0]!, 'no', 3))));
+        const e = (await ok(call('GET', path))).data as Ev;
+        agrees(e);
+      }
+    });
+
+    it('GET /api/events/featured reads the event and its markets in one reading while a trade commits', async () => {
+      const w = await trader('100');
+      const { ev, ids } = await eventWithMarkets(w, 'featured');
+      await ok(admin('POST', `/admin/events/${ev.id}/feature`));
+      step.after(/from events e\b/, async () => void (await ok(trade(w, ids[1]!, 'no', 3))));
+      const e = (await ok(call('GET', '/api/events/featured'))).data as Ev & { id: number };
+      assert.equal(e.id, ev.id);
+      agrees(e);
+    });
+
+    it('GET /api/markets/:id reads the market and its event in one reading while a trade commits', async () => {
+      const w = await trader('100');
+      const ev = (await ok(admin('POST', '/admin/events', { title: `Aud20 one ${Math.random()}`, category: 'aud20ev' }), 201)) as { id: number };
+      const m = (await market('aud20ev', { event_id: ev.id })).id;
+      await ok(trade(w, m, 'yes', 2));
+      for (const path of [`/api/markets/${m}`, '/api/markets/featured']) {
+        if (path.endsWith('featured')) await ok(admin('POST', `/admin/markets/${m}/feature`));
+        step.after(/from markets m where/, async () => void (await ok(trade(w, m, 'no', 3))));
+        const d = (await ok(call('GET', path))).data as { id: number; volume: number; event: { total_volume: number; markets_count: number } };
+        assert.equal(d.id, m);
+        assert.equal(d.event.total_volume, d.volume, `${path}: the event of one market has that market's volume`);
+      }
     });
   });
 });
