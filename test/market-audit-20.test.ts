@@ -5,7 +5,7 @@ import type { Database } from '../src/storage/schema.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { freshDatabase } from './helpers/database.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
-import { tradeBody } from './helpers/market-client.ts';
+import { tradeBody, walletHeaders } from './helpers/market-client.ts';
 import { marketOverSocket } from './helpers/market-socket.ts';
 
 /**
@@ -147,6 +147,35 @@ describe('market API, twentieth audit (over HTTP)', () => {
         assert.equal(d.id, m);
         assert.equal(d.event.total_volume, d.volume, `${path}: the event of one market has that market's volume`);
       }
+    });
+  });
+
+  describe('a wallet signature sent again in another encoding', () => {
+    it('is refused as used: v as 0/1, upper-case hex, and the other s of the pair; one stake moved', async () => {
+      const m = (await market('aud20sig')).id;
+      const w = await trader('20');
+      const payload = JSON.stringify(tradeBody(w.wallet, m, 'yes', 2));
+      const headers = await walletHeaders(w.account, { method: 'POST', path: '/api/pool/trade', body: payload, timestamp: Math.floor(Date.now() / 1000) });
+      const post = (signature: string) =>
+        fetch(`${base}/api/pool/trade`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers, 'x-wallet-signature': signature }, body: payload }).then(
+          async (res) => ({ status: res.status, body: (await res.json()) as unknown }),
+        );
+      const sig = headers['x-wallet-signature']!;
+      assert.equal((await post(sig)).status, 200);
+      const r = BigInt(`0x${sig.slice(2, 66)}`);
+      const sv = BigInt(`0x${sig.slice(66, 130)}`);
+      const v = Number.parseInt(sig.slice(130), 16);
+      const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+      const hex = (x: bigint) => x.toString(16).padStart(64, '0');
+      const variants = {
+        'v as 0/1': `0x${hex(r)}${hex(sv)}${(v - 27).toString(16).padStart(2, '0')}`,
+        'upper-case hex': `0x${sig.slice(2).toUpperCase()}`,
+        'the other s': `0x${hex(r)}${hex(n - sv)}${(v === 27 ? 28 : 27).toString(16)}`,
+      };
+      for (const [name, variant] of Object.entries(variants)) {
+        assert.deepEqual(await post(variant), { status: 401, body: { success: false, error: 'Signature already used' } }, name);
+      }
+      assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 18);
     });
   });
 });
