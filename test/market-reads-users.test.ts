@@ -197,6 +197,12 @@ describe('market reads: portfolio, users, search', () => {
     for (const entry of byPnl.body.data) {
       const profile = (await get(`/api/users/${entry.wallet}`)).body.data;
       assert.equal(entry.total_pnl, profile.total_pnl, 'SQL and JavaScript marks agree');
+      // The profile reads the leaderboard's SQL totals; the stats mark positions in JavaScript.
+      const stats = (await get(`/api/portfolio/${entry.wallet}/stats`)).body.data;
+      assert.equal(stats.total_pnl, entry.total_pnl, 'SQL and JavaScript marks agree');
+      assert.equal(stats.total_volume, entry.total_volume);
+      assert.equal(stats.win_rate, entry.win_rate);
+      assert.equal(stats.markets_traded, entry.markets_traded);
       assert.equal(entry.rank, profile.rank);
       assert.equal(entry.total_volume, profile.total_volume);
       assert.equal(entry.win_rate, profile.win_rate);

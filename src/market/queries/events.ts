@@ -3,7 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import type { EventStatus } from '../market.tables.ts';
 import { formatUsdc } from '../pricing/index.ts';
 import { type MarketItem } from './market-view.ts';
-import { listMarkets } from './markets.list.ts';
+import { listItem, listMarketsQuery } from './markets.list.ts';
 import { statusIn } from './status-filter.ts';
 
 /** Most markets shown under one event (an event is a handful of related markets). */
@@ -42,13 +42,31 @@ export interface EventWithMarkets extends EventItem {
   markets: MarketItem[];
 }
 
-// An event without an end date of its own ends with its last market.
-const EVENT_SELECT = sql`select e.id, e.title, e.slug, e.description, e.category, e.image_url, e.status,
-    coalesce(e.end_date, (select max(m.end_date) from markets m where m.event_id = e.id)) as end_date,
-    e.created_at,
-    (select count(*)::int from markets m where m.event_id = e.id) as markets_count,
-    (select coalesce(sum(m.volume), 0)::bigint from markets m where m.event_id = e.id) as total_volume
+const EVENT_FIELDS = ['id', 'title', 'slug', 'description', 'category', 'image_url', 'status', 'end_date', 'created_at', 'markets_count', 'total_volume'] as const;
+
+/**
+ * The event columns over `events e`, each named `<prefix><field>`: a prefix keeps them apart from
+ * a market's columns where one statement reads both. An event without an end date of its own
+ * ends with its last market.
+ */
+export function eventSelect(prefix = ''): RawBuilder<unknown> {
+  const as = (field: (typeof EVENT_FIELDS)[number]) => sql.raw(`${prefix}${field}`);
+  return sql`select e.id as ${as('id')}, e.title as ${as('title')}, e.slug as ${as('slug')}, e.description as ${as('description')},
+    e.category as ${as('category')}, e.image_url as ${as('image_url')}, e.status as ${as('status')},
+    coalesce(e.end_date, (select max(m.end_date) from markets m where m.event_id = e.id)) as ${as('end_date')},
+    e.created_at as ${as('created_at')},
+    (select count(*)::int from markets m where m.event_id = e.id) as ${as('markets_count')},
+    (select coalesce(sum(m.volume), 0)::bigint from markets m where m.event_id = e.id) as ${as('total_volume')}
   from events e`;
+}
+
+const EVENT_SELECT = eventSelect();
+
+/** The Event item of a row read with `eventSelect(prefix)`; null when its columns are null (no event). */
+export function prefixedEventItem(row: Record<string, unknown>, prefix: string): EventItem | null {
+  if (row[`${prefix}id`] === null || row[`${prefix}id`] === undefined) return null;
+  return eventItem(Object.fromEntries(EVENT_FIELDS.map((f) => [f, row[`${prefix}${f}`]])) as unknown as EventRow);
+}
 
 export function eventItem(r: EventRow): EventItem {
   return {
@@ -64,11 +82,6 @@ export function eventItem(r: EventRow): EventItem {
     markets_count: r.markets_count,
     total_volume: formatUsdc(r.total_volume),
   };
-}
-
-async function oneEvent(db: Db, where: RawBuilder<unknown>): Promise<EventItem | null> {
-  const r = await sql<EventRow>`${EVENT_SELECT} where ${where} limit 1`.execute(db);
-  return r.rows[0] ? eventItem(r.rows[0]) : null;
 }
 
 /**
@@ -95,14 +108,19 @@ export async function listEvents(db: Db, f: { statuses?: readonly EventStatus[];
   return { items: rows.map(eventItem), total: r.rows[0]?.total_count ?? 0 };
 }
 
-export async function getEventById(db: Db, id: number): Promise<EventItem | null> {
-  return oneEvent(db, sql`e.id = ${id}`);
-}
-
-/** Its markets, most traded first. */
-export async function withMarkets(db: Db, event: EventItem, now: Date): Promise<EventWithMarkets> {
-  const { items } = await listMarkets(db, { event_id: event.id }, { sort: 'volume', offset: 0, limit: MAX_EVENT_MARKETS }, now);
-  return { ...event, markets: items };
+/**
+ * The first event of `where order`, with its markets (most traded first), in one statement: read
+ * apart, a trade, a new market or a settlement committing between the event and its markets made
+ * `total_volume` differ from the markets' volumes, or `markets_count` from the markets listed.
+ */
+async function eventWithMarkets(db: Db, where: RawBuilder<unknown>, order: RawBuilder<unknown>, now: Date): Promise<EventWithMarkets | null> {
+  const head = sql`${eventSelect('ev_')} where ${where} ${order} limit 1`;
+  const r = await listMarketsQuery({ event_id: sql<number>`c.ev_id` }, { sort: 'volume', offset: 0, limit: MAX_EVENT_MARKETS }, now, head).execute(db);
+  const first = r.rows[0];
+  const event = first ? prefixedEventItem(first, 'ev_') : null;
+  if (!event) return null;
+  const markets = r.rows.filter((row) => row.id !== null).map((row) => listItem(row, now));
+  return { ...event, markets };
 }
 
 /**
@@ -112,15 +130,13 @@ export async function withMarkets(db: Db, event: EventItem, now: Date): Promise<
  * `election-2028` through the unique index on `slug`.
  */
 export async function getEventBySlugOrId(db: Db, slugOrId: string, now: Date): Promise<EventWithMarkets | null> {
-  let event: EventItem | null = null;
-  if (/^[0-9]{1,9}$/.test(slugOrId)) event = await getEventById(db, Number(slugOrId));
-  event ??= await oneEvent(db, sql`e.slug = ${slugOrId.toLowerCase()}`);
-  return event ? withMarkets(db, event, now) : null;
+  const slug = sql`e.slug = ${slugOrId.toLowerCase()}`;
+  if (!/^[0-9]{1,9}$/.test(slugOrId)) return eventWithMarkets(db, slug, sql``, now);
+  const id = Number(slugOrId);
+  return eventWithMarkets(db, sql`(e.id = ${id} or ${slug})`, sql`order by e.id = ${id} desc`, now);
 }
 
 /** The event an admin featured most recently, with its markets; null when none is. */
 export async function getFeaturedEvent(db: Db, now: Date): Promise<EventWithMarkets | null> {
-  const r = await sql<EventRow>`${EVENT_SELECT} where e.featured_at is not null
-    order by e.featured_at desc, e.id desc limit 1`.execute(db);
-  return r.rows[0] ? withMarkets(db, eventItem(r.rows[0]), now) : null;
+  return eventWithMarkets(db, sql`e.featured_at is not null`, sql`order by e.featured_at desc, e.id desc`, now);
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { CHANGE_WINDOWS, formatUsdc, marketOutcomes, priceChange } from '../pricing/index.ts';
-import { getEventById, type EventItem } from './events.ts';
+import { eventSelect, prefixedEventItem, type EventItem } from './events.ts';
 import { MARKET_COLUMNS, type MarketListRow, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type MarketItem, figuresOf, lastUpdated, marketItem, outcomeLabel, sparseSeries } from './market-view.ts';
 
@@ -31,21 +31,26 @@ export interface MarketDetail extends MarketItem {
 
 type Row = MarketListRow & Record<string, unknown>;
 
+/**
+ * The market with its event (`ev_*` columns, null without one) in one statement: read apart, a
+ * trade committing between them showed the event's `total_volume` past its markets' volumes.
+ */
 async function marketRow(db: Db, where: RawBuilder<unknown>, order: RawBuilder<unknown>, now: Date): Promise<Row | undefined> {
   const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
   const r = await sql<Row>`
-    select ${MARKET_COLUMNS}, ${volume24hOf(now)} as volume_24h, ${lastTradeColumns('d1')}
-    from (select * from markets m where ${where} ${order} limit 1) m ${lastTradeJoin('d1', dayAgo)}`.execute(db);
+    select ${MARKET_COLUMNS}, ${volume24hOf(now)} as volume_24h, ${lastTradeColumns('d1')}, ev.*
+    from (select * from markets m where ${where} ${order} limit 1) m ${lastTradeJoin('d1', dayAgo)}
+    left join lateral (${eventSelect('ev_')} where e.id = m.event_id) ev on true`.execute(db);
   return r.rows[0];
 }
 
-async function detailOf(db: Db, row: Row, now: Date): Promise<MarketDetail> {
+function detailOf(row: Row, now: Date): MarketDetail {
   const f = figuresOf(row);
   const series = sparseSeries(row, f, [tradePricesOf(row, 'd1')]);
   const change = priceChange(series, f.opening, now.getTime(), CHANGE_WINDOWS['1d']);
   const { pools, prices } = f;
   const shares = { yes: row.shares_yes, no: row.shares_no, draw: row.shares_draw };
-  const event = row.event_id === null ? null : await getEventById(db, row.event_id);
+  const event = prefixedEventItem(row, 'ev_');
   return {
     ...marketItem(row, f, row.volume_24h, change),
     best_bid: f.depth.bestBid,
@@ -73,13 +78,13 @@ async function detailOf(db: Db, row: Row, now: Date): Promise<MarketDetail> {
 /** GET /api/markets/:id: the market, its outcomes with pools, seeds and prices, and its event. */
 export async function getMarketDetail(db: Db, id: number, now: Date): Promise<MarketDetail | null> {
   const row = await marketRow(db, sql`m.id = ${id}`, sql``, now);
-  return row ? detailOf(db, row, now) : null;
+  return row ? detailOf(row, now) : null;
 }
 
 /** The market an admin featured most recently (any status), in the detail shape; null when none. */
 export async function getFeaturedMarket(db: Db, now: Date): Promise<MarketDetail | null> {
   const row = await marketRow(db, sql`m.featured_at is not null`, sql`order by m.featured_at desc, m.id desc`, now);
-  return row ? detailOf(db, row, now) : null;
+  return row ? detailOf(row, now) : null;
 }
 
 /** Every category with its number of markets (all statuses) and of active ones (from market_counts). */

@@ -18,8 +18,8 @@ export interface MarketFilter {
   readonly market_type?: MarketType;
   /** Words matched as case-insensitive substrings (see search-terms.ts). */
   readonly q?: string;
-  /** The markets of one event (not a public parameter). */
-  readonly event_id?: number;
+  /** The markets of one event (not a public parameter); SQL naming it where one statement reads the event too. */
+  readonly event_id?: number | RawBuilder<number>;
 }
 
 export interface MarketPage {
@@ -130,8 +130,15 @@ function totalOf(f: MarketFilter): RawBuilder<number> {
  * The one statement of a list page: the total, then the page chosen first (on the sort's index),
  * then only its rows get their 24-hour volume and the price in force a day ago (index-only scans
  * of trades_market_time_cover). An empty page still yields one row (market columns null).
+ * `head`, instead of the total, is a one-row select whose columns each row carries and the
+ * filter may name as `c.<column>` (an event and its markets read at once); no row, no page.
  */
-export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Date): RawBuilder<ListRow & { total_count: number }> {
+export function listMarketsQuery(
+  filter: MarketFilter,
+  page: MarketPage,
+  now: Date,
+  head?: RawBuilder<unknown>,
+): RawBuilder<ListRow & { total_count: number }> {
   const { offset, cursor } = page;
   const dayAgo = new Date(now.getTime() - CHANGE_WINDOWS['1d']);
   const trending = page.sort === 'trending';
@@ -145,8 +152,8 @@ export function listMarketsQuery(filter: MarketFilter, page: MarketPage, now: Da
     : sql`select m.* from markets m ${k} ${where} ${orderBy(page.sort, now, 'm')} limit ${page.limit} offset ${offset}`;
   const volume = trending ? sql`m.volume_24h` : volume24hOf(now);
   return sql<ListRow & { total_count: number }>`
-    select c.total_count, x.* from (select ${totalOf(filter)} as total_count) c
-    left join (
+    select c.*, x.* from (${head ?? sql`select ${totalOf(filter)} as total_count`}) c
+    left join ${head ? sql`lateral` : sql``} (
       select ${LIST_COLUMNS}, ${volume} as volume_24h, ${lastTradeColumns('d1')}
       from (${inner}) m ${lastTradeJoin('d1', dayAgo)}
     ) x on true

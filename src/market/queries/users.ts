@@ -7,7 +7,8 @@ import { walletFigures, walletPositions } from './wallet-positions.ts';
  * Per-wallet totals over every position, in SQL so the leaderboard and ranks need one pass:
  * `pnl` (units) is realized results on settled markets plus open marks, computed exactly as the
  * pricing module marks a position in JavaScript: price = (P[o] + V[o]) / (T + V) in float64,
- * value = shares * price rounded half up to the unit (the users tests check both agree).
+ * value = shares * price rounded half up to the unit (test/market-reads-users.test.ts checks
+ * the leaderboard against the portfolio stats, which mark in JavaScript).
  */
 const WALLET_TOTALS: RawBuilder<unknown> = sql`
   with pos as (
@@ -66,37 +67,46 @@ export async function leaderboard(db: Db, sort: LeaderboardSort, limit: number) 
   }));
 }
 
-/** 1 + the number of wallets that traded with a larger total pnl than `pnl` units. */
-async function pnlRank(db: Db, pnl: bigint): Promise<number> {
-  const r = await sql<{ n: number }>`${WALLET_TOTALS} select count(*)::int as n from totals where pnl > ${pnl}`.execute(db);
-  return 1 + (r.rows[0]?.n ?? 0);
-}
-
-interface WalletRow {
+interface ProfileRow {
   address: string;
   username: string | null;
   avatar_url: string | null;
   created_at: Date;
+  volume: bigint;
+  pnl: bigint;
+  markets_traded: number;
+  settled_markets: number;
+  won_markets: number;
+  rank: number;
 }
 
 /**
  * The User profile of the market API; null when the wallet is unknown. `wallet` is lower case;
- * an unset username or avatar is `""` (the spec types both as strings).
+ * an unset username or avatar is `""` (the spec types both as strings). One statement, so
+ * `total_pnl` and `rank` come from one snapshot: read apart, a trade or a settlement committing
+ * between them ranked the wallet's old pnl among the new ones (a rank no leaderboard ever
+ * showed). The figures are the leaderboard's own, so a profile and its leaderboard row agree.
  */
 export async function userProfile(db: Db, wallet: string) {
-  const w = await sql<WalletRow>`select address, username, avatar_url, created_at from wallets where address = ${wallet}`.execute(db);
-  const row = w.rows[0];
+  const r = await sql<ProfileRow>`${WALLET_TOTALS}
+    select w.address, w.username, w.avatar_url, w.created_at,
+      coalesce(t.volume, 0)::bigint as volume, coalesce(t.pnl, 0)::bigint as pnl,
+      coalesce(t.markets_traded, 0)::int as markets_traded,
+      coalesce(t.settled_markets, 0)::int as settled_markets, coalesce(t.won_markets, 0)::int as won_markets,
+      (1 + (select count(*) from totals o where o.pnl > coalesce(t.pnl, 0)))::int as rank
+    from wallets w left join totals t on t.wallet = w.address
+    where w.address = ${wallet}`.execute(db);
+  const row = r.rows[0];
   if (!row) return null;
-  const figures = walletFigures(await walletPositions(db, wallet));
   return {
     wallet: row.address,
     username: row.username ?? '',
     avatar_url: row.avatar_url ?? '',
-    total_volume: formatUsdc(figures.totalVolume),
-    total_pnl: formatUsdc(figures.summary.totalPnl),
-    markets_traded: figures.marketsTraded,
-    rank: await pnlRank(db, figures.summary.totalPnl),
-    win_rate: figures.summary.winRate,
+    total_volume: formatUsdc(row.volume),
+    total_pnl: formatUsdc(row.pnl),
+    markets_traded: row.markets_traded,
+    rank: row.rank,
+    win_rate: row.settled_markets === 0 ? 0 : row.won_markets / row.settled_markets,
     joined_at: row.created_at.toISOString(),
   };
 }
