@@ -24,13 +24,13 @@ describe('messages, session 26 audit', () => {
   const lastAnthropicBody = () => g.anthropic.requests.at(-1)!.body as Record<string, unknown>;
 
   describe('errors', () => {
-    it('the SDK types each status: 402 PaymentRequiredError, an upstream 529 as 503 ServiceUnavailableError, 429 RateLimitError with retry-after', async () => {
+    it('the SDK types each status: 402 PaymentRequiredError, an upstream 529 as 529 OverloadedError (session 27), 429 RateLimitError with retry-after', async () => {
       const poor = await createTestAccount(g.t, { credits: 0 });
       const broke = new Anthropic({ apiKey: poor.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
       await assert.rejects(broke.messages.create({ model: 'svc-fast', max_tokens: 10, messages: hi }), (e) => e instanceof Anthropic.PaymentRequiredError && e.status === 402);
 
       g.anthropic.chat.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
-      await assert.rejects(anthropic.messages.create({ model: 'svc-vision', max_tokens: 10, messages: hi }), (e) => e instanceof Anthropic.ServiceUnavailableError && e.status === 503);
+      await assert.rejects(anthropic.messages.create({ model: 'svc-vision', max_tokens: 10, messages: hi }), (e) => e instanceof Anthropic.OverloadedError && e.status === 529);
 
       g.anthropic.chat.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', headers: { 'retry-after': '7' } } });
       await assert.rejects(

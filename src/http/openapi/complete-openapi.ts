@@ -59,6 +59,7 @@ const REASONS: Record<string, string> = {
   '502': 'The upstream failed',
   '503': 'Not available now (model not configured, upstream overloaded, database down)',
   '504': 'The upstream timed out',
+  '529': "The upstream is overloaded (Anthropic's status, on /messages only; the other protocols answer 503)",
 };
 
 type Surface = 'admin' | 'inference' | 'market' | 'ops';
@@ -76,7 +77,8 @@ function errorCodes(surface: Surface, method: string, path: string, signed: bool
     case 'admin':
       return ['401', ...(body || path.includes('{') ? ['400', '404'] : []), ...(method === 'post' ? ['409'] : []), '500'];
     case 'inference':
-      return method === 'get' ? ['401', '403', '404', '429', '500'] : ['400', '401', '402', '403', '404', '413', '429', '500', '502', '503', '504'];
+      if (method === 'get') return ['401', '403', '404', '429', '500'];
+      return ['400', '401', '402', '403', '404', '413', '429', '500', '502', '503', '504', ...(/^(?:\/inference)?\/v1\/messages$/.test(path) ? ['529'] : [])];
     case 'market':
       return ['400', ...(signed ? ['401', '403'] : []), '429', '500'];
     case 'ops':

@@ -17,6 +17,11 @@ export interface HoldTerms {
   readonly route: ModelRoute;
   readonly endpoint: Endpoint;
   readonly charge: ChargeEstimate;
+  /**
+   * How the client's protocol states a failure, when it differs from the service's error (the
+   * messages protocol's 529 for an overloaded upstream): applied before the status is recorded.
+   */
+  readonly clientError?: ((error: unknown) => unknown) | undefined;
 }
 
 export interface Served<T> {
@@ -108,8 +113,9 @@ export async function withCreditHold<T>(
   try {
     result = await serve(hold);
   } catch (e) {
-    hold.finish(failureStatus(e));
-    throw e;
+    const error = terms.clientError ? terms.clientError(e) : e;
+    hold.finish(failureStatus(error));
+    throw error;
   }
   hold.finish(200);
   return result;

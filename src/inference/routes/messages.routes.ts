@@ -16,6 +16,7 @@ import type { InferenceRoutes } from '../inference-plugin.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { loadThread, saveThreadTurn } from '../messages/message-threads.repository.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
+import { isUpstreamOverloaded, overloadedAsAnthropic } from '../upstream/upstream-error.ts';
 import { routeModel } from '../routing/route-model.ts';
 import { estimateChatInputTokens } from '../tokens/count-tokens.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
@@ -33,6 +34,7 @@ type SaveTurn = (answer: { id: string; content: unknown }) => Promise<void>;
 class MessagesFormat implements ChatTurnFormat {
   readonly endpoint = 'messages';
   readonly idPrefix = 'msg_';
+  readonly clientError = messagesClientError;
   private answer: (() => { id: string; content: unknown } | null) | null = null;
 
   constructor(
@@ -70,6 +72,15 @@ class MessagesFormat implements ChatTurnFormat {
     const answer = this.answer?.();
     if (answer && this.saveTurn) await this.saveTurn(answer);
   }
+}
+
+/**
+ * An overloaded upstream is the Messages API's 529 (`overloaded_error` in a stream), which the
+ * Anthropic SDKs know as OverloadedError; the OpenAI protocols keep their 503. Every other failure
+ * is the service's own status (docs/api-decisions.md, "Messages errors by status (session 27)").
+ */
+function messagesClientError(error: unknown): unknown {
+  return isUpstreamOverloaded(error) ? overloadedAsAnthropic(error) : error;
 }
 
 export interface MessagesDeps {

@@ -17,6 +17,8 @@ export interface ChatTurnFormat {
   readonly idPrefix: string;
   formatResponse(response: CanonicalChatResponse, identity: TurnIdentity): object;
   createStreamEncoder(identity: TurnIdentity): StreamEncoder;
+  /** The failure as this protocol states it, before or after the stream began (HoldTerms.clientError). */
+  readonly clientError?: (error: unknown) => unknown;
   /**
    * Called once an answer came whole (a non-streamed one formatted, a stream finished without
    * failure), before the client has its end: what the answer must leave behind for the client's
@@ -46,6 +48,7 @@ export async function serveChatTurn(
   const terms = {
     route: turn.route,
     endpoint: format.endpoint,
+    clientError: format.clientError,
     charge: estimateCharge(turn.route.billed, {
       inputTokens: estimateChatInput(turn.request),
       inputMarginTokens: CHAT_INPUT_MARGIN_TOKENS,
@@ -108,7 +111,7 @@ export async function serveChatTurn(
         if (hold.signal.aborted) break;
       }
     } catch (e) {
-      failure = e;
+      failure = format.clientError ? format.clientError(e) : e;
     }
     let status = 200;
     if (hold.signal.aborted) status = 499;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HttpError } from '../../shared/errors.ts';
-import { UpstreamError } from './upstream-error.ts';
+import { isUpstreamOverloaded, overloadedAsAnthropic, UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { toUpstreamError } from './to-upstream-error.ts';
 
@@ -41,5 +41,17 @@ describe('toUpstreamError', () => {
       assert.equal(toUpstreamError(new ProviderFailure(status, 'x'), redact, 'm').headers['x-should-retry'], undefined, String(status));
     }
     assert.deepEqual(toUpstreamError(new ProviderFailure(429, 'slow down'), redact, 'm').headers, { 'retry-after': '1' });
+  });
+
+  it("tells an overloaded upstream (529) from a 503, and restates it as the Messages API's 529 with the same retry-after", () => {
+    const overloaded = toUpstreamError(new ProviderFailure(529, 'Overloaded', { retryAfterMs: 2500 }), redact, 'm');
+    assert.deepEqual([overloaded.status, overloaded.headers], [503, { 'retry-after': '3' }]);
+    assert.equal(isUpstreamOverloaded(overloaded), true);
+    const anthropic = overloadedAsAnthropic(overloaded);
+    assert.deepEqual([anthropic.status, anthropic.message, anthropic.retryable, anthropic.headers], [529, 'Overloaded', true, { 'retry-after': '3' }]);
+    assert.equal(overloadedAsAnthropic(toUpstreamError(new ProviderFailure(529, 'Overloaded'), redact, 'm')).headers['retry-after'], undefined);
+    assert.equal(isUpstreamOverloaded(toUpstreamError(new ProviderFailure(503, 'unavailable'), redact, 'm')), false);
+    assert.equal(isUpstreamOverloaded(new UpstreamError(503, 'model m is not available', true)), false);
+    assert.equal(isUpstreamOverloaded(new HttpError(503, 'service is shutting down')), false);
   });
 });

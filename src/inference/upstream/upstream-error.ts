@@ -35,13 +35,27 @@ export class UpstreamError extends HttpError {
 }
 
 /**
- * A 429 always says when to retry; a 503 passes on the upstream's own retry-after when it sent one
- * (HTTP gives the header to both), else the client's backoff decides. A refusal of the service
- * itself says no client retry clears it.
+ * The upstream said it is overloaded: an HTTP 529, or an `overloaded_error` in its error body or
+ * stream (the providers read both as 529). The OpenAI protocols answer it as 503; the messages
+ * protocol as Anthropic's own 529 (overloadedAsAnthropic).
+ */
+export function isUpstreamOverloaded(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && error.detail.upstreamStatus === 529;
+}
+
+/** An overloaded upstream's failure as the Messages API states it: 529, same message, same retry-after. */
+export function overloadedAsAnthropic(error: UpstreamError): UpstreamError {
+  return new UpstreamError(529, error.message, error.retryable, error.detail);
+}
+
+/**
+ * A 429 always says when to retry; a 503 (and the messages protocol's 529) passes on the
+ * upstream's own retry-after when it sent one (HTTP gives the header to both), else the client's
+ * backoff decides. A refusal of the service itself says no client retry clears it.
  */
 function clientHeaders(status: number, detail: UpstreamErrorDetail): Record<string, string> {
   if (status === 429) return { 'retry-after': retryAfterSeconds(detail.retryAfterMs) };
-  if (status === 503 && detail.retryAfterMs !== undefined) return { 'retry-after': retryAfterSeconds(detail.retryAfterMs) };
+  if ((status === 503 || status === 529) && detail.retryAfterMs !== undefined) return { 'retry-after': retryAfterSeconds(detail.retryAfterMs) };
   return detail.refusedService ? NO_CLIENT_RETRY : {};
 }
 

@@ -9,7 +9,7 @@ import type { SseEvent } from '../../providers/provider-stream.ts';
 import { createReasoningSealers } from '../../reasoning-sealer.ts';
 import { encodeReasoningContent, type ReasoningSealer } from '../reasoning-content.ts';
 import { encodeSseEvent } from '../sse.ts';
-import { createMessagesStreamEncoder } from './create-messages-stream-encoder.ts';
+import { anthropicErrorType, createMessagesStreamEncoder } from './create-messages-stream-encoder.ts';
 import { formatMessage } from './format-message.ts';
 import { messagesMaxTokens, parseMessagesRequest } from './parse-messages-request.ts';
 import { openBlockValue, sealBlockValue } from './sealed-tokens.ts';
@@ -436,5 +436,26 @@ describe('createMessagesStreamEncoder', () => {
       { type: 'reasoning-delta', text: '', signature },
       { type: 'reasoning-delta', text: '', redacted },
     ]);
+  });
+});
+
+describe('anthropicErrorType', () => {
+  it("names each status the service answers with the Messages API's type for it", () => {
+    const types = Object.fromEntries([400, 401, 402, 403, 404, 413, 415, 429, 500, 502, 503, 504, 529].map((s) => [s, anthropicErrorType(s)]));
+    assert.deepEqual(types, {
+      400: 'invalid_request_error',
+      401: 'authentication_error',
+      402: 'billing_error',
+      403: 'permission_error',
+      404: 'not_found_error',
+      413: 'request_too_large',
+      415: 'invalid_request_error',
+      429: 'rate_limit_error',
+      500: 'api_error',
+      502: 'api_error',
+      503: 'overloaded_error',
+      504: 'timeout_error',
+      529: 'overloaded_error',
+    });
   });
 });

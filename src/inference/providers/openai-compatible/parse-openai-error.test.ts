@@ -33,6 +33,8 @@ describe('OpenAI error bodies', () => {
     assert.deepEqual(readOpenAIErrorObject({ message: 'm', type: 'tokens', code: 'rate_limit_exceeded' }), { message: 'm', status: null });
     assert.deepEqual(readOpenAIErrorObject({ message: 'm', code: 'rate_limit_exceeded' }), { message: 'm', status: 429 });
     assert.deepEqual(readOpenAIErrorObject({ message: 'm', code: 503 }), { message: 'm', status: 503 });
+    // Anthropic's type, as the upstream being overloaded (the messages protocol's 529).
+    assert.deepEqual(readOpenAIErrorObject({ message: 'm', type: 'overloaded_error' }), { message: 'm', status: 529 });
     assert.deepEqual(readOpenAIErrorObject('plain'), { message: 'plain', status: null });
     assert.equal(readOpenAIErrorObject(null), null);
   });

@@ -17,7 +17,9 @@ const STATUS_OF_TYPE: Record<string, number> = {
   insufficient_quota: 402,
   server_error: 500,
   api_error: 500,
-  overloaded_error: 503,
+  // Anthropic's type, as servers that speak both protocols send it: an overloaded upstream, which
+  // the messages protocol answers as 529 (the OpenAI ones as 503).
+  overloaded_error: 529,
 };
 
 /** `{"message", "type", "code"}` of an OpenAI error object (or a bare string some servers send). */
