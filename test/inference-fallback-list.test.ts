@@ -133,7 +133,7 @@ describe('caller fallback lists (`models`) on chat completions and completions',
         stream: true,
         stream_options: { include_usage: true },
         models: ['svc-fast', 'svc-pro'],
-      } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+      } as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
       let text = '';
       const models = new Set<string>();
       for await (const ch of stream) {
@@ -154,7 +154,7 @@ describe('caller fallback lists (`models`) on chat completions and completions',
         messages: [{ role: 'user', content: 'hi' }],
         stream: true,
         models: ['svc-fast', 'svc-pro'],
-      } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+      } as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
       await assert.rejects(async () => {
         for await (const ch of stream) assert.equal(ch.model, 'svc-fast');
       });
@@ -236,7 +236,7 @@ describe('caller fallback lists (`models`) on chat completions and completions',
     g.openai.chat.enqueue({ error: { status: 503 } });
     g.anthropic.chat.enqueue({ text: ' world', usage: USAGE });
     const row = await billed(async () => {
-      const r = await client.completions.create({ prompt: 'hello', models: ['svc-fast', 'svc-pro'] } as OpenAI.CompletionCreateParamsNonStreaming);
+      const r = await client.completions.create({ prompt: 'hello', models: ['svc-fast', 'svc-pro'] } as unknown as OpenAI.CompletionCreateParamsNonStreaming);
       assert.equal(r.model, 'svc-pro');
       assert.equal(r.choices[0]!.text, ' world');
     });
