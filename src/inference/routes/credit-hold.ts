@@ -215,8 +215,8 @@ class RequestHold implements CreditHold, RequestBudget {
             servedBy,
             servedModel,
             lane,
-            ...(pricing ? { pricing } : {}),
-            ...(route.fallbackList ? { cost: this.cost } : {}),
+            // A fallback list has no one price: its calls were priced as they were recorded.
+            ...(pricing ? { pricing } : route.fallbackList ? { cost: this.cost } : {}),
           });
     // Billing logs a failed write with the request id. The write waits for its group commit (tens
     // of milliseconds), and whatever a callback here kept alive until then (the hold, with the
