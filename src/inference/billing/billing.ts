@@ -59,6 +59,11 @@ export interface SettleInput {
   readonly lane?: string | null;
   /** Prices to bill at, when not the reserved model's (svc-auto bills the model it chose). */
   readonly pricing?: ModelPricing;
+  /**
+   * The cost itself, when the request's calls were priced apart (a caller's fallback list: each
+   * call at the prices of the model that made it); `pricing` is then not used.
+   */
+  readonly cost?: bigint;
   /** Defaults to the time since reserve(). */
   readonly latencyMs?: number;
 }
@@ -576,7 +581,7 @@ export function createBilling(db: Db, clock: Clock, opts: BillingOptions = {}): 
 
     async settle(reservation, input) {
       const r = close(reservation);
-      const cost = computeCost(input.pricing ?? r.model.pricing, input.usage);
+      const cost = input.cost ?? computeCost(input.pricing ?? r.model.pricing, input.usage);
       return finish(r, {
         usage: input.usage,
         cost,

@@ -9,9 +9,19 @@ import { isModelAvailable } from '../catalog/model-availability.ts';
  * none of its upstreams is configured.
  */
 export function resolveModel(catalog: Catalog, id: string, endpoint: Endpoint): ModelConfig {
+  const model = findModel(catalog, id, endpoint);
+  if (!isModelAvailable(catalog, model)) throw new HttpError(503, `model ${id} is not available`, NO_CLIENT_RETRY);
+  return model;
+}
+
+/**
+ * resolveModel without the availability check: a model of a caller's fallback list that has no
+ * upstream is passed over when the request is routed, while an unknown id, or one that does not
+ * serve the endpoint, is the client's mistake whatever the rest of the list holds.
+ */
+export function findModel(catalog: Catalog, id: string, endpoint: Endpoint): ModelConfig {
   const model = catalog.models.get(id);
   if (!model) throw notFound(`model not found: ${id}`);
   if (!model.endpoints.has(endpoint)) throw badRequest(`model ${id} does not support ${ENDPOINT_PATHS[endpoint]}`);
-  if (!isModelAvailable(catalog, model)) throw new HttpError(503, `model ${id} is not available`, NO_CLIENT_RETRY);
   return model;
 }

@@ -8,6 +8,7 @@ import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
+import { fallbackRoute } from './fallback-route.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
@@ -35,9 +36,16 @@ export async function chatCompletionsRoutes(app: FastifyInstance, ctx: Inference
     async (request, reply) => {
       const sealer = ctx.reasoningSealer(principalOf(request).accountId);
       const parsed = parseChatCompletionRequest(request.body, sealer);
-      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'chat.completions');
       const body = request.body as Record<string, unknown>;
       const maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
+      if (body.models !== undefined && body.models !== null) {
+        const route = fallbackRoute(ctx, 'chat.completions', parsed.model, body.models, parsed.request, (m) => {
+          checkModelFeatures(m, parsed.request, { maxTokens: maxTokensField });
+          checkContext(m, parsed.request, 'messages');
+        });
+        return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, chatFormat(parsed, sealer));
+      }
+      const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'chat.completions');
       checkModelFeatures(model, parsed.request, { maxTokens: maxTokensField });
       checkContext(model, parsed.request, 'messages');
       const route = routeModel(ctx.catalog, model, parsed.request, ctx.upstreams.health.takesCalls);

@@ -5,6 +5,7 @@ import { checkContext, checkModelFeatures } from '../http/check-model-features.t
 import type { InferenceContext } from '../inference-context.ts';
 import { chatModelId } from '../routing/chat-model-id.ts';
 import { routeModel } from '../routing/route-model.ts';
+import { fallbackRoute } from './fallback-route.ts';
 import { INFERENCE_ROUTE_SCHEMA } from './route-schema.ts';
 import { serveChatTurn, type ChatTurnFormat } from './serve-chat-turn.ts';
 
@@ -30,6 +31,14 @@ export async function completionsRoutes(app: FastifyInstance, ctx: InferenceCont
     },
     async (request, reply) => {
       const parsed = parseCompletionRequest(request.body);
+      const models = (request.body as { models?: unknown }).models;
+      if (models !== undefined && models !== null) {
+        const route = fallbackRoute(ctx, 'completions', parsed.model, models, parsed.request, (m) => {
+          checkModelFeatures(m, parsed.request, { maxTokens: 'max_tokens' });
+          checkContext(m, parsed.request, 'prompt');
+        });
+        return serveChatTurn(ctx, request, reply, { route, request: parsed.request }, completionFormat(parsed.includeUsage));
+      }
       const model = ctx.resolveModel(chatModelId(ctx.catalog, parsed.model), 'completions');
       checkModelFeatures(model, parsed.request, { maxTokens: 'max_tokens' });
       checkContext(model, parsed.request, 'prompt');

@@ -3,7 +3,7 @@ import type { Endpoint } from '../../config/catalog.ts';
 import type { CancelSignal } from '../../shared/cancel-signal.ts';
 import { HttpError } from '../../shared/errors.ts';
 import type { Reservation, ServedBy } from '../billing/billing.ts';
-import type { BillableUsage } from '../billing/cost.ts';
+import { computeCost, type BillableUsage } from '../billing/cost.ts';
 import type { ChargeEstimate } from '../billing/estimate.ts';
 import { principalOf } from '../http/principal.ts';
 import type { InferenceContext } from '../inference-context.ts';
@@ -86,6 +86,14 @@ export function executorOf(route: ModelRoute, target: UpstreamTarget): Executor 
 }
 
 /**
+ * The answer's `model` once a target served: the billed brand (the requested one, svc-auto's
+ * choice), or for a caller's fallback list the model of the list that served.
+ */
+export function answeredModel(route: ModelRoute, target: UpstreamTarget): string {
+  return route.fallbackList ? (executorOf(route, target).billedAs ?? route.billed).id : route.billed.id;
+}
+
+/**
  * The one lifecycle of a billed request, for every route, streamed or not: hold credits (402 when
  * the balance cannot cover the minimum), serve with the hold, then end the reservation exactly
  * once, charging the usage of every upstream call recorded (at the billed brand's prices: the
@@ -140,6 +148,8 @@ class RequestHold implements CreditHold, RequestBudget {
   private recorded: BillableUsage | null = null;
   private estimated = false;
   private done = false;
+  /** The cost of what was recorded, kept only for a caller's fallback list (priced per call). */
+  private cost = 0n;
 
   constructor(
     private readonly ctx: InferenceContext,
@@ -166,16 +176,19 @@ class RequestHold implements CreditHold, RequestBudget {
       signal,
       this,
     );
-    if (route.lane !== null) {
+    if (route.lane !== null || route.fallbackList) {
       const executor = executorOf(route, served.target);
       void this.reply.header('x-svc-model', executor.brand.id);
-      void this.reply.header('x-svc-lane', executor.lane ?? route.lane);
+      const lane = executor.lane ?? route.lane;
+      if (lane !== null) void this.reply.header('x-svc-lane', lane);
     }
     return served;
   }
 
   record(usage: BillableUsage, wasEstimated: boolean, target: UpstreamTarget): void {
     this.recorded = this.recorded === null ? add({ inputTokens: 0 }, usage) : add(this.recorded, usage);
+    // A caller's fallback list: each call at the prices of the list's model that made it.
+    if (this.route.fallbackList) this.cost += computeCost((executorOf(this.route, target).billedAs ?? this.route.billed).pricing, usage);
     this.estimated ||= wasEstimated;
     this.lastTarget = target;
   }
@@ -194,8 +207,8 @@ class RequestHold implements CreditHold, RequestBudget {
     const executor = served.brand;
     const servedModel = executor === route.requested ? null : executor.id;
     // The lane the executor that answered was listed under (as x-svc-lane says), else the request's own.
-    const lane = route.lane === null ? null : ((lastTarget ? served.lane : null) ?? route.lane);
-    const pricing = route.billed === route.requested ? undefined : route.billed.pricing;
+    const lane = (lastTarget ? served.lane : null) ?? route.lane;
+    const pricing = route.billed === route.requested || route.fallbackList ? undefined : route.billed.pricing;
     // The answer does not wait for the write: a failed write is logged (the request then goes
     // unbilled, its hold back in the lease), never turned into the client's error.
     const written =
@@ -208,7 +221,8 @@ class RequestHold implements CreditHold, RequestBudget {
             servedBy,
             servedModel,
             lane,
-            ...(pricing ? { pricing } : {}),
+            // A fallback list has no one price: its calls were priced as they were recorded.
+            ...(pricing ? { pricing } : route.fallbackList ? { cost: this.cost } : {}),
           });
     // Billing logs a failed write with the request id. The write waits for its group commit (tens
     // of milliseconds), and whatever a callback here kept alive until then (the hold, with the

@@ -7,7 +7,8 @@ import { createId } from '../canonical/create-id.ts';
 import type { StreamEncoder, TurnIdentity } from '../formats/stream-encoder.ts';
 import type { InferenceContext } from '../inference-context.ts';
 import type { ModelRoute } from '../routing/route-model.ts';
-import { failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
+import type { UpstreamTarget } from '../upstream/upstream-target.ts';
+import { answeredModel, failureStatus, withCreditHold, type CreditHold } from './credit-hold.ts';
 import { knownAscii, startSse, type SseResponse } from './sse-response.ts';
 
 /** A client protocol a chat turn answers in (chat completions, completions, messages). */
@@ -35,7 +36,7 @@ export interface ChatTurn {
 /**
  * Serves one chat turn, streamed or not, after the route's checks: holds credits, calls the route's
  * executors resiliently and answers in the client's format with a service id and the billed brand
- * id (the requested one; svc-auto's choice). Returns the body of a non-streamed answer; a streamed one is written here
+ * id (the requested one; svc-auto's choice; the model of a caller's fallback list that served). Returns the body of a non-streamed answer; a streamed one is written here
  * and the function returns undefined once the response ended.
  */
 export async function serveChatTurn(
@@ -55,9 +56,9 @@ export async function serveChatTurn(
       maxOutputTokens: turn.request.maxTokens ?? null,
     }),
   };
-  const identity = (): TurnIdentity => ({
+  const identity = (target: UpstreamTarget): TurnIdentity => ({
     id: createId(format.idPrefix),
-    model: turn.route.billed.id,
+    model: answeredModel(turn.route, target),
     created: Math.floor(ctx.clock.now() / 1000),
   });
 
@@ -72,7 +73,7 @@ export async function serveChatTurn(
       const upstream = upstreamRequest(hold);
       const { result, target } = await hold.attempt((t, signal) => ctx.upstreams.chat(t, upstream, signal));
       hold.record(result.usage, result.usageEstimated, target);
-      const body = format.formatResponse(result, identity());
+      const body = format.formatResponse(result, identity(target));
       if (format.answered) await format.answered();
       return body;
     });
@@ -82,7 +83,7 @@ export async function serveChatTurn(
     // Resolves once output started: failures before it can still fall back or answer a status.
     const upstream = upstreamRequest(hold);
     const { result: stream, target } = await hold.attempt((t, signal) => ctx.upstreams.chatStream(t, upstream, signal));
-    const who = identity();
+    const who = identity(target);
     const encoder = format.createStreamEncoder(who);
     // An encoder writes a run's texts inside its own framing, of our ids and the brand id.
     const runsAscii = knownAscii(who.model);

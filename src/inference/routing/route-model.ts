@@ -21,6 +21,11 @@ export interface Executor {
    * limits.
    */
   readonly upstreamModel: ModelConfig;
+  /**
+   * A caller's fallback list (`models`): the model of the list this executor serves for, whose
+   * prices its calls are billed at and whose id is the answer's `model`. Absent otherwise.
+   */
+  readonly billedAs?: ModelConfig;
 }
 
 /** Which models serve a request for a brand model, and how it is billed and named. */
@@ -36,6 +41,11 @@ export interface ModelRoute {
   readonly lane: Lane | null;
   /** The first serves; each next one is the fallback of the one before, within one attempt budget. */
   readonly executors: readonly Executor[];
+  /**
+   * A caller's fallback list (routeFallbackList): each executor billed at its `billedAs` prices,
+   * `billed` being only what the request is held as (the dearest of the list).
+   */
+  readonly fallbackList?: true;
 }
 
 function underBrand(executor: ModelConfig, billed: ModelConfig): ModelConfig {
