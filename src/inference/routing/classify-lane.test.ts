@@ -122,6 +122,18 @@ describe('classifyLane: text lanes', () => {
     expectAll('multilingual', ['How do you say hello in Japanese?', 'Say "good luck" in German.']);
   });
 
+  it('general: an operating system named like an identifier, and short English that the language detector takes for another language', () => {
+    expectAll('general', [
+      'What are the main differences between Windows and macOS for everyday use?',
+      'Should I update my iPhone to the latest iOS right away?',
+      'Hello mate',
+      'Wave hello.',
+      'Tell Anna hello.',
+    ]);
+    // ... while short greetings in another language stay multilingual.
+    expectAll('multilingual', ['Hola amigo', 'Grazie mille', 'Danke schön', 'Merci beaucoup !', 'Kiitos paljon']);
+  });
+
   it('follows the precedence code, then math, then multilingual', () => {
     assert.equal(lane('Arregla este código Python: for i in range(10) print(i)'), 'code');
     assert.equal(lane('Resuelve el sistema: x + y = 10, x - y = 2'), 'math');
