@@ -424,7 +424,7 @@ export function extractLanguageFeatures(raw: string, out: FeatureBuffer): void {
       const scores = detected.getScores();
       const gap = (scores[detected.language] ?? 0) - (scores.en ?? 0);
       tag(out, `lang-gap:${bucketOf(gap, GAP_EDGES)}`);
-      if (reliable && gap >= GAP_EDGES[RULE_GAP_BUCKET - 1]) out.notEnglish = true;
+      if (reliable && gap >= (GAP_EDGES[RULE_GAP_BUCKET - 1] as number)) out.notEnglish = true;
     }
   }
 }
