@@ -232,5 +232,54 @@ h('code', 'en', 'How do I read a file line by line with BufferedReader?');
 h('code', 'en', 'Set up a GitHub workflow that runs pytest on every push.');
 h('code', 'en', 'Convert this to TypeScript: const add = (a, b) => a + b');
 h('code', 'en', 'How do I use StringBuilder efficiently in a loop?');
+// A nationality, a cuisine or a foreign dish named in an English request is no other language:
+// "Spanish" in "a Spanish tortilla" is the dish's, not the answer's language.
+h('general', 'en', 'How do I make a Spanish tortilla without it falling apart?', 'a nationality is not a language');
+h('general', 'en', 'What should I order at a Korean barbecue restaurant?');
+h('general', 'en', 'Is Japanese whisky as good as Scotch?');
+h('general', 'en', 'Which German beers are good for someone who does not like bitter beer?');
+h('general', 'en', 'What are classic French desserts I can bake for a dinner party?');
+h('general', 'en', 'Are Italian espresso machines worth the money?');
+h('general', 'en', 'What is a typical Spanish breakfast?');
+h('general', 'en', 'Recommend some Korean dramas for a beginner.');
+h('general', 'en', 'How spicy is Korean food compared to Thai food?');
+h('general', 'en', 'What are the rules of German football leagues for promotion?');
+h('general', 'en', 'Give me an easy Japanese curry recipe for a weeknight.');
+h('general', 'en', 'Is a Spanish guitar good for a beginner?');
+h('general', 'en', 'What are good Portuguese wines under 20 euros?');
+h('general', 'en', 'Why are German cars so expensive to repair?');
+h('general', 'en', 'Tell me about Japanese tea ceremonies.');
+h('general', 'en', 'What makes Italian pizza different from American pizza?');
+h('general', 'en', 'Plan a Spanish-themed dinner party for eight people.');
+h('general', 'en', 'Is Korean skincare really better for sensitive skin?');
+h('general', 'en', 'How do French people usually celebrate Christmas?');
+h('general', 'en', 'What are the most popular Chinese dishes in the UK?');
+h('general', 'en', 'How do I cook a French omelette so it stays soft?');
+h('general', 'en', 'Write a shopping list for a Mexican taco night.');
+h('general', 'en', 'Where can I take flamenco lessons as an adult beginner?');
+h('general', 'en', 'Which Russian novels should I read first?');
+h('general', 'en', 'What does a typical Japanese lunch box contain?');
+h('general', 'en', 'What is a traditional German Christmas dinner?');
+// A dish's name is French, Italian or Spanish, and `eld` may find that language a hair ahead of English.
+h('general', 'en', 'Give me a simple ratatouille recipe.', 'eld says French');
+h('general', 'en', 'Give me a simple paella recipe for four people.', 'eld says Spanish');
+h('general', 'en', 'Give me a simple lasagne recipe.', 'eld says French');
+h('general', 'en', 'Where can I take salsa dancing classes near me?');
+// ... while asking about the language's wording, grammar or meaning stays multilingual.
+h('multilingual', 'en', 'Is it "el agua" or "la agua" in Spanish, and why?', 'the grammar of another language');
+h('multilingual', 'en', 'What is the Korean word for "grandmother" on the mother\'s side?');
+h('multilingual', 'en', 'How do German speakers use "doch" in a sentence?');
+h('multilingual', 'en', 'What does "itadakimasu" mean in Japanese and when is it said?');
+h('multilingual', 'en', 'Translate "a table for two, please" into Italian.');
+h('multilingual', 'en', 'When do I use "tu" and when "vous" in French?');
+// Short everyday questions in Chinese and Japanese: no code in a few characters of Han or kana.
+h('multilingual', 'zh', '帮我给房东写一条短信，说明天晚点交房租。', 'a short everyday request in Chinese');
+h('multilingual', 'ja', '富士山に登るのに一番いい季節はいつですか？');
+// Code about classes named in two joined words (ViewModel, MainActivity): the words around them decide.
+h('code', 'en', 'My ViewController does not refresh its table after the network call returns, why?', 'a class named like a brand in code');
+h('code', 'en', 'Why is my LiveData observer called twice after a configuration change?');
+h('code', 'en', 'How do I pass an object from MainActivity to a Fragment?');
+h('code', 'en', 'Should setup code go in AppDelegate or SceneDelegate?');
+h('code', 'en', 'scheduled job in my k8s cluster skipped its run last night, how do I find out why?');
 
 export const HAND_CASES: readonly Hand[] = out;

@@ -87,6 +87,7 @@ const AutoRule = Type.Object(
     images: Type.Optional(Type.Boolean()),
     tools: Type.Optional(Type.Boolean()),
     structured_output: Type.Optional(Type.Boolean()),
+    reasoning: Type.Optional(Type.Boolean()),
     min_input_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
     min_output_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
     use: Type.Array(Type.String(), { minItems: 1 }),

@@ -119,6 +119,8 @@ export interface AutoRule {
   readonly images: boolean | null;
   readonly tools: boolean | null;
   readonly structuredOutput: boolean | null;
+  /** Whether the request asks for reasoning (an effort other than `none`, or a thinking budget). */
+  readonly reasoning: boolean | null;
   readonly minInputTokens: number | null;
   readonly minOutputTokens: number | null;
   readonly use: readonly string[];
@@ -345,6 +347,7 @@ function buildAutoRouter(raw: NonNullable<CatalogFile['auto']>, servesItself: (i
       images: r.images ?? null,
       tools: r.tools ?? null,
       structuredOutput: r.structured_output ?? null,
+      reasoning: r.reasoning ?? null,
       minInputTokens: r.min_input_tokens ?? null,
       minOutputTokens: r.min_output_tokens ?? null,
       use: r.use,

@@ -122,6 +122,32 @@ describe('classifyLane: text lanes', () => {
     expectAll('multilingual', ['How do you say hello in Japanese?', 'Say "good luck" in German.']);
   });
 
+  it('general: an operating system named like an identifier, and short English that the language detector takes for another language', () => {
+    expectAll('general', [
+      'What are the main differences between Windows and macOS for everyday use?',
+      'Should I update my iPhone to the latest iOS right away?',
+      'Hello mate',
+      'Wave hello.',
+      'Tell Anna hello.',
+    ]);
+    // ... while short greetings in another language stay multilingual.
+    expectAll('multilingual', ['Hola amigo', 'Grazie mille', 'Danke schön', 'Merci beaucoup !', 'Kiitos paljon']);
+  });
+
+  it('general: everyday English requests that name a nationality, a cuisine or a foreign dish', () => {
+    expectAll('general', [
+      'Give me a simple Spanish omelette recipe.',
+      'Give me a simple omelette recipe.',
+      'What is a traditional Japanese breakfast?',
+      'Is Spanish food spicy?',
+      'Are German cars reliable?',
+      'Is Korean skincare worth it?',
+      'Where can I learn Spanish dancing?',
+    ]);
+    // ... while the wording of the language itself stays multilingual.
+    expectAll('multilingual', ['What is the difference between ser and estar in Spanish?', 'How do you say "cheers" in German?', 'What does "saudade" mean in Portuguese?']);
+  });
+
   it('follows the precedence code, then math, then multilingual', () => {
     assert.equal(lane('Arregla este código Python: for i in range(10) print(i)'), 'code');
     assert.equal(lane('Resuelve el sistema: x + y = 10, x - y = 2'), 'math');

@@ -10,6 +10,12 @@ export interface RequestNeeds {
   readonly tools: boolean;
   readonly structuredOutput: boolean;
   readonly stream: boolean;
+  /**
+   * Whether the client asked the model to reason (an effort other than `none`, or a thinking
+   * budget). Every chat model accepts it (docs/api-decisions.md, "Reasoning"), so it is no
+   * capability a model must have; svc-auto's rules may route by it.
+   */
+  readonly reasoning: boolean;
   /** The byte-based input estimate the reservation uses (deliberately high). */
   readonly inputTokens: number;
   /** The output the client asked for (max_tokens), or null. */
@@ -30,6 +36,7 @@ export function requestNeeds(request: CanonicalChatRequest): RequestNeeds {
     tools: f.tools,
     structuredOutput: f.jsonOutput,
     stream: request.stream,
+    reasoning: request.reasoning !== undefined && (request.reasoning.budgetTokens !== undefined || request.reasoning.effort !== 'none'),
     inputTokens: estimateChatInput(request),
     outputTokens: request.maxTokens ?? null,
     exceedsContext: (context) => {

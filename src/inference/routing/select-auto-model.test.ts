@@ -27,6 +27,7 @@ const catalog = (env: Record<string, string> = { A: 'k', B: 'k' }) =>
         rules: [
           { lanes: ['math'], use: ['svc-pro'] },
           { tools: true, use: ['svc-fast', 'svc-pro'] },
+          { reasoning: true, use: ['svc-pro'] },
         ],
       },
     },
@@ -34,7 +35,7 @@ const catalog = (env: Record<string, string> = { A: 'k', B: 'k' }) =>
   );
 
 const needs = (n: Partial<RequestNeeds> = {}): RequestNeeds => ({
-  images: false, tools: false, structuredOutput: false, stream: false, inputTokens: 20, outputTokens: null, exceedsContext: () => false, ...n,
+  images: false, tools: false, structuredOutput: false, stream: false, reasoning: false, inputTokens: 20, outputTokens: null, exceedsContext: () => false, ...n,
 });
 
 describe('selectAutoModel', () => {
@@ -62,6 +63,12 @@ describe('selectAutoModel', () => {
     assert.equal(pick('agent', { tools: true }), 'svc-fast');
     const noB = catalog({ A: 'k' });
     assert.equal(selectAutoModel(noB, noB.auto!, 'math', needs()).id, 'svc-mini', 'svc-pro is not configured');
+  });
+
+  it('follows a rule on whether the request asks for reasoning', () => {
+    assert.equal(pick('code', { reasoning: true }), 'svc-pro');
+    assert.equal(pick('code', { reasoning: false }), 'svc-mini');
+    assert.equal(pick('vision', { reasoning: true, images: true }), 'svc-vision', "the rule's model cannot see: every capable one stays in");
   });
 
   it('passes over a candidate whose every deployment refuses calls (its breaker open), 503 when all do', () => {

@@ -9,6 +9,7 @@ function matches(rule: AutoRule, lane: Lane, needs: RequestNeeds): boolean {
   if (rule.images !== null && rule.images !== needs.images) return false;
   if (rule.tools !== null && rule.tools !== needs.tools) return false;
   if (rule.structuredOutput !== null && rule.structuredOutput !== needs.structuredOutput) return false;
+  if (rule.reasoning !== null && rule.reasoning !== needs.reasoning) return false;
   if (rule.minInputTokens !== null && needs.inputTokens < rule.minInputTokens) return false;
   if (rule.minOutputTokens !== null && (needs.outputTokens ?? 0) < rule.minOutputTokens) return false;
   return true;

@@ -20,6 +20,9 @@ describe('countIdentifiers', () => {
     assert.deepEqual(shapes('How do I cancel my iPhone subscription on eBay?'), { brand: 2 });
     assert.deepEqual(shapes('TypeError, IOException and useState, getElementById'), { camel: 4 });
     assert.deepEqual(shapes('SwiftUI, GraphQL and NodeJS on iOS'), { camel: 3, brand: 1 });
+    // Operating systems are named a word and "OS" (macOS, iPadOS, ChromeOS); innerHTML and isIOS are code.
+    assert.deepEqual(shapes('Windows and macOS, iPadOS, watchOS, ChromeOS'), { brand: 4 });
+    assert.deepEqual(shapes('innerHTML, toJSON and isIOS'), { camel: 3 });
   });
 
   it('counts snake_case, file names with a code or configuration extension, and flags', () => {

@@ -158,10 +158,14 @@ const ERROR_SUFFIXES = ['Error', 'Exception'];
  * only. Everyday questions name them ("Is YouTube Premium worth it?"), so they are a kind of their
  * own rather than camelCase, which says code; the code identifiers of the same shape (HashMap,
  * RollingUpdate) are left to the words around them, and exception classes and a word joined to an
- * acronym (SwiftUI, GraphQL) stay camelCase.
+ * acronym (SwiftUI, GraphQL) stay camelCase, except an operating system's "OS" (macOS, ChromeOS).
  */
 function isBrand(text: string, start: number, end: number, humps: number, firstHump: number, onlyLetters: boolean): boolean {
-  if (humps !== 1 || !onlyLetters) return false;
+  if (!onlyLetters) return false;
+  // An operating system is a word and "OS" (macOS, iPadOS, watchOS, ChromeOS), which everyday
+  // questions name as often as any product; isIOS, an acronym before it, is code.
+  if (end - start > 3 && text.charCodeAt(end - 2) === 79 && text.charCodeAt(end - 1) === 83 && isLower(text.charCodeAt(end - 3))) return true;
+  if (humps !== 1) return false;
   if (!isUpper(text.charCodeAt(start)) && firstHump !== start + 1) return false;
   const second = text.slice(firstHump, end);
   // A word and an acronym (SwiftUI, GraphQL, NodeJS) names a technology; iOS is a product.

@@ -64,8 +64,9 @@ export class TextLaneModel {
 
   /**
    * The lane with the highest score and its probability; but a text the model leaves in `general`
-   * that is plainly not English is `multilingual`, since that lane is defined by the language and
-   * comes before `general`.
+   * that is plainly not English (its script, or, on a text of LANGUAGE_RULE_MIN_LETTERS letters or
+   * more, `eld`) is `multilingual`, since that lane is defined by the language and comes before
+   * `general`.
    *
    * The language features (`eld`, about half the cost) come last and only add the weights of a tag
    * or two, so the text is first scored without them and then under each result `eld` could give
@@ -83,13 +84,16 @@ export class TextLaneModel {
     partial.fill(0);
     this.addWeights(partial, 0, buffer.length);
     const s = this.scores;
+    // The script's verdict stands on any length; the language detector's only on enough text.
+    const byScript = buffer.notEnglish;
+    const detectionCounts = !buffer.tooShortForLanguageRule;
     if (sureAt <= 1) {
       let lane: TextLane | null = null;
       let least = 1;
       for (const outcome of LANGUAGE_OUTCOMES) {
         s.set(partial);
         for (const bucket of outcome.buckets) for (let c = 0; c < 4; c++) s[c] = (s[c] as number) + (this.weights[bucket * 4 + c] as number);
-        const r = this.decide(s, buffer.notEnglish || outcome.notEnglish);
+        const r = this.decide(s, byScript || (outcome.notEnglish && detectionCounts));
         if (lane !== null && r.lane !== lane) {
           least = -1;
           break;
@@ -103,7 +107,7 @@ export class TextLaneModel {
     extractLanguageFeatures(text, buffer);
     s.set(partial);
     this.addWeights(s, from, buffer.length);
-    return this.decide(s, buffer.notEnglish);
+    return this.decide(s, byScript || (buffer.notEnglish && detectionCounts));
   }
 
   /** Adds the weights of occurrences [from, to) of the buffer to the raw sums `s` (TEXT_LANES order). */
