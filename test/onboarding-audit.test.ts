@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -110,5 +113,30 @@ describe('a new user walk (session 27), in Chromium', { skip: chromiumSkip }, ()
     await page.getByText('export SVC_KEY=').waitFor();
     assert.deepEqual(problems, []);
     await page.close();
+  });
+});
+
+describe('a new user walk (session 27), the process', () => {
+  it('a start on a port already taken says so in one line, names PORT, and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-onboard-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      child.stdout.on('data', () => {});
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 1, err);
+      assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use; .*set PORT`));
+      assert.doesNotMatch(err, /setupListenHandle|EADDRINUSE: address already in use/, 'no stack trace');
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
