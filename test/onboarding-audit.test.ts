@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +137,56 @@ describe('a new user walk (session 27), the process', () => {
     } finally {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a new user walk (session 27), the command line', () => {
+  /** Runs a command-line script from its sources on an empty DATA_DIR; its exit code, output and whether it made a database. */
+  async function cli(script: string, args: string[]): Promise<{ code: number | null; out: string; madeDatabase: boolean }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-onboard-cli-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, out, madeDatabase: existsSync(join(dataDir, 'pg')) };
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('`npm run seed:demo -- --help` prints its options and seeds nothing', async () => {
+    const r = await cli('src/cli/seed-demo.ts', ['--help']);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /--seed <n>/);
+    assert.match(r.out, /--trades <n>/);
+    assert.doesNotMatch(r.out, /Seeding/);
+    assert.equal(r.madeDatabase, false, r.out);
+  });
+
+  it('a mistyped seed:demo option is refused by name, before anything is seeded', async () => {
+    const r = await cli('src/cli/seed-demo.ts', ['--sed', '3']);
+    assert.equal(r.code, 2, r.out);
+    assert.match(r.out, /--sed/);
+    assert.doesNotMatch(r.out, /Seeding/);
+    assert.equal(r.madeDatabase, false, r.out);
+  });
+
+  it('`npm run migrate -- --help` and `npm run audit -- --help` print what they do and open no database', async () => {
+    for (const script of ['src/cli/migrate.ts', 'src/cli/audit.ts']) {
+      const r = await cli(script, ['--help']);
+      assert.equal(r.code, 0, `${script}: ${r.out}`);
+      assert.match(r.out, /^Usage: npm run (migrate|audit)/m, script);
+      assert.equal(r.madeDatabase, false, `${script}: ${r.out}`);
+      const wrong = await cli(script, ['--jsn']);
+      assert.equal(wrong.code, 2, `${script}: ${wrong.out}`);
+      assert.match(wrong.out, /--jsn/, script);
+      assert.equal(wrong.madeDatabase, false, `${script}: ${wrong.out}`);
     }
   });
 });
