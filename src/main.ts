@@ -45,7 +45,18 @@ async function main(): Promise<void> {
     throw e;
   }
   const app = await buildApp(deps, { defaultMetrics: true });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    const why = listenFailure(e);
+    if (why === null) throw e;
+    // Another svc, or another program, already on the port is the commonest first-start failure:
+    // one line that says what to do, and the database closed (its lock released), not a stack.
+    console.error(`cannot listen on ${config.host}:${config.port}: ${why}; stop what listens there or set PORT (docs/configuration.md)`);
+    await app.close();
+    await deps.close();
+    process.exit(1);
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -69,6 +80,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+function listenFailure(e: unknown): string | null {
+  switch ((e as NodeJS.ErrnoException | null)?.code) {
+    case 'EADDRINUSE':
+      return 'the address is already in use';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+    case 'EADDRNOTAVAIL':
+      return 'no network interface has that address (check HOST)';
+    default:
+      return null;
+  }
 }
 
 main().catch((e) => {

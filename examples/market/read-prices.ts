@@ -16,8 +16,10 @@ if (markets.length === 0) {
   process.exit(0);
 }
 const ids = markets.map((m) => m.id).join(',');
-const prices = await get<Record<string, { yes_price: number; no_price: number }>>(`/api/markets/prices?ids=${ids}`);
+// A three-way market (home, away, draw) also has a draw_price: the three sum to 1.
+const prices = await get<Record<string, { yes_price: number; no_price: number; draw_price?: number }>>(`/api/markets/prices?ids=${ids}`);
 for (const m of markets) {
   const p = prices[m.id]!;
-  console.log(`#${m.id} ${m.title}: yes ${p.yes_price.toFixed(3)}, no ${p.no_price.toFixed(3)}, volume ${m.volume} USDC`);
+  const draw = p.draw_price === undefined ? '' : `, draw ${p.draw_price.toFixed(3)}`;
+  console.log(`#${m.id} ${m.title}: yes ${p.yes_price.toFixed(3)}, no ${p.no_price.toFixed(3)}${draw}, volume ${m.volume} USDC`);
 }

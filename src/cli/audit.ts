@@ -3,6 +3,7 @@ import { auditBooks } from '../market/audit/audit-books.ts';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { openDatabase } from '../storage/database.ts';
 import { DatabaseInUseError } from '../storage/pglite-lock.ts';
+import { scriptArgs } from './cli-args.ts';
 import { callHoldingService } from './service-target.ts';
 
 // npm run audit [-- --json]: re-adds the market ledger of the configured database (DATABASE_URL,
@@ -25,7 +26,16 @@ async function auditHere(databaseUrl: string | null, dataDir: string): Promise<B
   }
 }
 
-const json = process.argv.slice(2).includes('--json');
+const USAGE = `Usage: npm run audit [-- --json]
+
+Re-adds the market ledger of DATABASE_URL or the embedded database in DATA_DIR (through the
+running service's admin API when that service holds it) and checks the books.
+Exit 0 balanced, 1 not balanced, 2 when the check could not run.
+
+  --json       the whole report as JSON
+  -h, --help   this text`;
+
+const json = scriptArgs(USAGE, { json: { type: 'boolean' } }).json === true;
 let exitCode = 2;
 try {
   const config = loadConfig();

@@ -1,6 +1,15 @@
 import { loadConfig, ConfigError } from '../config/index.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
 import { DatabaseInUseError } from '../storage/pglite-lock.ts';
+import { scriptArgs } from './cli-args.ts';
+
+scriptArgs(`Usage: npm run migrate
+
+Applies the migrations this version knows to DATABASE_URL, or to the embedded database in
+DATA_DIR (created when missing). The service runs them at every start too; on the embedded
+database, stop the service first.
+
+  -h, --help   this text`, {});
 
 try {
   const config = loadConfig();

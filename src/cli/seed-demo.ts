@@ -4,16 +4,27 @@ import { DatabaseNotEmptyError, seedDemo } from '../market/demo/seed-demo.ts';
 import { migrateToLatest, openDatabase } from '../storage/database.ts';
 import { DatabaseInUseError } from '../storage/pglite-lock.ts';
 import { AdminApiError } from './admin/admin-client.ts';
+import { scriptArgs } from './cli-args.ts';
 import { callHoldingService } from './service-target.ts';
 
 // npm run seed:demo [-- --seed <n>] [-- --trades <n>]: a month of demo market activity on the
 // configured database, or through the running service's admin API when that service holds the
 // embedded database.
-function wholeArg(argv: string[], name: string): number | undefined {
-  const i = argv.indexOf(name);
-  if (i < 0) return undefined;
-  const v = argv[i + 1];
-  if (v === undefined || !/^\d+$/.test(v)) throw new Error(`${name} takes a whole number`);
+const USAGE = `Usage: npm run seed:demo [-- --seed <n>] [-- --trades <n>]
+
+Fills an empty market with a month of demo activity (events, markets, wallets, trades, some
+settled), on DATABASE_URL or the embedded database in DATA_DIR, or through the running service's
+admin API when that service holds the embedded database. Refused when the market holds data.
+
+  --seed <n>     seed of the random choices (the same seed makes the same market)
+  --trades <n>   how many trades to make
+  -h, --help     this text`;
+
+const options = scriptArgs(USAGE, { seed: { type: 'string' }, trades: { type: 'string' } });
+
+function whole(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new Error(`--${name} takes a whole number`);
   return Number(v);
 }
 
@@ -45,10 +56,9 @@ async function seedHere(databaseUrl: string | null, dataDir: string, args: SeedA
 let exitCode = 0;
 try {
   const config = loadConfig();
-  const argv = process.argv.slice(2);
   const args: SeedArgs = {};
-  const seed = wholeArg(argv, '--seed');
-  const trades = wholeArg(argv, '--trades');
+  const seed = whole('seed', options.seed);
+  const trades = whole('trades', options.trades);
   if (seed !== undefined) args.seed = seed;
   if (trades !== undefined) args.trades = trades;
   const started = Date.now();

@@ -129,7 +129,13 @@ async function route() {
     return shown(() => accountViews[path](params));
   }
   if (path === '/' && state.account) return redirect(afterSignIn());
-  return (views[path] || viewSignIn)();
+  return (views[path] || viewNotFound)();
+}
+
+/** An address under the pages' folders that names no page (the service answers it 404). */
+function viewNotFound() {
+  const home = state.account ? h('a', { href: '/account', 'data-nav': '' }, 'Go to your account') : h('a', { href: '/', 'data-nav': '' }, 'Sign in');
+  show('Page not found', h('div', { class: 'card' }, h('p', {}, 'There is no page at ', h('code', {}, location.pathname), '.'), home));
 }
 
 const ACCOUNT_PAGES = ['/account', '/account/keys', '/account/usage', '/account/credits'];
@@ -297,7 +303,7 @@ function viewOverview() {
       h('section', { class: 'card' }, h('h2', {}, 'Keys'), h('p', {}, 'Make an svk_ key and call any model with the OpenAI or Anthropic SDK.'), h('a', { href: '/account/keys', 'data-nav': '' }, 'Manage keys')),
     ),
     h('section', { class: 'card' }, h('h2', {}, 'First call'),
-      h('pre', { class: 'code' }, `curl ${location.origin}/v1/chat/completions \\\n  -H "Authorization: Bearer $SVK_KEY" -H 'content-type: application/json' \\\n  -d '{"model": "svc-fast", "messages": [{"role": "user", "content": "Say hi"}]}'`)),
+      h('pre', { class: 'code' }, `export SVC_KEY=svk_...   # your key, from the Keys page\ncurl ${location.origin}/v1/chat/completions \\\n  -H "Authorization: Bearer $SVC_KEY" -H 'content-type: application/json' \\\n  -d '{"model": "svc-fast", "messages": [{"role": "user", "content": "Say hi"}]}'`)),
   );
 }
 

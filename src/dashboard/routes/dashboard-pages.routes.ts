@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -17,15 +17,30 @@ export async function dashboardPagesRoutes(app: FastifyInstance): Promise<void> 
   await app.register(fastifyStatic, { root: WEB_ROOT, prefix: '/dashboard/assets/', index: false, wildcard: true, maxAge: 60_000 });
   // The address people try first for "the dashboard" (the inference document's 402 sends them there).
   for (const path of ['/dashboard', '/dashboard/']) app.get(path, { schema: { hide: true } }, async (_request, reply) => reply.redirect('/account'));
-  for (const path of PAGES) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
-      reply
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', CSP)
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'no-referrer')
-        .header('cache-control', 'no-store')
-        .send(html),
-    );
+  const page = (reply: FastifyReply, status: number): FastifyReply =>
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-store')
+      .send(html);
+  for (const path of PAGES) app.get(path, { schema: { hide: true } }, async (_request, reply) => page(reply, 200));
+  // A mistyped or trailing-slash address under the pages' folders is a person's in a browser:
+  // a JSON 404 body would be all they saw. A page with a slash added goes to the page; any other
+  // gets the page shell with status 404, whose script says the page does not exist.
+  for (const folder of ['/account/*', '/console/*']) {
+    app.get(folder, { schema: { hide: true } }, async (request, reply) => {
+      const [path, query] = splitQuery(request.url);
+      const trimmed = path.replace(/\/+$/, '');
+      if (trimmed !== path && PAGES.includes(trimmed)) return reply.redirect(trimmed + query, 301);
+      return page(reply, 404);
+    });
   }
+}
+
+function splitQuery(url: string): [string, string] {
+  const q = url.indexOf('?');
+  return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q)];
 }
