@@ -9,6 +9,7 @@ import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake
 import type { Clock } from '../../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { createTestAccount, type TestAccount } from './inference.ts';
+import { startMailbox, type Mailbox } from './mailbox.ts';
 import { waitFor } from './wait.ts';
 
 /** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
@@ -160,6 +161,31 @@ export async function startGateway(
       await Promise.all([openai.close(), anthropic.close(), rerank.close()]);
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A gateway (startGateway) whose dashboard sends its mail to a loopback mailbox (SMTP_URL); the
+ * gateway's `close` closes the mailbox too.
+ */
+export async function startGatewayWithMailbox(opts: Parameters<typeof startGateway>[0] = {}): Promise<{ g: Gateway; mail: Mailbox }> {
+  const mail = await startMailbox();
+  let g: Gateway;
+  try {
+    g = await startGateway({ ...opts, env: { SMTP_URL: mail.url, ...opts.env } });
+  } catch (e) {
+    await mail.close();
+    throw e;
+  }
+  const closeGateway = g.close.bind(g);
+  return {
+    mail,
+    g: Object.assign(g, {
+      async close() {
+        await closeGateway();
+        await mail.close();
+      },
+    }),
   };
 }
 
