@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { browserAt, signedUp, type DashboardSession } from './helpers/dashboard-session.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedToken, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The account dashboard's API, second pass, as a new user and a curious second user try it:
@@ -13,10 +13,6 @@ import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
  */
 
 const PASSWORD = 'a long passphrase';
-const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
-
-let ip = 0;
-const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `203.0.113.${++ip}` } });
 
 interface Member extends DashboardSession {
   readonly id: number;
@@ -28,23 +24,14 @@ describe('dashboard accounts: second audit', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' } })));
+  after(() => g?.close());
 
   /** Signed up, verified by the emailed link, granted credits, with one key: all through the dashboard API but the grant. */
   async function member(email: string, credits = 100): Promise<Member> {
-    const b = await browserAt(g);
-    const r = await b.call('POST', '/sign-up', { email, password: PASSWORD });
-    assert.equal(r.status, 201, JSON.stringify(r.json));
-    await b.refresh();
-    assert.deepEqual((await b.call('POST', '/verify-email', { token: tokenIn(await mail.next(email, 'Verify your svc email')) })).json, { ok: true });
-    const id = r.json.id as number;
+    const b = await signedUp(g.t.url, email, PASSWORD);
+    assert.deepEqual((await b.call('POST', '/verify-email', { token: mailedToken(await mail.next(email, 'Verify your svc email')) })).json, { ok: true });
+    const { id } = b;
     const grant = await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${id}/credits`, headers: g.t.admin, payload: { credits } });
     assert.equal(grant.statusCode, 200);
     const k = await b.call('POST', '/keys', { name: 'main' });
@@ -122,7 +109,7 @@ describe('dashboard accounts: second audit', () => {
   });
 
   it('refuses a password of only spaces, naming the field', async () => {
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     const r = await b.call('POST', '/sign-up', { email: 'spaces@example.com', password: ' '.repeat(12) });
     assert.deepEqual([r.status, r.json], [400, { error: 'password: must not be only spaces' }]);
   });

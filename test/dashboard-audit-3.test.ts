@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumSkip, launchChromium } from './helpers/chromium.ts';
-import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
-import { expectedCost, PRICES, startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import type { Browser } from 'playwright-core';
+import { chromiumSkip, launchChromium, openWatchedPage } from './helpers/chromium.ts';
+import { dashboardSession, browserAt } from './helpers/dashboard-session.ts';
+import { expectedCost, PRICES, startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedToken, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The account dashboard, third pass, as a brand-new and a careful user try it: addresses no mail
@@ -16,33 +16,23 @@ import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 const PASSWORD = 'a long passphrase';
 const INVALID_EMAIL = 'invalid email: expected an address like name@example.com';
 const INVALID_LINK = 'this link is invalid, expired or already used';
-const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
-
-let ip = 0;
-const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `198.51.100.${++ip}` } });
 
 describe('dashboard accounts: third audit', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' } })));
+  after(() => g?.close());
 
   it('refuses an address no mail can reach, before the password, and makes no account for it', async () => {
     // Each was a 201 whose verification mail the mail library refused: an account its owner could
     // never verify, taking the address, with a banner blaming the mail server.
     for (const email of ['someone@example..com', '<script>@example.com', 'a..b@example.com', 'name@-example.com', 'name@example.com.']) {
-      const r = await (await browserAt(g)).call('POST', '/sign-up', { email, password: PASSWORD });
+      const r = await (await browserAt(g.t.url)).call('POST', '/sign-up', { email, password: PASSWORD });
       assert.deepEqual([r.status, r.json], [400, { error: INVALID_EMAIL }], email);
     }
     // The form's first field is answered first: fixing the password must not reveal a second error.
-    const both = await (await browserAt(g)).call('POST', '/sign-up', { email: 'someone@example..com', password: 'short' });
+    const both = await (await browserAt(g.t.url)).call('POST', '/sign-up', { email: 'someone@example..com', password: 'short' });
     assert.deepEqual([both.status, both.json], [400, { error: INVALID_EMAIL }]);
     const admin = await g.t.app.inject({ method: 'POST', url: '/admin/accounts', headers: g.t.admin, payload: { email: 'someone@example..com' } });
     assert.deepEqual([admin.statusCode, admin.json()], [400, { error: INVALID_EMAIL }]);
@@ -50,14 +40,14 @@ describe('dashboard accounts: third audit', () => {
     assert.deepEqual(made.filter((a) => a.email.includes('example..com') || a.email.startsWith('<')), []);
     // Addresses people have still sign up and get their link.
     for (const email of ["o'brien+svc@mail.example.co.uk", 'josé@example.com']) {
-      const r = await (await browserAt(g)).call('POST', '/sign-up', { email, password: PASSWORD });
+      const r = await (await browserAt(g.t.url)).call('POST', '/sign-up', { email, password: PASSWORD });
       assert.equal(r.status, 201, `${email}: ${JSON.stringify(r.json)}`);
       assert.equal(r.json.verification_email_sent, true, email);
     }
   });
 
   it('tells every cache to keep no dashboard answer: the CSRF token, a new key, usage and the ledger', async () => {
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     assert.equal((await b.call('POST', '/sign-up', { email: 'no-store@example.com', password: PASSWORD })).status, 201);
     await b.refresh();
     const answers = [
@@ -76,31 +66,31 @@ describe('dashboard accounts: third audit', () => {
 
   it('a password reset ends the other reset links of the account, not only its sessions', async () => {
     const email = 'two-links@example.com';
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     assert.equal((await b.call('POST', '/sign-up', { email, password: PASSWORD })).status, 201);
     await mail.next(email, 'Verify your svc email');
-    const r = await browserAt(g);
+    const r = await browserAt(g.t.url);
     assert.deepEqual((await r.call('POST', '/password-reset', { email })).json, { ok: true });
-    const first = tokenIn(await mail.next(email, 'Reset your svc password'));
+    const first = mailedToken(await mail.next(email, 'Reset your svc password'));
     assert.deepEqual((await r.call('POST', '/password-reset', { email })).json, { ok: true });
-    const second = tokenIn(await mail.next(email, 'Reset your svc password'));
+    const second = mailedToken(await mail.next(email, 'Reset your svc password'));
     assert.deepEqual((await r.call('POST', '/password-reset/confirm', { token: second, password: 'the owner chose this' })).json, { ok: true });
     // The earlier mail (a link requested by whoever could read the mailbox then) no longer sets a password.
     const old = await r.call('POST', '/password-reset/confirm', { token: first, password: 'somebody else chose' });
     assert.deepEqual([old.status, old.json], [400, { error: INVALID_LINK }]);
-    assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email, password: 'the owner chose this' })).status, 200);
+    assert.equal((await (await browserAt(g.t.url)).call('POST', '/sign-in', { email, password: 'the owner chose this' })).status, 200);
   });
 
   it('a key made a moment ago serves the official client at once, and Usage and Credits show exactly what was billed', async () => {
     const email = 'first-call@example.com';
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     const su = await b.call('POST', '/sign-up', { email, password: PASSWORD });
     await b.refresh();
     const key = (await b.call('POST', '/keys', { name: 'first' })).json;
     const client = g.client(key.key as string);
     const ask = () => client.chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hello' }] });
     await assert.rejects(ask(), (e: { status?: number; error?: unknown }) => e.status === 403 && JSON.stringify(e.error).includes('please verify your email first'));
-    assert.deepEqual((await b.call('POST', '/verify-email', { token: tokenIn(await mail.next(email, 'Verify your svc email')) })).json, { ok: true });
+    assert.deepEqual((await b.call('POST', '/verify-email', { token: mailedToken(await mail.next(email, 'Verify your svc email')) })).json, { ok: true });
     await assert.rejects(ask(), (e: { status?: number }) => e.status === 402);
     const grant = await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${su.json.id}/credits`, headers: g.t.admin, payload: { credits: 2, note: 'welcome' } });
     assert.equal(grant.statusCode, 200);
@@ -136,26 +126,15 @@ describe('dashboard pages, third audit (Chromium)', { skip: chromiumSkip }, () =
   let browser: Browser;
 
   before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url } });
+    ({ g, mail } = await startGatewayWithMailbox());
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     await g?.close();
-    await mail?.close();
   });
 
-  async function watchedPage(): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-    return { ctx, page, problems };
-  }
+  const watchedPage = () => openWatchedPage(browser);
 
   it('a signed-out visit of an account page signs in and comes back to that page, never to another site', async () => {
     const { ctx, page, problems } = await watchedPage();
@@ -213,7 +192,7 @@ describe('dashboard pages, third audit (Chromium)', { skip: chromiumSkip }, () =
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const link = `${g.t.url}/account/verify?token=${tokenIn(await mail.next(email, 'Verify your svc email'))}`;
+    const link = `${g.t.url}/account/verify?token=${mailedToken(await mail.next(email, 'Verify your svc email'))}`;
     // A dead link (cut short by a mail client) while unverified: the way on is the account page's Resend.
     await page.goto(`${g.t.url}/account/verify?token=${'x'.repeat(43)}`);
     await page.getByText(INVALID_LINK).waitFor();

@@ -9,11 +9,11 @@ import { loadConfig } from '../src/config/index.ts';
 import { createDeps } from '../src/deps.ts';
 import { keyId } from '../src/shared/sealing-keys.ts';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
-import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
-import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
+import { chromiumSkip, launchChromium, signUpInPage, openWatchedPage } from './helpers/chromium.ts';
+import { browserAt, signedUp as signedUpAt, type DashboardSession } from './helpers/dashboard-session.ts';
 import { freshDatabase } from './helpers/database.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedToken, mailedLink, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The account dashboard, fourth pass: key names a terminal or a log would misread, what a password
@@ -26,30 +26,17 @@ const INVALID_LINK = 'this link is invalid, expired or already used';
 const SUPERSEDED_LINK = 'a newer verification link was sent: use the link in the newest email';
 const CONTROL_NAME = 'name: must not contain control characters (line breaks, tabs, escapes, bidirectional controls)';
 const LONG_NAME = 'name: must be at most 100 characters';
-const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
-
-let ip = 0;
-const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `203.0.113.${++ip}` } });
 
 describe('dashboard accounts: fourth audit', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' } })));
+  after(() => g?.close());
 
   async function signedUp(email: string): Promise<{ b: DashboardSession; id: number }> {
-    const b = await browserAt(g);
-    const r = await b.call('POST', '/sign-up', { email, password: PASSWORD });
-    assert.equal(r.status, 201, JSON.stringify(r.json));
-    await b.refresh();
-    return { b, id: r.json.id as number };
+    const b = await signedUpAt(g.t.url, email, PASSWORD);
+    return { b, id: b.id };
   }
   const admin = (method: 'POST' | 'PATCH', url: string, payload: unknown) => g.t.app.inject({ method, url, headers: g.t.admin, payload: payload as object });
 
@@ -145,9 +132,9 @@ describe('dashboard accounts: fourth audit', () => {
     const key = (await b.call('POST', '/keys', { name: 'k' })).json.key as string;
     const chat = () => g.client(key).chat.completions.create({ model: 'svc-fast', messages: [{ role: 'user', content: 'hi' }] });
     await assert.rejects(chat(), (e: { status?: number; error?: unknown }) => e.status === 403 && JSON.stringify(e.error).includes('please verify your email first'));
-    const r = await browserAt(g);
+    const r = await browserAt(g.t.url);
     assert.deepEqual((await r.call('POST', '/password-reset', { email })).json, { ok: true });
-    const token = tokenIn(await mail.next(email, 'Reset your svc password'));
+    const token = mailedToken(await mail.next(email, 'Reset your svc password'));
     assert.deepEqual((await r.call('POST', '/password-reset/confirm', { token, password: 'a new passphrase' })).json, { ok: true });
     const signedIn = await r.call('POST', '/sign-in', { email, password: 'a new passphrase' });
     assert.equal(signedIn.status, 200);
@@ -163,9 +150,9 @@ describe('dashboard accounts: fourth audit', () => {
   it('only the newest verification link verifies; an earlier one says to use the newest email', async () => {
     const email = 'newest-link@example.com';
     const { b } = await signedUp(email);
-    const first = tokenIn(await mail.next(email, 'Verify your svc email'));
+    const first = mailedToken(await mail.next(email, 'Verify your svc email'));
     assert.deepEqual((await b.call('POST', '/verify-email/resend')).json, { ok: true });
-    const second = tokenIn(await mail.next(email, 'Verify your svc email'));
+    const second = mailedToken(await mail.next(email, 'Verify your svc email'));
     const old = await b.call('POST', '/verify-email', { token: first });
     assert.deepEqual([old.status, old.json], [400, { error: SUPERSEDED_LINK }]);
     assert.equal(((await b.call('GET', '/session')).json.account as { email_verified: boolean }).email_verified, false);
@@ -179,7 +166,7 @@ describe('dashboard accounts: fourth audit', () => {
   it('a Resend whose email was not sent leaves the earlier link working', async () => {
     const email = 'resend-not-sent@example.com';
     const { b } = await signedUp(email);
-    const first = tokenIn(await mail.next(email, 'Verify your svc email'));
+    const first = mailedToken(await mail.next(email, 'Verify your svc email'));
     mail.down = true;
     try {
       assert.equal((await b.call('POST', '/verify-email/resend')).status, 503);
@@ -282,34 +269,21 @@ describe('dashboard pages, fourth audit (Chromium)', { skip: chromiumSkip }, () 
   let browser: Browser;
 
   before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url } });
+    ({ g, mail } = await startGatewayWithMailbox());
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     await g?.close();
-    await mail?.close();
   });
 
   /** A page whose console errors and uncaught exceptions are collected; a prompt is answered with `answers`' next text. */
   async function watchedPage(answers: string[] = []): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-    page.on('dialog', (d) => void (d.type() === 'prompt' ? d.accept(answers.shift()) : d.accept()));
-    return { ctx, page, problems };
+    const watched = await openWatchedPage(browser);
+    watched.page.on('dialog', (d) => void (d.type() === 'prompt' ? d.accept(answers.shift()) : d.accept()));
+    return watched;
   }
-  const linkIn = (message: string): string => {
-    const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(mailText(message));
-    assert.ok(m, `a link in: ${message}`);
-    const u = new URL(m[0]);
-    return `${g.t.url}${u.pathname}${u.search}`;
-  };
+  const linkIn = (message: string): string => mailedLink(message, g.t.url);
 
   it('sign-up, Resend, the older link says to use the newest, keys renamed and revoked, usage, credits, sign-out', async () => {
     const long = 'l'.repeat(101);

@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runAdmin } from './helpers/admin-cli.ts';
-import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
-import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { chromiumSkip, launchChromium, signUpInPage, consoleProblems } from './helpers/chromium.ts';
+import { browserAt, signedUp as signedUpAt, type DashboardSession } from './helpers/dashboard-session.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailText, mailedToken, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The account dashboard, fifth pass: the admin command line's key rename, and a password reset
@@ -16,30 +16,17 @@ import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 const PASSWORD = 'a long passphrase';
 const NEW_PASSWORD = 'a new passphrase';
 const SESSION_ENDED = 'your session has ended - sign in again';
-const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
-
-let ip = 0;
-const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `198.51.100.${++ip}` } });
 
 describe('dashboard accounts: fifth audit', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' } })));
+  after(() => g?.close());
 
   async function signedUp(email: string): Promise<{ b: DashboardSession; id: number }> {
-    const b = await browserAt(g);
-    const r = await b.call('POST', '/sign-up', { email, password: PASSWORD });
-    assert.equal(r.status, 201, JSON.stringify(r.json));
-    await b.refresh();
-    return { b, id: r.json.id as number };
+    const b = await signedUpAt(g.t.url, email, PASSWORD);
+    return { b, id: b.id };
   }
 
   describe('admin command line: keys rename', () => {
@@ -89,7 +76,7 @@ describe('dashboard accounts: fifth audit', () => {
       assert.deepEqual([r.status, r.json], [401, { error: SESSION_ENDED }], `${method} ${path}`);
     }
     // Without a session cookie, or with a live session and a wrong token, it is the CSRF refusal.
-    const fresh = await browserAt(g);
+    const fresh = await browserAt(g.t.url);
     const noToken = await fetch(`${g.t.url}/dashboard/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: fresh.cookieHeader() }, body: '{"name":"x"}' });
     assert.equal(noToken.status, 403);
     const { b: live } = await signedUp('live-session@example.com');
@@ -115,11 +102,11 @@ describe('dashboard accounts: fifth audit', () => {
       };
     }
     async function resetLink(email: string): Promise<string> {
-      const r = await browserAt(g);
+      const r = await browserAt(g.t.url);
       assert.deepEqual((await r.call('POST', '/password-reset', { email })).json, { ok: true });
-      return tokenIn(await mail.next(email, 'Reset your svc password'));
+      return mailedToken(await mail.next(email, 'Reset your svc password'));
     }
-    const signIn = async (email: string, password: string) => (await (await browserAt(g)).call('POST', '/sign-in', { email, password })).status;
+    const signIn = async (email: string, password: string) => (await (await browserAt(g.t.url)).call('POST', '/sign-in', { email, password })).status;
 
     it('a failure marking the email verified leaves the old password, the session and the link as they were', async () => {
       const email = 'reset-atomic-verify@example.com';
@@ -128,7 +115,7 @@ describe('dashboard accounts: fifth audit', () => {
       const token = await resetLink(email);
       const restore = await failUpdatesOf('email_verified', id);
       try {
-        const r = await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD });
+        const r = await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD });
         assert.equal(r.status, 500);
       } finally {
         await restore();
@@ -138,8 +125,8 @@ describe('dashboard accounts: fifth audit', () => {
       assert.equal(await signIn(email, PASSWORD), 200);
       assert.equal((await b.call('GET', '/session')).json.account !== null, true);
       // The link was not spent by the failed attempt: it works now, and does all of it.
-      assert.deepEqual((await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).json, { ok: true });
-      const after = await (await browserAt(g)).call('POST', '/sign-in', { email, password: NEW_PASSWORD });
+      assert.deepEqual((await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).json, { ok: true });
+      const after = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email, password: NEW_PASSWORD });
       assert.deepEqual([after.status, after.json.email_verified], [200, true]);
       assert.equal((await b.call('GET', '/session')).json.account, null);
     });
@@ -151,13 +138,13 @@ describe('dashboard accounts: fifth audit', () => {
       const token = await resetLink(email);
       const restore = await failUpdatesOf('password_hash', id);
       try {
-        assert.equal((await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).status, 500);
+        assert.equal((await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).status, 500);
       } finally {
         await restore();
       }
-      const old = await (await browserAt(g)).call('POST', '/sign-in', { email, password: PASSWORD });
+      const old = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email, password: PASSWORD });
       assert.deepEqual([old.status, old.json.email_verified], [200, false]);
-      assert.deepEqual((await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).json, { ok: true });
+      assert.deepEqual((await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: NEW_PASSWORD })).json, { ok: true });
       assert.equal(await signIn(email, NEW_PASSWORD), 200);
     });
   });
@@ -169,23 +156,17 @@ describe('dashboard pages, fifth audit (Chromium)', { skip: chromiumSkip }, () =
   let browser: Browser;
 
   before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url } });
+    ({ g, mail } = await startGatewayWithMailbox());
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     await g?.close();
-    await mail?.close();
   });
 
   async function watched(ctx: BrowserContext): Promise<{ page: Page; problems: string[] }> {
     const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    const problems = consoleProblems(page);
     page.on('dialog', (d) => void d.accept());
     return { page, problems };
   }

@@ -4,9 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Command } from 'commander';
 import type { AdminClient } from '../src/cli/admin/admin-client.ts';
 import { buildAdminProgram } from '../src/cli/admin/program.ts';
-import { dashboardSession, type DashboardSession } from './helpers/dashboard-session.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { browserAt, signedUp } from './helpers/dashboard-session.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedToken, type Mailbox } from './helpers/mailbox.ts';
 import { manualClock } from './helpers/market.ts';
 
 /**
@@ -16,19 +16,6 @@ import { manualClock } from './helpers/market.ts';
  */
 
 const PASSWORD = 'a long passphrase';
-const tokenIn = (message: string) => /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
-
-let ip = 0;
-/** A browser at an address of its own (TRUST_PROXY), so the per-address sign-up limit is not what a test meets. */
-const browserAt = (g: Gateway): Promise<DashboardSession> => dashboardSession(g.t.url, { headers: { 'x-forwarded-for': `198.51.100.${++ip}` } });
-
-async function signedUp(g: Gateway, email: string): Promise<DashboardSession & { id: number }> {
-  const b = await browserAt(g);
-  const r = await b.call('POST', '/sign-up', { email, password: PASSWORD });
-  assert.equal(r.status, 201, JSON.stringify(r.json));
-  await b.refresh();
-  return Object.assign(b, { id: r.json.id as number });
-}
 
 /** The `name=value` of a Set-Cookie header and its attributes, lower-cased. */
 function cookie(headers: Headers, name: string): { value: string; attributes: string[] } {
@@ -43,44 +30,38 @@ describe('dashboard accounts: emails, sessions and links', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' }, clock });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' }, clock })));
+  after(() => g?.close());
 
   it('an email with capitals outside ASCII signs in and gets its reset link with exactly the address it signed up with', async () => {
     // JavaScript lower-cases a final capital sigma to ς, PostgreSQL's lower() to σ: the address
     // must be compared by one function on both sides, the one of the unique index.
     const email = 'ΟΔΥΣΣΕΥΣ@example.com';
-    await signedUp(g, email);
-    const signIn = await (await browserAt(g)).call('POST', '/sign-in', { email, password: PASSWORD });
+    await signedUp(g.t.url, email, PASSWORD);
+    const signIn = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email, password: PASSWORD });
     assert.equal(signIn.status, 200, JSON.stringify(signIn.json));
     assert.equal(signIn.json.email, email);
-    const reset = await (await browserAt(g)).call('POST', '/password-reset', { email });
+    const reset = await (await browserAt(g.t.url)).call('POST', '/password-reset', { email });
     assert.deepEqual([reset.status, reset.json], [200, { ok: true }]);
     await mail.next(email, 'Reset your svc password');
-    const duplicate = await (await browserAt(g)).call('POST', '/sign-up', { email: 'οδυσσευσ@example.com', password: PASSWORD });
+    const duplicate = await (await browserAt(g.t.url)).call('POST', '/sign-up', { email: 'οδυσσευσ@example.com', password: PASSWORD });
     assert.deepEqual([duplicate.status, duplicate.json], [409, { error: 'an account with this email already exists' }]);
   });
 
   it('takes long, unicode and padded emails as documented, one account per address whatever its case, even racing', async () => {
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     const long = `${'a'.repeat(242)}@example.com`;
     assert.equal(long.length, 254);
     const tooLong = await b.call('POST', '/sign-up', { email: `a${long}`, password: PASSWORD });
     assert.deepEqual([tooLong.status, tooLong.json], [400, { error: 'invalid email: must NOT have more than 254 characters' }]);
-    assert.equal((await signedUp(g, long)).id > 0, true);
-    const unicode = await signedUp(g, '  Jürgen.Groß@Exämple.com ');
+    assert.equal((await signedUp(g.t.url, long, PASSWORD)).id > 0, true);
+    const unicode = await signedUp(g.t.url, '  Jürgen.Groß@Exämple.com ', PASSWORD);
     const me = await unicode.call('GET', '/session');
     assert.equal((me.json.account as { email: string }).email, 'Jürgen.Groß@Exämple.com', 'stored as typed, trimmed');
-    const other = await (await browserAt(g)).call('POST', '/sign-in', { email: 'JÜRGEN.GROß@EXÄMPLE.COM', password: PASSWORD });
+    const other = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email: 'JÜRGEN.GROß@EXÄMPLE.COM', password: PASSWORD });
     assert.equal(other.status, 200, JSON.stringify(other.json));
 
-    const racers = await Promise.all(Array.from({ length: 6 }, () => browserAt(g)));
+    const racers = await Promise.all(Array.from({ length: 6 }, () => browserAt(g.t.url)));
     const answers = await Promise.all(racers.map((r, i) => r.call('POST', '/sign-up', { email: i % 2 ? 'RACE@example.com' : 'race@example.com', password: PASSWORD })));
     assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409]);
     for (const a of answers.filter((x) => x.status === 409)) assert.deepEqual(a.json, { error: 'an account with this email already exists' });
@@ -91,7 +72,7 @@ describe('dashboard accounts: emails, sessions and links', () => {
       [{ email: 'x@example.com' }, 'missing required field: password'],
       [{ email: 'x\u0000@example.com', password: PASSWORD }, 'invalid email: must not contain NUL characters'],
     ] as const) {
-      const r = await (await browserAt(g)).call('POST', '/sign-up', body);
+      const r = await (await browserAt(g.t.url)).call('POST', '/sign-up', body);
       assert.deepEqual([r.status, r.json], [400, { error: error }], JSON.stringify(body));
     }
   });
@@ -112,13 +93,13 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.ok(session.attributes.includes('samesite=lax'));
     assert.ok(session.attributes.includes('secure'));
     assert.ok(session.attributes.includes(`max-age=${30 * 86_400}`));
-    const plain = await (await browserAt(g)).call('POST', '/sign-up', { email: 'plain-http@example.com', password: PASSWORD });
+    const plain = await (await browserAt(g.t.url)).call('POST', '/sign-up', { email: 'plain-http@example.com', password: PASSWORD });
     assert.equal(cookie(plain.headers, 'svc_session').attributes.includes('secure'), false, 'no Secure over plain HTTP (a local npm start)');
   });
 
   it('a signed-out session cookie, sent again, is refused; a password reset ends every session of the account', async () => {
-    const a = await signedUp(g, 'replay@example.com');
-    const signIn = await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD });
+    const a = await signedUp(g.t.url, 'replay@example.com', PASSWORD);
+    const signIn = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD });
     const stolen = cookie(signIn.headers, 'svc_session').value;
     const asStolen = () => fetch(`${g.t.url}/dashboard/api/keys`, { headers: { cookie: `svc_session=${stolen}` } });
     assert.equal((await asStolen()).status, 200);
@@ -127,26 +108,26 @@ describe('dashboard accounts: emails, sessions and links', () => {
     assert.deepEqual((await a.call('GET', '/keys')).json, { error: 'sign in first' });
     assert.equal((await asStolen()).status, 200, 'signing out one browser leaves the other signed in');
 
-    const forgot = await (await browserAt(g)).call('POST', '/password-reset', { email: 'REPLAY@example.com' });
+    const forgot = await (await browserAt(g.t.url)).call('POST', '/password-reset', { email: 'REPLAY@example.com' });
     assert.equal(forgot.status, 200);
-    const token = tokenIn(await mail.next('replay@example.com', 'Reset your svc password'));
-    const done = await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: 'a new passphrase' });
+    const token = mailedToken(await mail.next('replay@example.com', 'Reset your svc password'));
+    const done = await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: 'a new passphrase' });
     assert.deepEqual([done.status, done.json], [200, { ok: true }]);
     const refused = await asStolen();
     assert.deepEqual([refused.status, await refused.json()], [401, { error: 'sign in first' }]);
-    const again = await (await browserAt(g)).call('POST', '/password-reset/confirm', { token, password: 'a third passphrase' });
+    const again = await (await browserAt(g.t.url)).call('POST', '/password-reset/confirm', { token, password: 'a third passphrase' });
     assert.deepEqual([again.status, again.json], [400, { error: 'this link is invalid, expired or already used' }]);
-    assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD })).status, 401);
-    assert.equal((await (await browserAt(g)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
+    assert.equal((await (await browserAt(g.t.url)).call('POST', '/sign-in', { email: 'replay@example.com', password: PASSWORD })).status, 401);
+    assert.equal((await (await browserAt(g.t.url)).call('POST', '/sign-in', { email: 'replay@example.com', password: 'a new passphrase' })).status, 200);
   });
 
   it('limits sign-in and reset attempts per account, however its address is spelled, and per unknown address alike', async () => {
     // JavaScript lower-cases the capital final sigma to ς and PostgreSQL to σ: both spellings
     // below find the one account, so they must share one bucket of 10 attempts per 10 minutes.
-    await signedUp(g, 'ΣΙΣΥΦΟΣ@example.com');
+    await signedUp(g.t.url, 'ΣΙΣΥΦΟΣ@example.com', PASSWORD);
     const spellings = ['ΣΙΣΥΦΟΣ@example.com', 'σισυφοσ@example.com'];
     const attempt = async (path: string, email: string) =>
-      (await (await browserAt(g)).call('POST', path, path === '/sign-in' ? { email, password: 'not the password' } : { email })).status;
+      (await (await browserAt(g.t.url)).call('POST', path, path === '/sign-in' ? { email, password: 'not the password' } : { email })).status;
     for (const [path, allowed] of [['/sign-in', 401], ['/password-reset', 200]] as const) {
       const statuses: number[] = [];
       for (let i = 0; i < 12; i++) statuses.push(await attempt(path, spellings[i % 2]!));
@@ -160,7 +141,7 @@ describe('dashboard accounts: emails, sessions and links', () => {
   });
 
   it('limits guesses at reset links per address as docs/dashboard.md lists', async () => {
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     const guess = () => b.call('POST', '/password-reset/confirm', { token: 'x'.repeat(43), password: 'a new passphrase' });
     for (let i = 0; i < 10; i++) assert.deepEqual((await guess()).json, { error: 'this link is invalid, expired or already used' });
     const limited = await guess();
@@ -170,14 +151,14 @@ describe('dashboard accounts: emails, sessions and links', () => {
   });
 
   it("an operator account's console session loses the admin API as soon as the account is no longer marked operator", async () => {
-    const op = await signedUp(g, 'operator@example.com');
+    const op = await signedUp(g.t.url, 'operator@example.com', PASSWORD);
     await g.t.deps.db.updateTable('accounts').set({ is_operator: true }).where('id', '=', op.id).execute();
-    const b = await browserAt(g);
+    const b = await browserAt(g.t.url);
     assert.equal((await b.call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD })).json.operator, true);
     await b.refresh();
     const session = (await b.call('GET', '/session')).json;
     assert.equal(session.operator, true);
-    const signInAgain = await (await browserAt(g)).call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD });
+    const signInAgain = await (await browserAt(g.t.url)).call('POST', '/sign-in', { email: 'operator@example.com', password: PASSWORD });
     const cookieHeader = `svc_session=${cookie(signInAgain.headers, 'svc_session').value}`;
     const csrf = ((await (await fetch(`${g.t.url}/dashboard/api/session`, { headers: { cookie: cookieHeader } })).json()) as { csrf_token: string }).csrf_token;
     const grant = () =>
@@ -192,10 +173,10 @@ describe('dashboard accounts: emails, sessions and links', () => {
   });
 
   it('a verification link expires after 48 hours, a reset link after 60 minutes, a session after 30 days', async () => {
-    const a = await signedUp(g, 'expiry@example.com');
-    const verify = tokenIn(await mail.next('expiry@example.com', 'Verify your svc email'));
-    assert.equal((await (await browserAt(g)).call('POST', '/password-reset', { email: 'expiry@example.com' })).status, 200);
-    const reset = tokenIn(await mail.next('expiry@example.com', 'Reset your svc password'));
+    const a = await signedUp(g.t.url, 'expiry@example.com', PASSWORD);
+    const verify = mailedToken(await mail.next('expiry@example.com', 'Verify your svc email'));
+    assert.equal((await (await browserAt(g.t.url)).call('POST', '/password-reset', { email: 'expiry@example.com' })).status, 200);
+    const reset = mailedToken(await mail.next('expiry@example.com', 'Reset your svc password'));
     const expired = { error: 'this link is invalid, expired or already used' };
 
     clock.advance(60 * 60_000 + 1000);
@@ -213,17 +194,11 @@ describe('dashboard keys, usage and credits against the records', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url, TRUST_PROXY: 'true' } });
-  });
-  after(async () => {
-    await g?.close();
-    await mail?.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox({ env: { TRUST_PROXY: 'true' } })));
+  after(() => g?.close());
 
   it('names what is wrong with a key name in words, shows the secret once, and a revoked key is refused at once', async () => {
-    const a = await signedUp(g, 'keys@example.com');
+    const a = await signedUp(g.t.url, 'keys@example.com', PASSWORD);
     for (const [name, error] of [
       ['   ', 'name: must not be blank'],
       ['', 'name: must not be blank'],
@@ -244,7 +219,7 @@ describe('dashboard keys, usage and credits against the records', () => {
     // Unverified: the key is answered 403 with the document's words until the emailed link is followed.
     const key = made.json.key as string;
     await assert.rejects(g.client(key).models.list(), (e: { status?: number; error?: unknown }) => e.status === 403 && JSON.stringify(e.error).includes('please verify your email first'));
-    assert.deepEqual((await a.call('POST', '/verify-email', { token: tokenIn(await mail.next('keys@example.com', 'Verify your svc email')) })).json, { ok: true });
+    assert.deepEqual((await a.call('POST', '/verify-email', { token: mailedToken(await mail.next('keys@example.com', 'Verify your svc email')) })).json, { ok: true });
     assert.ok((await g.client(key).models.list()).data.length > 0);
     const revoked = await a.call('DELETE', `/keys/${made.json.id}`);
     assert.equal(revoked.status, 200);
@@ -254,8 +229,8 @@ describe('dashboard keys, usage and credits against the records', () => {
   });
 
   it("shows usage and credits that are the usage records' and the ledger's to the micro-credit", async () => {
-    const a = await signedUp(g, 'figures@example.com');
-    await a.call('POST', '/verify-email', { token: tokenIn(await mail.next('figures@example.com', 'Verify your svc email')) });
+    const a = await signedUp(g.t.url, 'figures@example.com', PASSWORD);
+    await a.call('POST', '/verify-email', { token: mailedToken(await mail.next('figures@example.com', 'Verify your svc email')) });
     const grant = await g.t.app.inject({ method: 'POST', url: `/admin/accounts/${a.id}/credits`, headers: g.t.admin, payload: { credits: 12.345678, note: 'welcome' } });
     assert.equal(grant.statusCode, 200);
     const key = (await a.call('POST', '/keys', { name: 'figures' })).json.key as string;

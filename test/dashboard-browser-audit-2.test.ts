@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { chromiumSkip, launchChromium, signUpInPage, openWatchedPage } from './helpers/chromium.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedLink, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * A new user's path through the pages alone, with the browser's console watched: sign-up, the
@@ -16,35 +16,21 @@ describe('dashboard pages, second audit (Chromium)', { skip: chromiumSkip }, () 
   let browser: Browser;
 
   before(async () => {
-    mail = await startMailbox();
-    gw = await startGateway({ env: { SMTP_URL: mail.url } });
+    ({ g: gw, mail } = await startGatewayWithMailbox());
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     await gw?.close();
-    await mail?.close();
   });
 
-  /** A page whose console errors, uncaught exceptions and failed requests are collected. */
+  /** A page whose console errors, uncaught exceptions and failed requests are collected; every dialog is accepted. */
   async function watchedPage(): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()} (${m.location().url})`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-    page.on('dialog', (d) => void d.accept());
-    return { ctx, page, problems };
+    const watched = await openWatchedPage(browser);
+    watched.page.on('dialog', (d) => void d.accept());
+    return watched;
   }
-
-  const linkIn = (message: string): string => {
-    const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(mailText(message));
-    assert.ok(m, `a link in: ${message}`);
-    const u = new URL(m[0]);
-    return `${gw.t.url}${u.pathname}${u.search}`;
-  };
+  const linkIn = (message: string): string => mailedLink(message, gw.t.url);
 
   it('takes a new user from sign-up to a working key and a first call through the pages only, with a clean console', async () => {
     const user = await watchedPage();

@@ -8,7 +8,7 @@ import Stripe from 'stripe';
 import { DEFAULT_USAGE } from './fakes/fake-scenario.ts';
 import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
 import { expectedCost, PRICES, startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { mailedLink, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS; // a folder: write the docs' screenshots there
 const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
@@ -34,14 +34,6 @@ async function startFakeStripe(): Promise<{ url: string; created: unknown[]; clo
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url: base, created, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-function linkIn(message: string, base: string): string {
-  const text = mailText(message);
-  const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(text);
-  assert.ok(m, `a link in: ${message}`);
-  const u = new URL(m[0]);
-  return `${base}${u.pathname}${u.search}`;
 }
 
 describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
@@ -102,7 +94,7 @@ describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
     await shoot(page, 'overview-unverified');
 
     // The email came through a real SMTP server; its link verifies once.
-    const link = linkIn(await mail.next(email, 'Verify your svc email'), gw.t.url);
+    const link = mailedLink(await mail.next(email, 'Verify your svc email'), gw.t.url);
     await page.goto(link);
     await page.getByText('your email is verified').waitFor();
     await page.goto(link);
@@ -187,7 +179,7 @@ describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
     }
     await page.getByRole('button', { name: 'Resend the link' }).click();
     await page.getByText('A new verification link was sent.').waitFor();
-    await page.goto(linkIn(await mail.next('frank@example.com', 'Verify your svc email'), gw.t.url));
+    await page.goto(mailedLink(await mail.next('frank@example.com', 'Verify your svc email'), gw.t.url));
     await page.getByText('your email is verified').waitFor();
     await ctx.close();
   });
@@ -214,7 +206,7 @@ describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
     await page.goto(`${gw.t.url}/account/forgot`);
     await page.getByLabel('Email').fill('bob@example.com');
     await page.getByRole('button', { name: 'Email me a link' }).click();
-    const link = linkIn(await mail.next('bob@example.com', 'Reset your svc password'), gw.t.url);
+    const link = mailedLink(await mail.next('bob@example.com', 'Reset your svc password'), gw.t.url);
     await page.goto(link);
     await page.getByLabel('New password').fill('short');
     await page.getByRole('button', { name: 'Set password' }).click();

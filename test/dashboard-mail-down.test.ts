@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { dashboardSession } from './helpers/dashboard-session.ts';
-import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { mailText, startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { startGatewayWithMailbox, type Gateway } from './helpers/gateway.ts';
+import { mailedToken, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The dashboard while its SMTP server is down: a sign-up still makes the account and says the
@@ -13,14 +13,8 @@ describe('dashboard sign-up and mail while SMTP is down', () => {
   let g: Gateway;
   let mail: Mailbox;
 
-  before(async () => {
-    mail = await startMailbox();
-    g = await startGateway({ env: { SMTP_URL: mail.url } });
-  });
-  after(async () => {
-    await g.close();
-    await mail.close();
-  });
+  before(async () => void ({ g, mail } = await startGatewayWithMailbox()));
+  after(() => g?.close());
 
   const browser = () => dashboardSession(g.t.url);
 
@@ -49,7 +43,7 @@ describe('dashboard sign-up and mail while SMTP is down', () => {
     const up = await b.call('POST', '/verify-email/resend');
     assert.deepEqual([up.status, up.json], [200, { ok: true }]);
     const message = await mail.next(email, 'Verify your svc email');
-    const token = /token=([A-Za-z0-9_-]+)/.exec(mailText(message))![1]!;
+    const token = mailedToken(message);
     const verified = await b.call('POST', '/verify-email', { token });
     assert.deepEqual([verified.status, verified.json], [200, { ok: true }]);
     assert.equal(((await b.call('GET', '/session')).json.account as { email_verified: boolean }).email_verified, true);

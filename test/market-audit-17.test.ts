@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { marketAuditSuite, marketOverSocket } from './helpers/market-socket.ts';
 import { tradeBody, type MarketSigner } from './helpers/market-client.ts';
 import { sseReader } from './helpers/sse-reader.ts';
 
@@ -13,22 +11,12 @@ import { sseReader } from './helpers/sse-reader.ts';
  * checked after every step. Runs on PGlite, and on PostgreSQL with DATABASE_URL.
  */
 describe('market API, seventeenth audit (over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, trader, endIn } = marketOverSocket(() => base);
+  const { base, call, admin, ok, trader, endIn } = marketAuditSuite();
   // Signed requests take a second each from the last 25 (no signature is used twice): a fresh
   // supply per test, whose wallets are its own.
   let send: ReturnType<typeof marketOverSocket>['send'];
   beforeEach(() => {
-    send = marketOverSocket(() => base).send;
+    send = marketOverSocket(base).send;
   });
   type Trader = Awaited<ReturnType<typeof trader>>;
 
@@ -300,7 +288,7 @@ describe('market API, seventeenth audit (over HTTP)', () => {
       const m = await ok(admin('POST', '/admin/markets', { title: `Audit17 live ${Math.random()}`, category: 'bot17', market_type: 'threeway', end_date: endIn(2) }), 201);
       const w = await trader('20');
       const abort = new AbortController();
-      const res = await fetch(`${base}/api/stream?markets=${m.id}`, { signal: abort.signal });
+      const res = await fetch(`${base()}/api/stream?markets=${m.id}`, { signal: abort.signal });
       assert.equal(res.status, 200);
       const sse = sseReader(res.body!);
       try {

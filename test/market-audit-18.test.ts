@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { marketAuditSuite, marketOverSocket } from './helpers/market-socket.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { tradeBody, type MarketSigner } from './helpers/market-client.ts';
 
@@ -13,20 +12,10 @@ import { tradeBody, type MarketSigner } from './helpers/market-client.ts';
  * parameter. Runs on PGlite, and on PostgreSQL with DATABASE_URL.
  */
 describe('market API, eighteenth audit (over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, trader, endIn } = marketOverSocket(() => base);
+  const { app, base, call, admin, ok, trader, endIn } = marketAuditSuite();
   let send: ReturnType<typeof marketOverSocket>['send'];
   beforeEach(() => {
-    send = marketOverSocket(() => base).send;
+    send = marketOverSocket(base).send;
   });
   type Trader = Awaited<ReturnType<typeof trader>>;
   const trade = (w: Trader, marketId: number, side: string, amount: number, headers: Record<string, string> = {}, signer: MarketSigner = w.viaKey) =>
@@ -192,7 +181,7 @@ describe('market API, eighteenth audit (over HTTP)', () => {
     const audit = async (step: string) => {
       const books = await ok(admin('GET', '/admin/audit'));
       assert.deepEqual([books.balanced, books.problems], [true, []], `GET /admin/audit after ${step}`);
-      await assertBooksBalanced(t.deps.db);
+      await assertBooksBalanced(app().deps.db);
     };
 
     it('an operator, a trader signing EIP-191 and a bot: create, feature, stake, page, withdraw, resolve and cancel, every number recomputed', async () => {
@@ -452,7 +441,7 @@ describe('market API, eighteenth audit (over HTTP)', () => {
       for (const field of ['market_id', 'side', 'amount', 'wallet_addr'] as const) {
         // A wallet and a supply of signing seconds per field (a signature names its second).
         const w = await trader('5');
-        const sign = marketOverSocket(() => base).send;
+        const sign = marketOverSocket(base).send;
         const valid = { wallet_addr: w.wallet, market_id: m.id, side: 'yes', amount: 1 };
         for (const v of values) {
           const body = { ...valid, [field]: v };

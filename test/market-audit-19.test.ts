@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { beforeEach, describe, it } from 'node:test';
+import { marketAuditSuite, marketOverSocket } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -12,21 +10,11 @@ import { tradeBody } from './helpers/market-client.ts';
  * PostgreSQL with DATABASE_URL.
  */
 describe('market API, nineteenth audit (over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, trader, market, endIn } = marketOverSocket(() => base);
+  const { base, call, admin, ok, trader, market, endIn } = marketAuditSuite();
   // Each test signs with seconds of its own (a signature is accepted once).
   let send: ReturnType<typeof marketOverSocket>['send'];
   beforeEach(() => {
-    send = marketOverSocket(() => base).send;
+    send = marketOverSocket(base).send;
   });
   type Trader = Awaited<ReturnType<typeof trader>>;
   const trade = (w: Trader, marketId: number, side: string, amount: number) =>

@@ -2,21 +2,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { marketRead } from './helpers/market-http.ts';
 import { type MarketFixtures, marketFixtures, randomWallet } from './helpers/market-fixtures.ts';
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
 const H = 3_600_000;
 const D = 24 * H;
 const ago = (ms: number) => new Date(NOW - ms);
-
-interface Body {
-  success: boolean;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  total?: number;
-  page?: number;
-  limit?: number;
-  error?: string;
-}
 
 describe('market reads: events and trades', () => {
   let t: TestApp;
@@ -31,10 +23,7 @@ describe('market reads: events and trades', () => {
   const W2 = randomWallet();
   const trades: { id: number; shares: bigint; price: number }[] = [];
 
-  const get = async (url: string): Promise<{ status: number; body: Body }> => {
-    const r = await t.app.inject({ url });
-    return { status: r.statusCode, body: r.json() as Body };
-  };
+  const get = (url: string) => marketRead(t, url);
 
   before(async () => {
     t = await startTestApp({ clock: { now: () => NOW } });

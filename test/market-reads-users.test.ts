@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { updateProfile } from '../src/market/users/profile.update.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { marketRead } from './helpers/market-http.ts';
 import { type MarketFixtures, type TradeResult, marketFixtures, randomWallet } from './helpers/market-fixtures.ts';
 
 const NOW = Date.parse('2026-06-01T12:00:00.000Z');
@@ -10,12 +11,6 @@ const H = 3_600_000;
 const D = 24 * H;
 const ago = (ms: number) => new Date(NOW - ms);
 const usdc = (units: bigint | number) => Number(units) / 1e6;
-
-interface Body {
-  success: boolean;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  error?: string;
-}
 
 describe('market reads: portfolio, users, search', () => {
   let t: TestApp;
@@ -37,10 +32,7 @@ describe('market reads: portfolio, users, search', () => {
   /** Expected total pnl of each trader, units. */
   const pnl = new Map<string, bigint>();
 
-  const get = async (url: string): Promise<{ status: number; body: Body }> => {
-    const r = await t.app.inject({ url });
-    return { status: r.statusCode, body: r.json() as Body };
-  };
+  const get = (url: string) => marketRead(t, url);
 
   before(async () => {
     t = await startTestApp({ clock: { now: () => NOW } });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { assertBooksBalanced, manualClock } from './helpers/market.ts';
+import { manualClock } from './helpers/market.ts';
 import { signedRequest, tradeBody, type ApiKeyCredentials } from './helpers/market-client.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 
 /**
  * The tenth audit of the market API against market-api.md and market-math.md
@@ -12,14 +12,7 @@ import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket
  * an operator meet it.
  */
 describe('market API against market-api.md (tenth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, market: marketIn } = marketOverSocket(() => base);
+  const { call, admin, ok, send, trader, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit10', fields);
 
   /** USDC as the API shows it (a JSON number) to units. */

@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 
 /**
  * The twelfth audit of the market API against market-api.md and market-math.md
  * (docs/api-decisions.md, "Market API: twelfth audit"), over a real socket.
  */
 describe('market API against market-api.md (twelfth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, market, trader, send } = marketOverSocket(() => base);
+  const { base, call, market, trader, send } = marketAuditSuite();
   const search = (q: string) => call('GET', `/api/search?q=${encodeURIComponent(q)}`);
 
   describe('search: "at least 2 characters"', () => {
@@ -64,18 +52,18 @@ describe('market API against market-api.md (twelfth audit, over HTTP)', () => {
       const body = JSON.stringify({ wallet_addr: p.wallet, market_id: m.id, side: 'yes', amount: 1 });
       const refused = { status: 415, body: { success: false, error: 'unsupported content-encoding; send the body uncompressed' } };
       for (const [path, encoding] of [['/api/pool/estimate', 'gzip'], ['/api/pool/trade', 'gzip'], ['/api/pool/trade', 'deflate'], ['/api/pool/estimate', 'br']] as const) {
-        const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: gzipSync(body) });
+        const res = await fetch(`${base()}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: gzipSync(body) });
         assert.deepEqual({ status: res.status, body: await res.json() }, refused, `${path} ${encoding}`);
       }
       // The bytes as sent, declared `identity`, are a body like any other.
-      const estimate = await fetch(`${base}/api/pool/estimate`, {
+      const estimate = await fetch(`${base()}/api/pool/estimate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
         body: JSON.stringify({ market_id: m.id, side: 'yes', amount: 1 }),
       });
       assert.equal(estimate.status, 200);
       // A GET carrying the header has no body to refuse.
-      const list = await fetch(`${base}/api/markets?category=gzip`, { headers: { 'content-encoding': 'gzip' } });
+      const list = await fetch(`${base()}/api/markets?category=gzip`, { headers: { 'content-encoding': 'gzip' } });
       assert.equal(list.status, 200);
       // Nothing was traded by the refused requests; a plain signed trade still goes through.
       assert.equal((await call('GET', `/api/pool/balance/${p.wallet}`)).body.data.balance, 10);

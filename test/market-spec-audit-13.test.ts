@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite, marketOverSocket } from './helpers/market-socket.ts';
 import { dashboardSession } from './helpers/dashboard-session.ts';
 import { TEST_ADMIN_TOKEN } from './helpers/app.ts';
 
@@ -12,17 +10,7 @@ import { TEST_ADMIN_TOKEN } from './helpers/app.ts';
  * and an operator meet it.
  */
 describe('market API against market-api.md (thirteenth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, market } = marketOverSocket(() => base);
+  const { base, call, admin, ok, send, trader, market } = marketAuditSuite();
 
   /** USDC as the API shows it (a JSON number) to units, and back. */
   const units = (usdc: number): bigint => BigInt(Math.round(usdc * 1e6));
@@ -130,7 +118,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
     it('answers each trade and its estimate exactly, then pays the resolution to the unit and refunds the cancellation', async () => {
       // Wallets of their own with a signing helper of its own: its seconds are not those the
       // tests above used (each signed request of a helper takes a second of the last 25).
-      const { send, trader } = marketOverSocket(() => base);
+      const { send, trader } = marketOverSocket(base);
       const yn = await open('bigint-yn', { seed_liquidity: 7.5, opening_prices: { yes: 0.29, no: 0.71 } });
       const tw = await open('bigint-tw', { market_type: 'threeway', seed_liquidity: 20 });
       assert.deepEqual([yn.seed.yes, yn.seed.no], [2_175_000n, 5_325_000n]);
@@ -241,7 +229,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
   });
   describe('the dashboard: a person watching usage', () => {
     it('names a malformed usage date in words, the same for the page and the CSV, whatever is wrong with it', async () => {
-      const browser = await dashboardSession(base);
+      const browser = await dashboardSession(base());
       assert.equal((await browser.call('POST', '/sign-up', { email: `usage-${Date.now()}@example.com`, password: 'a long passphrase' })).status, 201);
       await browser.refresh();
       for (const [query, field] of [
@@ -268,7 +256,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
 
   describe('the dashboard: a person following an emailed link', () => {
     it('answers a mangled link (cut short, punctuation after it) as docs/dashboard.md words an invalid link, not with the schema\'s pattern', async () => {
-      const browser = await dashboardSession(base);
+      const browser = await dashboardSession(base());
       const invalid = { error: 'this link is invalid, expired or already used' };
       // What mail clients and people do to a link: cut it, keep the sentence's full stop or bracket, encode it.
       for (const token of ['abc', 'Zm9vYmFyYmF6cXV4cXV1eA.', 'Zm9vYmFyYmF6cXV4cXV1eA)', 'Zm9vYmFy%2BYmF6', 'Zm9v YmFy YmF6', '']) {
@@ -282,7 +270,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
 
   describe('the dashboard: a person issuing keys', () => {
     it('holds at most 50 live svk_ keys per account, racing requests included; revoking makes room; the operator is not limited', async () => {
-      const browser = await dashboardSession(base);
+      const browser = await dashboardSession(base());
       const signUp = await browser.call('POST', '/sign-up', { email: `keys-${Date.now()}@example.com`, password: 'a long passphrase' });
       assert.equal(signUp.status, 201, JSON.stringify(signUp.json));
       await browser.refresh();
@@ -303,7 +291,7 @@ describe('market API against market-api.md (thirteenth audit, over HTTP)', () =>
       assert.equal((await create('and no more')).status, 400);
       // The operator's console and admin API still issue keys to the account.
       const id = signUp.json.id as number;
-      const byOperator = await fetch(`${base}/admin/accounts/${id}/keys`, {
+      const byOperator = await fetch(`${base()}/admin/accounts/${id}/keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'from the operator' }),

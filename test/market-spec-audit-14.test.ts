@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { dashboardSession } from './helpers/dashboard-session.ts';
 import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.ts';
 
@@ -11,17 +9,7 @@ import { chromiumSkip, launchChromium, signUpInPage } from './helpers/chromium.t
  * for (docs/api-decisions.md, "Market API: fourteenth audit"), over a real socket.
  */
 describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, market } = marketOverSocket(() => base);
+  const { app, base, call, admin, ok, send, trader, market } = marketAuditSuite();
 
   describe('event slugs in any case', () => {
     it('GET /api/events/:slug finds the event whatever the case of the slug in the URL', async () => {
@@ -155,11 +143,11 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
   });
   describe('the dashboard: a person reading the credits ledger', () => {
     it('pages GET /dashboard/api/credits with limit and a before cursor, back to the first row, and refuses bad values naming them', async () => {
-      const browser = await dashboardSession(base);
+      const browser = await dashboardSession(base());
       const email = `ledger14-${Date.now()}@example.com`;
       assert.equal((await browser.call('POST', '/sign-up', { email, password: 'a long passphrase' })).status, 201);
       await browser.refresh();
-      const account = await t.deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      const account = await app().deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
       for (let i = 1; i <= 7; i++) await ok(admin('POST', `/admin/accounts/${account.id}/credits`, { credits: i, note: `grant ${i}` }));
       const whole = await browser.call('GET', '/credits');
       assert.equal(whole.status, 200);
@@ -205,12 +193,12 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
         const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
         const page = await ctx.newPage();
         const email = `ledger14-page-${Date.now()}@example.com`;
-        await signUpInPage(page, base, email, 'a long passphrase');
-        const account = await t.deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+        await signUpInPage(page, base(), email, 'a long passphrase');
+        const account = await app().deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
         for (let i = 1; i <= 30; i++) await ok(admin('POST', `/admin/accounts/${account.id}/credits`, { credits: i, note: `grant ${i}` }));
-        const total = (await t.deps.db.selectFrom('credit_ledger').select('id').where('account_id', '=', account.id).execute()).length;
+        const total = (await app().deps.db.selectFrom('credit_ledger').select('id').where('account_id', '=', account.id).execute()).length;
         const rows = page.locator('main table tbody tr');
-        await page.goto(`${base}/account/credits`);
+        await page.goto(`${base()}/account/credits`);
         await page.getByRole('link', { name: 'Older' }).waitFor();
         assert.equal(await rows.count(), 25);
         assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 30');
@@ -222,7 +210,7 @@ describe('market API for a Polymarket/Kalshi user (fourteenth audit, over HTTP)'
         assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 5');
         assert.equal(await page.getByRole('link', { name: 'Older' }).count(), 0, 'the oldest page has no Older link');
         await page.getByRole('link', { name: 'Newest' }).click();
-        await page.waitForURL(`${base}/account/credits`);
+        await page.waitForURL(`${base()}/account/credits`);
         await page.getByRole('link', { name: 'Older' }).waitFor();
         assert.equal(await rows.first().locator('td').nth(4).textContent(), 'grant 30');
         await ctx.close();

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 
 /**
  * The fifteenth audit of the market API (docs/api-decisions.md, "Market API: fifteenth audit"),
  * over a real socket.
  */
 describe('market API, fifteenth audit (over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, endIn, market } = marketOverSocket(() => base);
+  const { call, admin, ok, send, trader, endIn, market } = marketAuditSuite();
 
   describe('operator: outcome labels', () => {
     it('refuses two outcomes with the same label (ignoring case and spaces), on create and on edit', async () => {

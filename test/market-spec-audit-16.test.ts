@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startMarketOverSocket, marketOverSocket, type SocketAnswer } from './helpers/market-socket.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite, type SocketAnswer } from './helpers/market-socket.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { hmacHeaders, nowSeconds, signedRequest, tradeBody, walletHeaders, walletMessage, type ApiKeyCredentials, type MarketSigner } from './helpers/market-client.ts';
 
@@ -11,17 +9,7 @@ import { hmacHeaders, nowSeconds, signedRequest, tradeBody, walletHeaders, walle
  * over a real socket.
  */
 describe('market API, sixteenth audit (over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    ({ t, base } = await startMarketOverSocket());
-  });
-  after(async () => {
-    await t?.close();
-  });
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, market, trader } = marketOverSocket(() => base);
+  const { app, base, call, admin, ok, market, trader } = marketAuditSuite();
 
   /**
    * A signed request at the current second. Racing requests differ in wallet or body, so none is
@@ -29,7 +17,7 @@ describe('market API, sixteenth audit (over HTTP)', () => {
    */
   const sendNow = async (signer: MarketSigner, method: 'POST', url: string, body: unknown): Promise<SocketAnswer> => {
     const req = await signedRequest(signer, { method, url, body });
-    const res = await fetch(base + req.url, { method: req.method, headers: req.headers, body: req.payload });
+    const res = await fetch(base() + req.url, { method: req.method, headers: req.headers, body: req.payload });
     return { status: res.status, body: await res.json() };
   };
   type Trader = Awaited<ReturnType<typeof trader>>;
@@ -179,7 +167,7 @@ describe('market API, sixteenth audit (over HTTP)', () => {
       const body = JSON.stringify(tradeBody(w.wallet, m.id, 'yes', 1));
       const path = '/api/pool/trade';
       const post = async (headers: Record<string, string>, sent = body) => {
-        const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
+        const res = await fetch(base() + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
         return { status: res.status, body: await res.json() };
       };
       const refused = (error: string, status = 401) => ({ status, body: { success: false, error } });
@@ -228,8 +216,8 @@ describe('market API, sixteenth audit (over HTTP)', () => {
       for (const amount of [1, 2, 3]) assert.equal((await stake(w, m.id, 'yes', amount)).status, 200);
       // The trades' own times, moved apart by the operator's hand in the database.
       const at = ['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:20.500Z', '2026-01-01T00:00:30.999Z'].map((x) => new Date(x));
-      const rows = await t.deps.db.selectFrom('trades').select('id').where('market_id', '=', m.id).orderBy('id').execute();
-      for (const [i, r] of rows.entries()) await t.deps.db.updateTable('trades').set({ created_at: at[i]! }).where('id', '=', r.id).execute();
+      const rows = await app().deps.db.selectFrom('trades').select('id').where('market_id', '=', m.id).orderBy('id').execute();
+      for (const [i, r] of rows.entries()) await app().deps.db.updateTable('trades').set({ created_at: at[i]! }).where('id', '=', r.id).execute();
       const sec = (d: Date) => Math.floor(d.getTime() / 1000);
       const [t1, t2, t3] = at.map(sec) as [number, number, number];
       const ids = async (query: string) => {

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -12,14 +10,7 @@ import { tradeBody } from './helpers/market-client.ts';
  */
 
 describe('market API against market-api.md (second audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, endIn, market: marketIn } = marketOverSocket(() => base);
+  const { base, call, admin, ok, send, trader, endIn, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit2', fields);
   it('sorts ending_soon by the markets still running: a settled market is not "ending soon", whatever its end_date', async () => {
     const category = `ending-${Math.random().toString(36).slice(2)}`;
@@ -59,13 +50,13 @@ describe('market API against market-api.md (second audit, over HTTP)', () => {
   it('answers a stream of a market that does not exist with 404 Market not found, not a silent stream', async () => {
     const real = await market();
     for (const q of ['markets=2147483647', `markets=${real.id},2147483646`]) {
-      const res = await fetch(`${base}/api/stream?${q}`);
+      const res = await fetch(`${base()}/api/stream?${q}`);
       assert.equal(res.status, 404, q);
       assert.deepEqual(await res.json(), { success: false, error: 'Market not found' }, q);
     }
     // A stream of markets that exist opens as before.
     const ctrl = new AbortController();
-    const open = await fetch(`${base}/api/stream?markets=${real.id}`, { signal: ctrl.signal });
+    const open = await fetch(`${base()}/api/stream?markets=${real.id}`, { signal: ctrl.signal });
     assert.equal(open.status, 200);
     assert.match(open.headers.get('content-type') ?? '', /^text\/event-stream/);
     ctrl.abort();

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { hmacHeaders, nowSeconds, tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -13,14 +11,7 @@ import { hmacHeaders, nowSeconds, tradeBody } from './helpers/market-client.ts';
  */
 
 describe('market API against market-api.md (third audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, market: marketIn } = marketOverSocket(() => base);
+  const { call, admin, ok, send, trader, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit3', fields);
   const featured = async () => (await ok(call('GET', '/api/markets/featured'))).data as { id: number; featured: boolean } | null;
 

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -11,14 +9,7 @@ import { tradeBody } from './helpers/market-client.ts';
  */
 
 describe('market API against market-api.md (fourth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, send, trader, market: marketIn } = marketOverSocket(() => base);
+  const { base, call, send, trader, market: marketIn } = marketAuditSuite();
   const notFound = { status: 404, body: { success: false, error: 'Not found' } };
 
   it('answers a market path with an empty segment (a double slash) 404 Not found, wherever the empty segment is', async () => {
@@ -50,11 +41,11 @@ describe('market API against market-api.md (fourth audit, over HTTP)', () => {
     assert.equal((await call('GET', `/api/pool/balance/${w.wallet}`)).body.data.balance, 5);
     // Answered like any unknown route, which the market's rate limit does not count.
     for (const path of ['/api/markets//', '/api/no-such-route']) {
-      const r = await fetch(base + path);
+      const r = await fetch(base() + path);
       assert.equal(r.status, 404);
       assert.equal(r.headers.get('x-ratelimit-remaining-requests'), null, path);
     }
-    assert.notEqual((await fetch(`${base}/api/markets`)).headers.get('x-ratelimit-remaining-requests'), null);
+    assert.notEqual((await fetch(`${base()}/api/markets`)).headers.get('x-ratelimit-remaining-requests'), null);
   });
 
   it('keeps one trailing slash as the path without it, and a double slash in the query is only text', async () => {

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -19,19 +17,12 @@ interface RawAnswer {
 }
 
 describe('market API against market-api.md (fifth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, trader, market: marketIn } = marketOverSocket(() => base);
+  const { base, call, trader, market: marketIn } = marketAuditSuite();
   const notFound = { status: 404, body: { success: false, error: 'Not found' } };
 
   /** A request with the path exactly as given (fetch and URL would read `//api` as a host). */
   function raw(method: string, path: string, body?: unknown): Promise<RawAnswer> {
-    const { hostname, port } = new URL(base);
+    const { hostname, port } = new URL(base());
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = request({ host: hostname, port, method, path, headers: payload === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {

@@ -1,28 +1,20 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { TEST_ADMIN_TOKEN, type TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket, type SocketAnswer } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { TEST_ADMIN_TOKEN } from './helpers/app.ts';
+import { marketAuditSuite, type SocketAnswer } from './helpers/market-socket.ts';
 
 /**
  * The seventh audit of the market API against market-api.md (docs/api-decisions.md, "Market API:
  * seventh audit"), over a real socket, as a trader, a bot and an operator meet it.
  */
 describe('market API against market-api.md (seventh audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, market } = marketOverSocket(() => base);
+  const { base, call, admin, ok, send, trader, market } = marketAuditSuite();
 
   /** A request declaring a JSON body and sending none (Python requests with a json content-type header and no data, curl -H). */
   async function emptyJson(method: string, path: string, headers: Record<string, string> = {}): Promise<SocketAnswer> {
-    const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', 'content-length': '0', ...headers }, body: '' });
+    const res = await fetch(base() + path, { method, headers: { 'content-type': 'application/json', 'content-length': '0', ...headers }, body: '' });
     return { status: res.status, body: await res.json() };
   }
   const adminToken = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -78,10 +70,10 @@ describe('market API against market-api.md (seventh audit, over HTTP)', () => {
     // The inference API reads its bodies itself (no body schema): an empty one stays malformed JSON there.
     const account = await ok(admin('POST', '/admin/accounts', { email: `audit7-${Date.now()}@example.com`, email_verified: true }), 201);
     const svk = (await ok(admin('POST', `/admin/accounts/${account.id}/keys`, {}), 201)).key;
-    const inference = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svk}` }, body: '' });
+    const inference = await fetch(`${base()}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svk}` }, body: '' });
     assert.deepEqual([inference.status, await inference.json()], [400, { error: 'malformed JSON body' }]);
     // A body where none is taken is still read, and refused when it is not JSON.
-    const junk = await fetch(`${base}/admin/markets/${other.id}/feature`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminToken }, body: '{' });
+    const junk = await fetch(`${base()}/admin/markets/${other.id}/feature`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminToken }, body: '{' });
     assert.equal(junk.status, 400);
   });
 

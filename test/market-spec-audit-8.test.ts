@@ -1,28 +1,19 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { createMarket } from '../src/market/markets/markets.admin.ts';
 import { resolveMarket } from '../src/market/settlement/resolve-market.ts';
 import { HttpError } from '../src/shared/errors.ts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
 import { hmacHeaders, nowSeconds, tradeBody } from './helpers/market-client.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { marketAuditSuite, marketOverSocket } from './helpers/market-socket.ts';
 
 /**
  * The eighth audit of the market API against market-api.md (docs/api-decisions.md, "Market API:
  * eighth audit"), over a real socket, as a trader and a bot meet it.
  */
 describe('market API against market-api.md (eighth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, ok, send, trader, market: marketIn } = marketOverSocket(() => base);
+  const { app, base, call, ok, send, trader, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit8', fields);
 
   /** The data of the first `event: <name>` of an SSE body, read until it arrives (5 s at most). */
@@ -48,7 +39,7 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
   it("streams each trade as the Trade record GET /api/trades lists, tx_hash included", async () => {
     const w = await trader('20');
     const m = await market();
-    const stream = await fetch(`${base}/api/stream?markets=${m.id}`);
+    const stream = await fetch(`${base()}/api/stream?markets=${m.id}`);
     assert.equal(stream.status, 200);
     const streamed = firstEvent(stream, 'trade');
     const placed = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, m.id, 'yes', 3.25) });
@@ -157,7 +148,7 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
   });
 
   it('never leaves a resolved event with an open market: a market created in an event while its last market settles', async () => {
-    const { admin } = marketOverSocket(() => base);
+    const { admin } = marketOverSocket(base);
     const event = await ok(admin('POST', '/admin/events', { title: 'Audit8 race', category: 'audit8' }), 201);
     const last = await market({ event_id: event.id });
     const clock = { now: () => Date.now() };
@@ -170,7 +161,7 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
       transformQuery: (a) => a.node,
       transformResult: async (a) => {
         const row = a.result.rows[0] as { status?: unknown; category?: unknown } | undefined;
-        if (!settled && row?.status === 'active' && row.category === 'audit8') settled = resolveMarket(t.deps.db, clock, last.id, 'yes');
+        if (!settled && row?.status === 'active' && row.category === 'audit8') settled = resolveMarket(app().deps.db, clock, last.id, 'yes');
         return a.result;
       },
     };
@@ -178,7 +169,7 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
     // Either may win: on PGlite (one transaction at a time) the settlement, queued first, commits
     // first and the create must be refused; on a server the create's insert can take the event's
     // row first, and the settlement then counts the new market and leaves the event open.
-    const created = await createMarket(t.deps.db.withPlugin(settleAfterEventRead), clock, late).then(
+    const created = await createMarket(app().deps.db.withPlugin(settleAfterEventRead), clock, late).then(
       (row) => row,
       (e: unknown) => {
         assert.ok(e instanceof HttpError);
@@ -194,6 +185,6 @@ describe('market API against market-api.md (eighth audit, over HTTP)', () => {
     else assert.deepEqual([shown.status, shown.markets_count, [...statuses].sort()], ['active', 2, [[last.id, 'resolved'], [created.id, 'active']].sort()]);
     // An event still open takes markets as before.
     const open = await ok(admin('POST', '/admin/events', { title: 'Audit8 open', category: 'audit8b' }), 201);
-    assert.equal((await createMarket(t.deps.db, clock, { ...late, event_id: open.id })).event_id, open.id);
+    assert.equal((await createMarket(app().deps.db, clock, { ...late, event_id: open.id })).event_id, open.id);
   });
 });

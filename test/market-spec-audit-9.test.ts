@@ -1,42 +1,33 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { describe, it } from 'node:test';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 
 /**
  * The ninth audit of the market API against market-api.md (docs/api-decisions.md, "Market API:
  * ninth audit"), over a real socket, as a trader, a bot and an operator meet it.
  */
 describe('market API against market-api.md (ninth audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, endIn, market: marketIn } = marketOverSocket(() => base);
+  const { app, base, call, admin, ok, send, endIn, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit9', fields);
 
   it('answers HEAD /api/stream with the stream headers and no body, instead of never answering', async () => {
     const m = await market();
     for (const path of [`/api/stream?markets=${m.id}`, '/api/stream']) {
-      const res = await fetch(base + path, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
+      const res = await fetch(base() + path, { method: 'HEAD', signal: AbortSignal.timeout(5000) });
       assert.equal(res.status, 200, path);
       assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8', path);
       assert.equal(res.headers.get('cache-control'), 'no-cache, no-transform', path);
       assert.equal(await res.text(), '', path);
     }
     // The GET's refusals hold for HEAD too (no body, the status says it).
-    assert.equal((await fetch(`${base}/api/stream?markets=999999`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 404);
-    assert.equal((await fetch(`${base}/api/stream?markets=x`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 400);
+    assert.equal((await fetch(`${base()}/api/stream?markets=999999`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 404);
+    assert.equal((await fetch(`${base()}/api/stream?markets=x`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 400);
     // A HEAD holds no stream: as many as a client's stream limit and more still answer.
     for (let i = 0; i < 25; i++) {
-      assert.equal((await fetch(`${base}/api/stream`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 200);
+      assert.equal((await fetch(`${base()}/api/stream`, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status, 200);
     }
     // GET still streams.
-    const get = await fetch(`${base}/api/stream?markets=${m.id}`, { signal: AbortSignal.timeout(5000) });
+    const get = await fetch(`${base()}/api/stream?markets=${m.id}`, { signal: AbortSignal.timeout(5000) });
     assert.equal(get.status, 200);
     const reader = get.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
@@ -71,7 +62,7 @@ describe('market API against market-api.md (ninth audit, over HTTP)', () => {
     for (const a of answers.filter((x) => x.status === 400)) {
       assert.deepEqual(a.body, { success: false, error: 'Too many API keys (at most 20 live keys per wallet)' });
     }
-    const live = await t.deps.db
+    const live = await app().deps.db
       .selectFrom('market_api_keys')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('wallet', '=', account.address.toLowerCase())

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { TestApp } from './helpers/app.ts';
-import { assertBooksBalanced } from './helpers/market.ts';
-import { marketOverSocket, startMarketOverSocket } from './helpers/market-socket.ts';
+import { marketAuditSuite } from './helpers/market-socket.ts';
 import { tradeBody } from './helpers/market-client.ts';
 
 /**
@@ -13,14 +11,7 @@ import { tradeBody } from './helpers/market-client.ts';
  */
 
 describe('market API against market-api.md (audit, over HTTP)', () => {
-  let t: TestApp;
-  let base: string;
-
-  before(async () => void ({ t, base } = await startMarketOverSocket()));
-  after(() => t.close());
-  afterEach(() => assertBooksBalanced(t.deps.db));
-
-  const { call, admin, ok, send, trader, endIn, market: marketIn } = marketOverSocket(() => base);
+  const { base, call, admin, ok, send, trader, endIn, market: marketIn } = marketAuditSuite();
   const market = (fields: Record<string, unknown> = {}) => marketIn('audit', fields);
   it('refuses a withdrawal beyond the balance with the documented 400 Insufficient balance', async () => {
     const w = await trader('20');
@@ -96,7 +87,7 @@ describe('market API against market-api.md (audit, over HTTP)', () => {
     assert.deepEqual(unsigned, { status: 401, body: { success: false, error: 'Invalid signature' } });
     const broken = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: '{"wallet_addr":', headers: { 'content-type': 'text/plain' } });
     assert.deepEqual(broken, { status: 400, body: { success: false, error: 'malformed JSON body' } });
-    const estimate = await fetch(`${base}/api/pool/estimate`, { method: 'POST', body: JSON.stringify({ market_id: m.id, side: 'no', amount: 1 }) });
+    const estimate = await fetch(`${base()}/api/pool/estimate`, { method: 'POST', body: JSON.stringify({ market_id: m.id, side: 'no', amount: 1 }) });
     assert.equal(estimate.status, 200);
     assert.equal((await ok(call('GET', `/api/pool/balance/${w.wallet}`))).data.balance, 7);
   });

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
-import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
-import { PRICES, accountCredits, expectedCost, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { PRICES, accountCredits, expectedCost, startShippedWithSdks, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import type { TestAccount } from './helpers/inference.ts';
 import { sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './helpers/routing.ts';
 
 /**
@@ -18,28 +15,13 @@ import { sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './hel
 // A 1x1 PNG.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-/** The shipped catalog, its OpenAI and Anthropic upstreams on the fakes, without retry waits. */
-function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }): string {
-  return readFileSync(new URL('../config/default.yaml', import.meta.url), 'utf8')
-    .replace('${OPENAI_BASE_URL:-https://api.openai.com/v1}', f.openai.baseUrl)
-    .replace('${OPENAI_API_KEY}', FAKE_OPENAI_KEY)
-    .replace('${ANTHROPIC_BASE_URL:-https://api.anthropic.com}', f.anthropic.url)
-    .replace('${ANTHROPIC_API_KEY}', FAKE_ANTHROPIC_KEY)
-    .replace(/^resilience:[\s\S]*$/m, 'resilience: { max_retries: 0 }\n');
-}
-
 describe('routing pipelines audit', () => {
   let g: Gateway;
   let acct: TestAccount;
   let openai: OpenAI;
   let anthropic: Anthropic;
 
-  before(async () => {
-    g = await startGateway({ catalog: shippedCatalog, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    openai = g.client(acct.key);
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
-  });
+  before(async () => void ({ g, acct, openai, anthropic } = await startShippedWithSdks()));
   after(() => g.close());
 
   const upstreamCalls = () => g.openai.requests.length + g.anthropic.requests.length;

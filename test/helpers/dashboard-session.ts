@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+
 /** A browser's session with the dashboard API: the cookies it was given and its CSRF token. */
 export interface DashboardSession {
   /** Calls `/dashboard/api<path>`; the answer is given back whatever its status. */
@@ -37,4 +39,20 @@ export async function dashboardSession(baseUrl: string, opts: { headers?: Record
   const refresh = async () => void (csrf = (await call('GET', '/session')).json.csrf_token as string);
   await refresh();
   return { call, refresh, cookieHeader };
+}
+
+let addresses = 0;
+
+/** A new browser at an address of its own (`x-forwarded-for`, read behind TRUST_PROXY), so the per-address sign-up limit is not what a test meets. */
+export function browserAt(baseUrl: string): Promise<DashboardSession> {
+  return dashboardSession(baseUrl, { headers: { 'x-forwarded-for': `198.51.100.${++addresses}` } });
+}
+
+/** A browser (browserAt) that signed up with `email` and `password` (201), its session read again; `id` is the new account's. */
+export async function signedUp(baseUrl: string, email: string, password: string): Promise<DashboardSession & { id: number }> {
+  const b = await browserAt(baseUrl);
+  const r = await b.call('POST', '/sign-up', { email, password });
+  assert.equal(r.status, 201, JSON.stringify(r.json));
+  await b.refresh();
+  return Object.assign(b, { id: r.json.id as number });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -9,6 +9,7 @@ import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from '../fakes/fake
 import type { Clock } from '../../src/shared/clock.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { createTestAccount, type TestAccount } from './inference.ts';
+import { startMailbox, type Mailbox } from './mailbox.ts';
 import { waitFor } from './wait.ts';
 
 /** Upstream model names of the test catalog: real-looking, so the leak checks mean something. */
@@ -164,6 +165,31 @@ export async function startGateway(
 }
 
 /**
+ * A gateway (startGateway) whose dashboard sends its mail to a loopback mailbox (SMTP_URL); the
+ * gateway's `close` closes the mailbox too.
+ */
+export async function startGatewayWithMailbox(opts: Parameters<typeof startGateway>[0] = {}): Promise<{ g: Gateway; mail: Mailbox }> {
+  const mail = await startMailbox();
+  let g: Gateway;
+  try {
+    g = await startGateway({ ...opts, env: { SMTP_URL: mail.url, ...opts.env } });
+  } catch (e) {
+    await mail.close();
+    throw e;
+  }
+  const closeGateway = g.close.bind(g);
+  return {
+    mail,
+    g: Object.assign(g, {
+      async close() {
+        await closeGateway();
+        await mail.close();
+      },
+    }),
+  };
+}
+
+/**
  * The account as the admin API shows it (credits in micro-credits), once settled: charges are
  * written behind the answers and the instance's credit lease goes back when the account is idle
  * (CREDIT_LEASE_IDLE_MS, 100 ms here; a lease is returned only after its pending charges are
@@ -242,6 +268,24 @@ export interface SdkSetup {
 /** The set-up of the spec-audit suites: a generous rate limit, 100,000 credits, no SDK retries. */
 export async function startWithSdks(): Promise<SdkSetup> {
   const g = await startGateway({ env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '10000' } });
+  const acct = await createTestAccount(g.t, { credits: 100_000 });
+  const anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+  return { g, acct, anthropic, openai: g.client(acct.key) };
+}
+
+/** The shipped catalog (config/default.yaml), its OpenAI and Anthropic upstreams on the fakes, without retry waits. */
+export function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }): string {
+  return readFileSync(new URL('../../config/default.yaml', import.meta.url), 'utf8')
+    .replace('${OPENAI_BASE_URL:-https://api.openai.com/v1}', f.openai.baseUrl)
+    .replace('${OPENAI_API_KEY}', FAKE_OPENAI_KEY)
+    .replace('${ANTHROPIC_BASE_URL:-https://api.anthropic.com}', f.anthropic.url)
+    .replace('${ANTHROPIC_API_KEY}', FAKE_ANTHROPIC_KEY)
+    .replace(/^resilience:[\s\S]*$/m, 'resilience: { max_retries: 0 }\n');
+}
+
+/** startWithSdks on the shipped catalog (shippedCatalog), for the routing audits. */
+export async function startShippedWithSdks(): Promise<SdkSetup> {
+  const g = await startGateway({ catalog: shippedCatalog, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
   const acct = await createTestAccount(g.t, { credits: 100_000 });
   const anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
   return { g, acct, anthropic, openai: g.client(acct.key) };

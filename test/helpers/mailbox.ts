@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
@@ -57,4 +58,19 @@ export async function startMailbox(): Promise<Mailbox> {
 /** A received message's text with quoted-printable soft line breaks and =XX escapes undone. */
 export function mailText(message: string): string {
   return message.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** The token of the account link (email verification or password reset) in a received message. */
+export function mailedToken(message: string): string {
+  const m = /token=([A-Za-z0-9_-]+)/.exec(mailText(message));
+  assert.ok(m, `a token in: ${message}`);
+  return m[1]!;
+}
+
+/** The account link (email verification or password reset) in a received message, moved to `baseUrl`. */
+export function mailedLink(message: string, baseUrl: string): string {
+  const m = /https?:\/\/\S+\/account\/(verify|reset)\?token=[A-Za-z0-9_-]+/.exec(mailText(message));
+  assert.ok(m, `a link in: ${message}`);
+  const u = new URL(m[0]);
+  return `${baseUrl}${u.pathname}${u.search}`;
 }

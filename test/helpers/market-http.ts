@@ -20,6 +20,22 @@ export interface Answer {
   readonly headers: Record<string, unknown>;
 }
 
+/** A public read's envelope, its data loosely typed for the read tests. */
+export interface ReadBody {
+  success: boolean;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  total?: number;
+  page?: number;
+  limit?: number;
+  error?: string;
+}
+
+/** A public GET of the market API through inject: its status and envelope. */
+export async function marketRead(t: TestApp, url: string): Promise<{ status: number; body: ReadBody }> {
+  const r = await t.app.inject({ url });
+  return { status: r.statusCode, body: r.json() as ReadBody };
+}
+
 /**
  * The market API of one test app, driven through HTTP (inject): the operator's admin calls and
  * signed client calls. Every signed call moves the shared manual clock one second forward, so

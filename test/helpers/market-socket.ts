@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { after, afterEach, before } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from './app.ts';
 import { signedRequest, type ApiKeyCredentials, type MarketSigner, type SignedRequestInput } from './market-client.ts';
+import { assertBooksBalanced } from './market.ts';
 
 export interface SocketAnswer {
   readonly status: number;
@@ -71,4 +73,23 @@ export function marketOverSocket(base: () => string) {
 export async function startMarketOverSocket(): Promise<{ t: TestApp; base: string }> {
   const t = await startTestApp({ env: { RATE_LIMIT_MARKET_PER_MINUTE: '1000000' } });
   return { t, base: await t.listen() };
+}
+
+/**
+ * The market audit suites' set-up, registered on the describe that calls it: an app on a socket
+ * (startMarketOverSocket) for the whole suite and the books checked after every test. `app()` and
+ * `base()` answer once the suite's `before` ran; the rest is marketOverSocket at that base.
+ */
+export function marketAuditSuite() {
+  let t: TestApp | undefined;
+  let url = '';
+  const app = (): TestApp => {
+    if (!t) throw new Error('the market audit suite has not started');
+    return t;
+  };
+  const base = () => url;
+  before(async () => void ({ t, base: url } = await startMarketOverSocket()));
+  after(() => t?.close());
+  afterEach(() => assertBooksBalanced(app().deps.db));
+  return { app, base, ...marketOverSocket(base) };
 }

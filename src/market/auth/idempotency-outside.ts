@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { authError } from './auth.errors.ts';
-import type { IdempotentRequest, StoredAnswer } from './idempotency.ts';
+import { recordIdempotentAnswer, type IdempotentRequest, type StoredAnswer } from './idempotency.ts';
 
 /**
  * Idempotency-Key helpers for calls that also act outside the database (the chain): a repeat is
@@ -29,14 +29,8 @@ export async function findStoredAnswer(db: Kysely<Database>, req: IdempotentRequ
 }
 
 /** Replaces the stored answer with the one actually sent after the commit's outside effects. */
-export async function replaceStoredAnswer(db: Kysely<Database>, req: IdempotentRequest, answer: StoredAnswer, now: Date): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ response_status: answer.status, response_json: JSON.stringify(answer.body), completed_at: now })
-    .where('principal', '=', req.principal)
-    .where('route', '=', req.route)
-    .where('key', '=', req.key)
-    .execute();
+export function replaceStoredAnswer(db: Kysely<Database>, req: IdempotentRequest, answer: StoredAnswer, now: Date): Promise<void> {
+  return recordIdempotentAnswer(db, req, answer, now);
 }
 
 /**

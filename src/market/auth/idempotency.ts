@@ -65,9 +65,12 @@ export async function claimIdempotencyKey(trx: Transaction<Database>, req: Idemp
   throw authError('idempotencyInProgress');
 }
 
-/** Stores the answer of a claimed key, in the claiming transaction. */
-export async function recordIdempotentAnswer(trx: Transaction<Database>, req: IdempotentRequest, answer: StoredAnswer, now: Date): Promise<void> {
-  await trx
+/**
+ * Stores the answer of a claimed key: in the claiming transaction, or on `db` after the commit
+ * when the call's outside effects changed what was sent (idempotency-outside.ts).
+ */
+export async function recordIdempotentAnswer(db: Kysely<Database>, req: IdempotentRequest, answer: StoredAnswer, now: Date): Promise<void> {
+  await db
     .updateTable('idempotency_keys')
     .set({ response_status: answer.status, response_json: JSON.stringify(answer.body), completed_at: now })
     .where('principal', '=', req.principal)
