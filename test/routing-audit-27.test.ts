@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { FAKE_ANTHROPIC_KEY } from './fakes/fake-anthropic.ts';
-import { FAKE_OPENAI_KEY } from './fakes/fake-openai.ts';
-import { PRICES, accountCredits, expectedCost, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { PLAIN_RESILIENCE, PRICES, accountCredits, expectedCost, shippedCatalog, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { PNG_BASE64 } from './helpers/images.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { expectRouted, sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './helpers/routing.ts';
@@ -16,16 +13,6 @@ import { expectRouted, sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer
  * languages, tools, images, JSON schema, long context, streaming, the routing headers, the bill and
  * the fallbacks (docs/api-decisions.md, "Routing: session 27 audit").
  */
-
-/** The shipped catalog on the fakes: no retry on the same deployment, breakers that never open. */
-function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }): string {
-  return readFileSync(new URL('../config/default.yaml', import.meta.url), 'utf8')
-    .replace('${OPENAI_BASE_URL:-https://api.openai.com/v1}', f.openai.baseUrl)
-    .replace('${OPENAI_API_KEY}', FAKE_OPENAI_KEY)
-    .replace('${ANTHROPIC_BASE_URL:-https://api.anthropic.com}', f.anthropic.url)
-    .replace('${ANTHROPIC_API_KEY}', FAKE_ANTHROPIC_KEY)
-    .replace(/^resilience:[\s\S]*$/m, 'resilience: { max_retries: 0, breaker: { consecutive_failures: 1000000, min_requests: 1000000 } }\n');
-}
 
 /** Ten everyday prompts of each text lane, in several languages. */
 const PROMPTS = {
@@ -91,7 +78,7 @@ describe('routing: session 27 audit', () => {
   let anthropic: Anthropic;
 
   before(async () => {
-    g = await startGateway({ catalog: shippedCatalog, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
+    g = await startGateway({ catalog: (f) => shippedCatalog(f, PLAIN_RESILIENCE), env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
     acct = await createTestAccount(g.t, { credits: 100_000 });
     openai = g.client(acct.key);
     anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });

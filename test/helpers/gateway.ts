@@ -273,14 +273,17 @@ export async function startWithSdks(): Promise<SdkSetup> {
   return { g, acct, anthropic, openai: g.client(acct.key) };
 }
 
-/** The shipped catalog (config/default.yaml), its OpenAI and Anthropic upstreams on the fakes, without retry waits. */
-export function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }): string {
+/**
+ * The shipped catalog (config/default.yaml), its OpenAI and Anthropic upstreams on the fakes, its
+ * resilience replaced by `resilience` (no retry waits unless given).
+ */
+export function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { url: string } }, resilience = 'resilience: { max_retries: 0 }'): string {
   return readFileSync(new URL('../../config/default.yaml', import.meta.url), 'utf8')
     .replace('${OPENAI_BASE_URL:-https://api.openai.com/v1}', f.openai.baseUrl)
     .replace('${OPENAI_API_KEY}', FAKE_OPENAI_KEY)
     .replace('${ANTHROPIC_BASE_URL:-https://api.anthropic.com}', f.anthropic.url)
     .replace('${ANTHROPIC_API_KEY}', FAKE_ANTHROPIC_KEY)
-    .replace(/^resilience:[\s\S]*$/m, 'resilience: { max_retries: 0 }\n');
+    .replace(/^resilience:[\s\S]*$/m, `${resilience}\n`);
 }
 
 /** startWithSdks on the shipped catalog (shippedCatalog), for the routing audits. */
