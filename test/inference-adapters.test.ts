@@ -30,10 +30,13 @@ import { FAKE_OPENAI_KEY, fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from
 import { FAKE_RERANK_KEY, startFakeRerank, type FakeRerank } from './fakes/fake-rerank.ts';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 
-/** Nothing a client sees may contain any of these: provider names, upstream models, hosts, ids. */
+/**
+ * Nothing a client sees may contain any of these: provider names, upstream models, hosts, ids.
+ * "fake" is matched as the fakes spell it: bare, a random service-issued id contains it about once in 40,000.
+ */
 const FORBIDDEN = [
   /openai/i, /anthropic/i, /claude/i, /gpt/i, /sonnet/i, /dall-e/i, /cohere/i, /jina/i, /text-embedding/i, /rerank-v3/i,
-  /fake/i, /127\.0\.0\.1/, /req_/, /msg_/, /toolu_/, /org-/, /main-(openai|anthropic|rerank|images)/, /sk-/,
+  /fake[- ]|fake(openai|anthropic|rerank|cohere)/i, /127\.0\.0\.1/, /req_/, /msg_/, /toolu_/, /org-/, /main-(openai|anthropic|rerank|images)/, /sk-/,
 ];
 
 function assertNoLeak(value: unknown): void {
