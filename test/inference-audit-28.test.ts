@@ -49,6 +49,16 @@ describe('inference API, session 28 audit', () => {
       );
     });
 
+    it('streamed, the upstream answering whole (it ignored stream: true): the same answer', async () => {
+      g.anthropic.chat.enqueue({ ...scenario(), ignoreStream: true });
+      const final = await openai.chat.completions.stream({ model: 'svc-vision', messages: hi, tools, stop: '\n\n' }).finalChatCompletion();
+      const choice = final.choices[0]!;
+      assert.deepEqual(
+        { content: choice.message.content, calls: (choice.message.tool_calls ?? []).map((c) => c.type === 'function' && c.function.name), finish: choice.finish_reason },
+        expected,
+      );
+    });
+
     it('a match in the first block ends the answer before the call, streamed and not', async () => {
       const first = { text: 'Line one\nline two', toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }], textAfterToolCalls: 'after' };
       g.anthropic.chat.enqueue(first);

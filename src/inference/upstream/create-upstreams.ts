@@ -181,12 +181,16 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
-        const asEventStream = (reader: BodyReader) =>
-          new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
+        const asEventStream = (reader: BodyReader) => {
+          const batches = new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
+          return call.cutAt ? new StopCutEvents(batches, call.cutAt) : batches;
+        };
+        // A whole answer is cut by its parser, which sees its blocks in order (its events give all
+        // text before the calls, so cutting them again could match across a call).
         const events = body.json
           ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId, call.cutAt)), asEventStream, callSignal, maxAnswerBytes)
           : asEventStream(body);
-        return startBatchedChatStream(call.cutAt ? new StopCutEvents(events, call.cutAt) : events, {
+        return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),
         });
