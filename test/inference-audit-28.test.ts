@@ -86,6 +86,21 @@ describe('inference API, session 28 audit', () => {
       }
     });
 
+    it('openai chat.completions.runTools: the call, its result sent back, the final answer, on both upstream kinds', async () => {
+      for (const [model, fake] of [['svc-fast', g.openai], ['svc-vision', g.anthropic]] as const) {
+        fake.chat.enqueue({ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] });
+        fake.chat.enqueue({ text: 'It is 42.' });
+        const lookup = (a: { q: string }) => `result for ${a.q}`;
+        const run = openai.chat.completions.runTools({
+          model,
+          messages: hi,
+          tools: [{ type: 'function', function: { name: 'lookup', function: lookup, parse: JSON.parse, parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+        });
+        assert.equal(await run.finalContent(), 'It is 42.', model);
+        assert.deepEqual(run.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant'], model);
+      }
+    });
+
     it('anthropic messages.stream().finalMessage() with a stop sequence the upstream takes', async () => {
       g.anthropic.chat.enqueue({ text: 'alpha END beta' });
       const m = await anthropic.messages.stream({ model: 'svc-vision', max_tokens: 100, messages: hi, stop_sequences: ['END'] }).finalMessage();
