@@ -94,7 +94,7 @@ describe('inference API, session 28 audit', () => {
         const run = openai.chat.completions.runTools({
           model,
           messages: hi,
-          tools: [{ type: 'function', function: { name: 'lookup', function: lookup, parse: JSON.parse, parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+          tools: [{ type: 'function', function: { name: 'lookup', description: 'Looks a term up.', function: lookup, parse: JSON.parse, parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
         });
         assert.equal(await run.finalContent(), 'It is 42.', model);
         assert.deepEqual(run.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant'], model);
