@@ -71,11 +71,12 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
   }
   if (scenario.textBlocks) for (const b of scenario.textBlocks) blocks.push({ type: 'text', text: b.text, citations: b.citations ?? null });
   else if (scenario.text) blocks.push({ type: 'text', text: scenario.text });
+  const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
+  calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
+  if (scenario.textAfterToolCalls !== undefined && calls.length > 0) blocks.push({ type: 'text', text: scenario.textAfterToolCalls });
   const sent = Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [];
   const stopped = stopAt(blocks, sent);
   if (stopped !== null) return { blocks: stopped.blocks, stop: 'stop_sequence', stopSequence: stopped.sequence };
-  const calls = choice?.type === 'none' ? [] : (scenario.toolCalls ?? []).filter((c) => tools.some((t) => t.name === c.name));
-  calls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_fakeanthropic${i}abcdef12345`, name: c.name, input: c.arguments }));
   return {
     blocks,
     stop: calls.length > 0 ? 'tool_use' : scenario.finish === 'length' ? 'max_tokens' : scenario.finish === 'context_window' ? 'model_context_window_exceeded' : scenario.stopSequence !== undefined ? 'stop_sequence' : 'end_turn',
@@ -84,7 +85,7 @@ function blocksFor(scenario: FakeChatScenario, body: Record<string, unknown>): {
 }
 
 /**
- * The text blocks up to the first of the request's stop sequences that the text holds, as the API
+ * The blocks up to the first of the request's stop sequences that a text block holds, as the API
  * stops there (the sequence left out, nothing after it); null when none is in the text.
  */
 function stopAt(blocks: readonly Block[], sequences: readonly string[]): { blocks: Block[]; sequence: string } | null {

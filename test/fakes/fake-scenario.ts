@@ -26,6 +26,8 @@ export interface FakeChatScenario {
   readonly refusal?: string;
   /** Tool calls, answered when the request offers tools. */
   readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
+  /** Anthropic only: a text block after the tool calls (when there are any), as a model that writes on after calling does. */
+  readonly textAfterToolCalls?: string;
   /**
    * OpenAI-compatible only: stream the tool calls interleaved, as some servers of parallel calls
    * do: every call's first chunk (id, name, no arguments) first, then the argument fragments of

@@ -1,3 +1,5 @@
+import type { CitedTextBlock } from './chat.ts';
+
 /** Where the first of `stops` starts in `text`, and which one; null when none is in it. */
 export function firstStop(text: string, stops: readonly string[]): { readonly at: number; readonly stop: string } | null {
   let first: { at: number; stop: string } | null = null;
@@ -52,4 +54,16 @@ export class StopCutter {
     }
     return text.length;
   }
+}
+
+/** The blocks whose texts, joined, are the first `length` characters of theirs. */
+export function blocksUpTo(blocks: readonly CitedTextBlock[], length: number): CitedTextBlock[] {
+  const out: CitedTextBlock[] = [];
+  let left = length;
+  for (const b of blocks) {
+    if (left === 0) break;
+    out.push(b.text.length <= left ? b : { ...b, text: b.text.slice(0, left) });
+    left -= Math.min(left, b.text.length);
+  }
+  return out;
 }

@@ -11,7 +11,8 @@ export interface PreparedChatCall {
   readonly jsonToolName: string | null;
   /**
    * Stop sequences the upstream was not given (its API refuses them): the answer is cut at the
-   * first of these by the upstream layer. Absent when the upstream takes the request's own.
+   * first of these, by parseResponse for a whole answer and by the upstream layer for a stream.
+   * Absent when the upstream takes the request's own.
    */
   readonly cutAt?: readonly string[];
 }
@@ -25,7 +26,8 @@ export interface ChatAdapter {
     request: CanonicalChatRequest,
     stream: boolean,
   ): PreparedChatCall;
-  parseResponse(json: unknown, jsonToolName: string | null, newToolCallId: () => string): ProviderChatResult;
+  /** `cutAt` as prepare() gave it: the answer is cut at the first of them (see PreparedChatCall). */
+  parseResponse(json: unknown, jsonToolName: string | null, newToolCallId: () => string, cutAt?: readonly string[]): ProviderChatResult;
   createStreamParser(jsonToolName: string | null, newToolCallId: () => string): ProviderStreamParser;
   /** The message of a non-2xx response body (and the status it stands for, when not its own). */
   parseError: ErrorBodyReader;

@@ -24,7 +24,7 @@ import { eventsOfResult } from '../providers/result-events.ts';
 import { JsonAnswerEvents } from './json-answer-events.ts';
 import { ProviderEventBatches } from './read-provider-events.ts';
 import { startBatchedChatStream, type ChatStream } from './start-chat-stream.ts';
-import { cutAnswer, StopCutEvents } from './stop-cut-events.ts';
+import { StopCutEvents } from './stop-cut-events.ts';
 import { UpstreamError } from './upstream-error.ts';
 import { ProviderFailure } from '../providers/provider-failure.ts';
 import { createUpstreamTransport, type BodyReader } from './upstream-transport.ts';
@@ -143,9 +143,8 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const { provider, model: upstreamModel } = target.deployment;
         const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), false);
         const answer = await transport.postJson(provider, { path: call.path, headers: call.headers, body: call.body, signal }, adapter.parseError);
-        const parsed = adapter.parseResponse(answer, call.jsonToolName, newToolCallId);
-        // Cut before usage is estimated: an unreported count is of the text the client gets.
-        const result = call.cutAt ? cutAnswer(parsed, call.cutAt) : parsed;
+        // Cut while parsing, before usage is estimated: an unreported count is of the text the client gets.
+        const result = adapter.parseResponse(answer, call.jsonToolName, newToolCallId, call.cutAt);
         // Object.assign rather than a spread with a new key: see upstream-transport.ts.
         if (result.usage) return Object.assign({}, result, { usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false });
         return Object.assign({}, result, {
@@ -182,12 +181,16 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
         const { provider } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
-        const asEventStream = (reader: BodyReader) =>
-          new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
+        const asEventStream = (reader: BodyReader) => {
+          const batches = new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
+          return call.cutAt ? new StopCutEvents(batches, call.cutAt) : batches;
+        };
+        // A whole answer is cut by its parser, which sees its blocks in order (its events give all
+        // text before the calls, so cutting them again could match across a call).
         const events = body.json
-          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId)), asEventStream, callSignal, maxAnswerBytes)
+          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId, call.cutAt)), asEventStream, callSignal, maxAnswerBytes)
           : asEventStream(body);
-        return startBatchedChatStream(call.cutAt ? new StopCutEvents(events, call.cutAt) : events, {
+        return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),
           mapError: (e) => (signal?.aborted ? (signal.reason ?? e) : toUpstreamError(e, redact, target.model.id)),
         });

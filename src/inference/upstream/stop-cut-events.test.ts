@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProviderChatResult, ProviderStreamEvent } from '../providers/provider-stream.ts';
+import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
 import type { EventBatchSource } from './start-chat-stream.ts';
-import { cutAnswer, StopCutEvents } from './stop-cut-events.ts';
+import { StopCutEvents } from './stop-cut-events.ts';
 
 /** A source giving these batches, recording whether it was closed. */
 function source(batches: ProviderStreamEvent[][]): EventBatchSource & { closed: boolean; left: () => number } {
@@ -53,32 +53,5 @@ describe('StopCutEvents', () => {
 
   it('a source that ends without a finish has its held text given back', async () => {
     assert.deepEqual(await drain(new StopCutEvents(source([[text('x ')]]), [' \n'])), [[text('x')], [text(' ')]]);
-  });
-});
-
-describe('cutAnswer', () => {
-  const answer: ProviderChatResult = {
-    text: 'Cited. Then\nmore',
-    textBlocks: [{ text: 'Cited.', citations: [{ cited_text: 'c' }] }, { text: ' Then\nmore' }],
-    reasoning: 'thought',
-    toolCalls: [{ id: 'call_1', name: 'f', arguments: '{}' }],
-    finishReason: 'tool_calls',
-    usage: { inputTokens: 3, cachedInputTokens: 0, outputTokens: 7 },
-  };
-
-  it('text and its blocks up to the first sequence, no tool calls, finish stop, the reported usage kept', () => {
-    assert.deepEqual(cutAnswer(answer, ['\n', 'END']), {
-      text: 'Cited. Then',
-      textBlocks: [{ text: 'Cited.', citations: [{ cited_text: 'c' }] }, { text: ' Then' }],
-      reasoning: 'thought',
-      toolCalls: [],
-      finishReason: 'stop',
-      stopSequence: '\n',
-      usage: { inputTokens: 3, cachedInputTokens: 0, outputTokens: 7 },
-    });
-  });
-
-  it('an answer without any of them is the same answer', () => {
-    assert.equal(cutAnswer(answer, ['\n\n']), answer);
   });
 });

@@ -1,38 +1,7 @@
-import type { CitedTextBlock } from '../canonical/chat.ts';
-import { firstStop, StopCutter } from '../canonical/stop-cut.ts';
+import { StopCutter } from '../canonical/stop-cut.ts';
 import { textsOfRun } from '../canonical/text-run.ts';
-import type { ProviderChatResult, ProviderStreamEvent } from '../providers/provider-stream.ts';
+import type { ProviderStreamEvent } from '../providers/provider-stream.ts';
 import type { EventBatchSource } from './start-chat-stream.ts';
-
-/**
- * A whole answer cut at the first of `stops` in its text (the sequence left out), as an upstream
- * that took them would have stopped: finish `stop`, no tool calls (Anthropic writes an answer's text
- * before its calls, so they came after the cut). Its usage stays the upstream's report.
- */
-export function cutAnswer(result: ProviderChatResult, stops: readonly string[]): ProviderChatResult {
-  const found = firstStop(result.text, stops);
-  if (found === null) return result;
-  const { textBlocks, contextWindowExceeded: _length, ...rest } = result;
-  return Object.assign(rest, {
-    text: result.text.slice(0, found.at),
-    toolCalls: [],
-    finishReason: 'stop' as const,
-    stopSequence: found.stop,
-    ...(textBlocks ? { textBlocks: cutBlocks(textBlocks, found.at) } : {}),
-  });
-}
-
-/** The blocks whose texts, joined, are the first `length` characters of theirs. */
-function cutBlocks(blocks: readonly CitedTextBlock[], length: number): CitedTextBlock[] {
-  const out: CitedTextBlock[] = [];
-  let left = length;
-  for (const b of blocks) {
-    if (left === 0) break;
-    out.push(b.text.length <= left ? b : { ...b, text: b.text.slice(0, left) });
-    left -= Math.min(left, b.text.length);
-  }
-  return out;
-}
 
 /**
  * A streamed answer's events cut at the first of `stops` in its text, however the text is split

@@ -49,6 +49,47 @@ describe('parseAnthropicResponse', () => {
     assert.equal(plain.textBlocks, undefined);
   });
 
+  describe('cut at stop sequences the upstream was not sent', () => {
+    const usage = { input_tokens: 3, output_tokens: 7 };
+    const call = { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} };
+
+    it('text and its blocks up to the first sequence, nothing after it, finish stop, the reported usage kept', () => {
+      const citation = { cited_text: 'c' };
+      const r = parseAnthropicResponse(
+        { content: [{ type: 'text', text: 'Cited.', citations: [citation] }, { type: 'text', text: ' Then\nmore' }, call], stop_reason: 'tool_use', usage },
+        null,
+        ids(),
+        ['\n', 'END'],
+      );
+      assert.deepEqual(r, {
+        text: 'Cited. Then',
+        textBlocks: [{ text: 'Cited.', citations: [citation] }, { text: ' Then' }],
+        reasoning: '',
+        toolCalls: [],
+        finishReason: 'stop',
+        stopSequence: '\n',
+        usage: { inputTokens: 3, cachedInputTokens: 0, outputTokens: 7 },
+      });
+    });
+
+    it('matches within text written without other content between, as a stream is cut: the calls before the match are kept', () => {
+      const r = parseAnthropicResponse(
+        { content: [{ type: 'text', text: 'Look.\n' }, call, { type: 'text', text: '\nFound.\n\nMore' }], stop_reason: 'end_turn', usage },
+        null,
+        ids(),
+        ['\n\n'],
+      );
+      assert.deepEqual([r.text, r.toolCalls.map((c) => c.name), r.finishReason, r.stopSequence], ['Look.\n\nFound.', ['f'], 'stop', '\n\n']);
+    });
+
+    it('adjacent text blocks are one text; an answer without a match is the answer as it came', () => {
+      const joined = parseAnthropicResponse({ content: [{ type: 'text', text: 'a\n' }, { type: 'text', text: '\nb' }], stop_reason: 'end_turn' }, null, ids(), ['\n\n']);
+      assert.deepEqual([joined.text, joined.finishReason], ['a', 'stop']);
+      const body = { content: [{ type: 'text', text: 'a\n' }, call], stop_reason: 'tool_use', usage };
+      assert.deepEqual(parseAnthropicResponse(body, null, ids(), ['\n\n']), parseAnthropicResponse(body, null, ids()));
+    });
+  });
+
   it('fails on an error body or a body without content', () => {
     assert.throws(
       () => parseAnthropicResponse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, null),
