@@ -175,4 +175,14 @@ describe('routing: session 28', () => {
       assert.equal(BigInt(auto.cost_micro), expectedCost(PRICES['svc-pro'], usage));
     });
   });
+
+  describe("svc-auto's rules and limits count tokens as the bill does", () => {
+    // About 150K tokens by the tokenizer (what an upstream bills), 270K by the byte-based estimate.
+    const report = 'The quarterly report says sales grew in every region. '.repeat(15_000) + '\nSummarise this report.';
+
+    it('a prompt of 150K tokens is under the 200,000 of the long-input rule: the cheapest model serves it', async () => {
+      const r = await openai.chat.completions.create({ model: 'svc-auto', messages: [{ role: 'user', content: report }] }).withResponse();
+      assert.deepEqual([r.data.model, r.response.headers.get('x-svc-lane'), r.response.headers.get('x-svc-model')], ['svc-fast', 'general', 'svc-fast']);
+    });
+  });
 });
