@@ -10,8 +10,9 @@ function matches(rule: AutoRule, lane: Lane, needs: RequestNeeds): boolean {
   if (rule.tools !== null && rule.tools !== needs.tools) return false;
   if (rule.structuredOutput !== null && rule.structuredOutput !== needs.structuredOutput) return false;
   if (rule.reasoning !== null && rule.reasoning !== needs.reasoning) return false;
-  // Counted as the upstream bills it: the byte-based estimate would take a 150K-token prompt for 270K.
-  if (rule.minInputTokens !== null && !needs.exceedsContext(rule.minInputTokens - 1)) return false;
+  // Counted as the upstream bills it, the byte-based estimate taking a 150K-token prompt for 270K;
+  // an estimate under the minimum (it is deliberately high) spares the count.
+  if (rule.minInputTokens !== null && (needs.inputTokens < rule.minInputTokens || !needs.exceedsContext(rule.minInputTokens - 1))) return false;
   if (rule.minOutputTokens !== null && (needs.outputTokens ?? 0) < rule.minOutputTokens) return false;
   return true;
 }
