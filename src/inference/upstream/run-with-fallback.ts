@@ -101,10 +101,10 @@ function noop(): void {}
  * How many deployments after `order[i]` of `models[m]` the chain would still call (configured,
  * breaker letting calls through, not `tried`, each once).
  */
-function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number, tried: ReadonlySet<string>): number {
+function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number, tried: ReadonlySet<string> | null): number {
   const ahead = new Set<string>();
   const count = (d: Deployment) => {
-    if (d.provider.configured && !tried.has(d.key) && health.takesCalls(d)) ahead.add(d.key);
+    if (d.provider.configured && !tried?.has(d.key) && health.takesCalls(d)) ahead.add(d.key);
   };
   for (let j = i + 1; j < order.length; j++) count(order[j]!);
   for (let k = m + 1; k < models.length; k++) for (const d of models[k]!.deployments) count(d);
@@ -146,7 +146,8 @@ export async function runWithFallback<T>(
   // Deployments (`provider/model`) this call already failed on: a later model of the chain that
   // shares one (a pipeline executor after the same brand in a caller's list, two brands over one
   // upstream model) moves past it, as OpenRouter never asks a provider's model twice in a request.
-  const tried = new Set<string>();
+  // Made at the first failure: a call that succeeds at once allocates nothing.
+  let tried: Set<string> | null = null;
   const outOfBudget = () => attempts >= settings.maxAttempts || deps.now() - started >= settings.maxTotalMs;
 
   chain: for (let m = 0; m < models.length; m++) {
@@ -154,8 +155,7 @@ export async function runWithFallback<T>(
     for (let i = 0; i < order.length; i++) {
       const model = models[m]!;
       const deployment = order[i]!;
-      if (tried.has(deployment.key)) continue;
-      tried.add(deployment.key);
+      if (tried?.has(deployment.key)) continue;
       for (let retry = 0; retry <= settings.maxRetries; retry++) {
         if (outOfBudget()) break chain;
         if (!health.admits(deployment)) break;
@@ -176,6 +176,7 @@ export async function runWithFallback<T>(
           end(classifyFailure(e));
           if (!e.retryable || attempt.signal?.aborted) throw e;
           last = e;
+          (tried ??= new Set()).add(deployment.key);
         } finally {
           attempt.disarm();
         }
