@@ -187,9 +187,9 @@ describe('routing: session 27 audit', () => {
   });
 
   describe('long context', () => {
-    // About 150K tokens by the tokenizer (over svc-shiplow's 131,072), 270K by the byte-based
-    // estimate svc-auto's rule reads (over its 200,000).
-    const long = 'The quarterly report says sales grew in every region. '.repeat(15_000) + '\nSummarise this report.';
+    // About 210K tokens by the tokenizer, which svc-auto's rule counts (over its 200,000; over
+    // svc-shiplow's 131,072). At 150K tokens svc-auto takes svc-fast (test/routing-28.test.ts).
+    const long = 'The quarterly report says sales grew in every region. '.repeat(21_000) + '\nSummarise this report.';
 
     it('svc-auto sends a prompt over 200K tokens to svc-pro; svc-ultra takes it; svc-shiplow refuses it by its own context', async () => {
       const auto = await openai.chat.completions.create({ model: 'svc-auto', messages: [{ role: 'user', content: long }] }).withResponse();

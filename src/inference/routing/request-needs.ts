@@ -21,8 +21,9 @@ export interface RequestNeeds {
   /** The output the client asked for (max_tokens), or null. */
   readonly outputTokens: number | null;
   /**
-   * Whether the input is over a context size, counted with the tokenizer as the route's own context
-   * check counts it (the estimate above is deliberately high, too high to refuse by).
+   * Whether the input is over a number of tokens (a context, svc-auto's `min_input_tokens` less
+   * one), counted with the tokenizer as the route's own context check counts it (the estimate above
+   * is deliberately high, too high to refuse or route by).
    */
   readonly exceedsContext: (context: number) => boolean;
 }
@@ -53,11 +54,15 @@ export function hasCapabilities(model: ModelConfig, needs: RequestNeeds): boolea
   return (!needs.images || c.vision) && (!needs.tools || c.tools) && (!needs.structuredOutput || c.jsonOutput) && (!needs.stream || c.streaming);
 }
 
-/** Whether the request's input and requested output fit the model's context and output limits. */
+/**
+ * Whether the request's input and requested output fit the model's context and output limits. The
+ * input is counted only when the estimate (deliberately high) says it does not fit: a prompt the
+ * model takes when asked for by name is never refused as too long for it.
+ */
 export function fitsLimits(model: ModelConfig, needs: RequestNeeds): boolean {
   const output = needs.outputTokens ?? 0;
   if (model.maxOutput !== null && output > model.maxOutput) return false;
-  return model.context === null || needs.inputTokens + output <= model.context;
+  return model.context === null || needs.inputTokens + output <= model.context || !needs.exceedsContext(model.context - output);
 }
 
 /**

@@ -34,8 +34,10 @@ const catalog = (env: Record<string, string> = { A: 'k', B: 'k' }) =>
     env,
   );
 
+// Unless given, the tokenizer counts what the estimate says.
 const needs = (n: Partial<RequestNeeds> = {}): RequestNeeds => ({
-  images: false, tools: false, structuredOutput: false, stream: false, reasoning: false, inputTokens: 20, outputTokens: null, exceedsContext: () => false, ...n,
+  images: false, tools: false, structuredOutput: false, stream: false, reasoning: false, inputTokens: 20, outputTokens: null,
+  exceedsContext: (limit) => (n.inputTokens ?? 20) > limit, ...n,
 });
 
 describe('selectAutoModel', () => {
@@ -52,6 +54,33 @@ describe('selectAutoModel', () => {
     assert.equal(pick('general', { inputTokens: 7000, outputTokens: 500 }), 'svc-mini', 'fits with a small output cap');
     assert.equal(pick('general', { inputTokens: 500_000 }), 'svc-fast');
     assert.equal(pick('general', { outputTokens: 150_000 }), 'svc-vision', 'max_output: only the models without a limit below it');
+  });
+
+  it('holds the input to a context by its token count: the byte-based estimate is deliberately high', () => {
+    // An estimate of 9,000 whose text counts 7,000 tokens fits svc-mini's 8,000.
+    assert.equal(pick('general', { inputTokens: 9000, exceedsContext: (limit) => 7000 > limit }), 'svc-mini');
+    assert.equal(pick('general', { inputTokens: 9000, outputTokens: 500, exceedsContext: (limit) => 7600 > limit }), 'svc-fast', 'the count and the requested output exceed it');
+    const all = selectAutoModel(c, c.auto!, 'general', needs({ inputTokens: 1_200_000, exceedsContext: (limit) => 600_000 > limit }));
+    assert.equal(all.id, 'svc-fast', 'an estimate over every context does not refuse a prompt that fits');
+  });
+
+  it('reads a rule\'s min_input_tokens as the token count, not the estimate', () => {
+    const longInput = buildCatalog(
+      {
+        providers: [{ id: 'a', type: 'openai', base_url: 'https://a.example/v1', api_key: 'k' }],
+        models: [
+          { id: 'svc-fast', type: 'chat', context: 1000000, pricing: { input: 0.45, output: 0.9 }, deployments: [{ provider: 'a', model: 'f' }] },
+          { id: 'svc-pro', type: 'chat', context: 1000000, pricing: { input: 3.2, output: 9.8 }, deployments: [{ provider: 'a', model: 'p' }] },
+          { id: 'svc-auto', type: 'chat' },
+        ],
+        auto: { candidates: ['svc-fast', 'svc-pro'], rules: [{ min_input_tokens: 200000, use: ['svc-pro'] }] },
+      },
+      {},
+    );
+    const choose = (n: Partial<RequestNeeds>) => selectAutoModel(longInput, longInput.auto!, 'general', needs(n)).id;
+    assert.equal(choose({ inputTokens: 270_000, exceedsContext: (limit) => 150_000 > limit }), 'svc-fast', '150K tokens, estimated 270K');
+    assert.equal(choose({ inputTokens: 360_000, exceedsContext: (limit) => 200_000 > limit }), 'svc-pro', 'exactly 200,000 tokens');
+    assert.equal(choose({ inputTokens: 360_000, exceedsContext: (limit) => 199_999 > limit }), 'svc-fast');
   });
 
   it('takes a vision model for images', () => {

@@ -10,7 +10,9 @@ function matches(rule: AutoRule, lane: Lane, needs: RequestNeeds): boolean {
   if (rule.tools !== null && rule.tools !== needs.tools) return false;
   if (rule.structuredOutput !== null && rule.structuredOutput !== needs.structuredOutput) return false;
   if (rule.reasoning !== null && rule.reasoning !== needs.reasoning) return false;
-  if (rule.minInputTokens !== null && needs.inputTokens < rule.minInputTokens) return false;
+  // Counted as the upstream bills it, the byte-based estimate taking a 150K-token prompt for 270K;
+  // an estimate under the minimum (it is deliberately high) spares the count.
+  if (rule.minInputTokens !== null && (needs.inputTokens < rule.minInputTokens || !needs.exceedsContext(rule.minInputTokens - 1))) return false;
   if (rule.minOutputTokens !== null && (needs.outputTokens ?? 0) < rule.minOutputTokens) return false;
   return true;
 }
@@ -33,7 +35,7 @@ function cheapest(models: readonly ModelConfig[], needs: RequestNeeds): ModelCon
 
 /**
  * svc-auto's choice for one request. The candidates that can serve it (capabilities, context for
- * the input estimate plus the requested output, output limit, configured upstream) are narrowed by
+ * the input plus the requested output, output limit, configured upstream) are narrowed by
  * the first rule that matches the request's lane and needs; when none of the rule's models can
  * serve, every capable candidate stays in (a rule says what serves a request well, never that it
  * goes unserved). Of those, the one where the request is expected to cost least (input estimate

@@ -15,6 +15,7 @@ const catalog = buildCatalog(
     models: [
       { id: 'svc-x', type: 'chat', deployments: [{ provider: 'a', model: 'm1' }, { provider: 'off', model: 'm2' }, { provider: 'b', model: 'm3' }] },
       { id: 'svc-y', type: 'chat', deployments: [{ provider: 'b', model: 'y1' }] },
+      { id: 'svc-dup', type: 'chat', deployments: [{ provider: 'a', model: 'm1' }] },
       {
         id: 'svc-even', type: 'chat',
         deployments: [{ provider: 'a', model: 'e1', priority: 0, weight: 3 }, { provider: 'b', model: 'e2', priority: 0, weight: 1 }],
@@ -56,6 +57,19 @@ describe('runWithFallback', () => {
       (e: unknown) => e instanceof UpstreamError && e.status === 502,
     );
     assert.deepEqual(tried, ['svc-x:m1', 'svc-x:m1', 'svc-x:m3', 'svc-y:y1'], 'max_attempts 4: m3 is not retried, as that would take the call svc-y gets');
+  });
+
+  it('calls a deployment under the first model of the chain that has it only, and counts it once for the retry budget', async () => {
+    const tried: string[] = [];
+    await assert.rejects(
+      runWithFallback(deps(), [model('svc-dup'), model('svc-x'), model('svc-y')], async (t) => {
+        tried.push(`${t.model.id}:${t.deployment.model}`);
+        throw fail(502, 500);
+      }),
+      (e: unknown) => e instanceof UpstreamError && e.status === 502,
+    );
+    // max_attempts 4: m1 is retried, as only m3 and y1 are still ahead (svc-x's m1 is the same deployment).
+    assert.deepEqual(tried, ['svc-dup:m1', 'svc-dup:m1', 'svc-x:m3', 'svc-y:y1']);
   });
 
   it('stops at a request error and rethrows foreign errors', async () => {

@@ -97,12 +97,18 @@ function attemptSignal(deployment: Deployment, leftMs: number, signal: CancelSig
 
 function noop(): void {}
 
-/** How many deployments after `order[i]` of `models[m]` the chain would still call (configured, breaker letting calls through). */
-function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number): number {
-  let n = 0;
-  for (let j = i + 1; j < order.length; j++) if (health.takesCalls(order[j]!)) n++;
-  for (let k = m + 1; k < models.length; k++) for (const d of models[k]!.deployments) if (d.provider.configured && health.takesCalls(d)) n++;
-  return n;
+/**
+ * How many deployments after `order[i]` of `models[m]` the chain would still call (configured,
+ * breaker letting calls through, not `tried`, each once).
+ */
+function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], m: number, order: readonly Deployment[], i: number, tried: ReadonlySet<string> | null): number {
+  const ahead = new Set<string>();
+  const count = (d: Deployment) => {
+    if (d.provider.configured && !tried?.has(d.key) && health.takesCalls(d)) ahead.add(d.key);
+  };
+  for (let j = i + 1; j < order.length; j++) count(order[j]!);
+  for (let k = m + 1; k < models.length; k++) for (const d of models[k]!.deployments) count(d);
+  return ahead.size;
 }
 
 /**
@@ -110,7 +116,8 @@ function untriedAfter(health: DeploymentHealth, models: readonly ModelConfig[], 
  * model): each model's deployments in balanced order, breakers skipped; a retryable failure is
  * retried on the same deployment after an exponential backoff with full jitter (a 429's
  * retry-after instead, when it is within the cap; a longer one moves on at once), up to
- * `max_retries`, then the next deployment, then the next model. The whole chain shares one budget:
+ * `max_retries`, then the next deployment, then the next model; a deployment (`key`) is called
+ * under one model of the chain only, the first that has it. The whole chain shares one budget:
  * `max_attempts` calls and `max_total_ms`, a deadline that cuts the call in flight (until a stream's
  * first content: one that has started is not cut); a retry is made only while the budget still leaves one
  * call for every deployment further down the chain, so retries never keep a fallback from being
@@ -136,6 +143,11 @@ export async function runWithFallback<T>(
   if (deps.now() - started >= settings.maxTotalMs) throw budgetExhausted();
   let attempts = 0;
   let last: UpstreamError | null = null;
+  // Deployments (`provider/model`) this call already failed on: a later model of the chain that
+  // shares one (a pipeline executor after the same brand in a caller's list, two brands over one
+  // upstream model) moves past it, as OpenRouter never asks a provider's model twice in a request.
+  // Made at the first failure: a call that succeeds at once allocates nothing.
+  let tried: Set<string> | null = null;
   const outOfBudget = () => attempts >= settings.maxAttempts || deps.now() - started >= settings.maxTotalMs;
 
   chain: for (let m = 0; m < models.length; m++) {
@@ -143,6 +155,7 @@ export async function runWithFallback<T>(
     for (let i = 0; i < order.length; i++) {
       const model = models[m]!;
       const deployment = order[i]!;
+      if (tried?.has(deployment.key)) continue;
       for (let retry = 0; retry <= settings.maxRetries; retry++) {
         if (outOfBudget()) break chain;
         if (!health.admits(deployment)) break;
@@ -163,12 +176,13 @@ export async function runWithFallback<T>(
           end(classifyFailure(e));
           if (!e.retryable || attempt.signal?.aborted) throw e;
           last = e;
+          (tried ??= new Set()).add(deployment.key);
         } finally {
           attempt.disarm();
         }
         if (retry === settings.maxRetries) break;
         // A retry here must not take the call a deployment further down the chain would get.
-        if (settings.maxAttempts - attempts <= untriedAfter(health, models, m, order, i)) break;
+        if (settings.maxAttempts - attempts <= untriedAfter(health, models, m, order, i, tried)) break;
         const retryAfter = last.detail.retryAfterMs;
         if (retryAfter !== undefined && retryAfter > settings.retryAfterCapMs) break;
         const wait = retryAfter ?? backoffMs(retry, settings, deps.random);
