@@ -41,8 +41,12 @@ describe('market API, session 28 audit (over HTTP, two instances)', () => {
   afterEach(() => assertBooksBalanced(ahead.deps.db));
 
   // One client (one set of signed seconds) that sends to whichever instance `target` names.
-  const { call, ok, trader, market, send } = marketOverSocket(() => (target === 'ahead' ? ahead.url : behind.url));
+  const { call, admin, ok, trader, market, send } = marketOverSocket(() => (target === 'ahead' ? ahead.url : behind.url));
   type Trader = Awaited<ReturnType<typeof trader>>;
+  const adminOn = (instance: typeof target, method: string, path: string, body?: unknown) => {
+    target = instance;
+    return ok(admin(method, path, body));
+  };
   const tradeOn = (instance: typeof target, w: Trader, marketId: number, side: string, amount: number) => {
     target = instance;
     return ok(send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, marketId, side, amount) }));
@@ -89,5 +93,27 @@ describe('market API, session 28 audit (over HTTP, two instances)', () => {
       const history = (await ok(call('GET', `/api/markets/${m}/history?interval=1h&fidelity=1`))).data as { history: { t: number; p: number }[] };
       assert.equal(history.history.at(-1)!.p, made.new_yes_price);
     });
+  });
+
+  describe('a settlement by an instance whose clock runs behind', () => {
+    for (const action of ['resolve', 'cancel'] as const) {
+      it(`${action}: is dated no earlier than the market's last trade`, async () => {
+        target = 'ahead';
+        const m = (await market(`aud28${action}`)).id;
+        const w = await trader('100');
+        await tradeOn('ahead', w, m, 'yes', 3);
+        const settled = (await adminOn('behind', 'POST', `/admin/markets/${m}/${action}`, action === 'resolve' ? { outcome: 'yes' } : undefined)) as {
+          last_trade_at: string;
+          resolved_at: string | null;
+          cancelled_at: string | null;
+        };
+        const when = settled.resolved_at ?? settled.cancelled_at!;
+        assert.ok(when >= settled.last_trade_at, `${action} at ${when}, last trade at ${settled.last_trade_at}`);
+        target = 'ahead';
+        const ledger = (await ok(call('GET', `/api/pool/ledger/${w.wallet}`))).data as { type: string; created_at: string }[];
+        assert.equal(ledger[0]!.type, action === 'resolve' ? 'settlement' : 'refund');
+        assert.ok(ledger[0]!.created_at >= ledger[1]!.created_at, `the ledger, newest first, is dated in order: ${JSON.stringify(ledger)}`);
+      });
+    }
   });
 });

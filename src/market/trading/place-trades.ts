@@ -10,6 +10,7 @@ import { escrowAccount, walletAccount } from '../ledger/ledger.accounts.ts';
 import { LedgerError } from '../ledger/check-movement.ts';
 import { poolColumn, sharesColumn } from '../markets/market-row-pools.ts';
 import type { MarketRow } from '../market.tables.ts';
+import { marketTime } from '../markets/market-time.ts';
 import { TRADING_COLUMNS, type TradingMarket } from '../markets/markets.repository.ts';
 import { formatUsdc, type Outcome } from '../pricing/index.ts';
 import { isWalletAddress, normalizeWalletAddress } from '../wallets/wallet-address.ts';
@@ -141,7 +142,7 @@ export async function placeTradesIn(
   const missing = marketIds.filter((id) => !locked.markets.has(id));
   const busy = skipLocked && missing.length > 0 ? await existingMarkets(trx, missing) : new Set<number>();
 
-  const at = tradeTime(now, locked.markets.values());
+  const at = marketTime(now.getTime(), locked.markets.values());
   const running = { markets: locked.markets, wallets: locked.wallets };
   const plans: Planned[] = [];
   for (const x of valid) {
@@ -163,18 +164,6 @@ export async function placeTradesIn(
     settled[w.plan.index] = w.error === undefined ? { ok: true, answer: { ...w.answer!, replayed: false }, trade: w.trade! } : { ok: false, error: w.error };
   }
   return settled.map((s) => s ?? { ok: false, error: new Error('placeTradesIn: a request was left unsettled') });
-}
-
-/**
- * When the batch's trades happen: this instance's clock, but never before the opening or the last
- * trade of a market they lock. Another instance's clock may run ahead of this one's, and the
- * trades list (newest first), `last_trade_at` and the price history ("the price after the last
- * trade at or before t", docs/pool-arithmetic.md) read the trades in the order of their dates.
- */
-function tradeTime(now: Date, markets: Iterable<BatchMarket>): Date {
-  let at = now.getTime();
-  for (const m of markets) at = Math.max(at, new Date(m.created_at).getTime(), m.last_trade_at === null ? 0 : new Date(m.last_trade_at).getTime());
-  return new Date(at);
 }
 
 function checkError(fn: () => unknown): unknown {
