@@ -95,6 +95,25 @@ describe('market API, session 28 audit (over HTTP, two instances)', () => {
     });
   });
 
+  describe('reads by an instance whose clock runs behind', () => {
+    it('count a trade dated by an instance ahead of it in volume_24h and the price history', async () => {
+      target = 'ahead';
+      const m = (await market('aud28read')).id;
+      const w = await trader('100');
+      const made = (await tradeOn('ahead', w, m, 'yes', 3)).data as { new_yes_price: number };
+      target = 'behind';
+      const price = (await ok(call('GET', `/api/markets/${m}/price`))).data as { volume: number; volume_24h: number; yes_price: number };
+      assert.equal(price.volume_24h, price.volume, `the trade of a moment ago is in the last 24 hours: ${JSON.stringify(price)}`);
+      const batch = (await ok(call('GET', `/api/markets/prices?ids=${m}`))).data as Record<string, { volume_24h: number }>;
+      assert.equal(batch[m]!.volume_24h, 3);
+      const item = ((await ok(call('GET', `/api/markets?category=aud28read`))).data as { volume_24h: number }[])[0]!;
+      assert.equal(item.volume_24h, 3);
+      const history = (await ok(call('GET', `/api/markets/${m}/history?interval=1h&fidelity=1`))).data as { history: { p: number }[] };
+      assert.equal(history.history.at(-1)!.p, made.new_yes_price, `the history ends at the price now: ${JSON.stringify(history.history.slice(-3))}`);
+      target = 'ahead';
+    });
+  });
+
   describe('a settlement by an instance whose clock runs behind', () => {
     for (const action of ['resolve', 'cancel'] as const) {
       it(`${action}: is dated no earlier than the market's last trade`, async () => {
