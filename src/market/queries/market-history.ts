@@ -14,6 +14,7 @@ import {
 } from '../pricing/index.ts';
 import { MARKET_COLUMNS, type MarketReadRow, type TradePrices } from './market-row.ts';
 import { openingPricesOf } from '../markets/market-row-pools.ts';
+import { marketTime } from '../markets/market-time.ts';
 import { pricePoint } from './market-view.ts';
 
 export const HISTORY_INTERVALS = ['1h', '1d', '1w', '1m', 'all'] as const;
@@ -70,10 +71,12 @@ async function sampledSeries(db: Db, row: MarketReadRow, start: Date, now: Date,
  * interval, Polymarket's `{history: [{t, p}]}` with every outcome's price beside `p`. Null when
  * there is no such market; 400 (from priceHistory) when the fidelity gives too many points.
  */
-export async function getMarketHistory(db: Db, id: number, req: HistoryRequest, now: Date) {
+export async function getMarketHistory(db: Db, id: number, req: HistoryRequest, clockNow: Date) {
   const r = await sql<MarketReadRow>`select ${MARKET_COLUMNS} from markets m where m.id = ${id}`.execute(db);
   const row = r.rows[0];
   if (!row) return null;
+  // A trade another instance dated past this one's clock has been made: the history runs to it.
+  const now = marketTime(clockNow.getTime(), [row]);
   const outcome = req.outcome ?? 'yes';
   const openedAt = row.created_at.getTime();
   const win = req.window && windowOf(req.window, openedAt, now.getTime());

@@ -68,11 +68,18 @@ export type ListColumns = Pick<MarketReadRow, (typeof LIST_COLUMN_NAMES)[number]
 /** `m.<column>` for the ListColumns, for a `select` list over `markets m`. */
 export const LIST_COLUMNS: RawBuilder<unknown> = selectList(LIST_COLUMN_NAMES);
 
-/** Sum of the trade amounts of market `m` in (now - 24h, now], units (index-only scan). */
+/**
+ * Trade `t` is of the last 24 hours: dated after now - 24h. Not bounded by now: another instance
+ * whose clock runs ahead of this one's dates a trade it made a moment ago past this one's now.
+ */
+export function tradedInLastDay(now: Date): RawBuilder<boolean> {
+  return sql<boolean>`t.created_at > ${new Date(now.getTime() - 86_400_000)}`;
+}
+
+/** Sum of the trade amounts of market `m` of the last 24 hours (tradedInLastDay), units (index-only scan). */
 export function volume24hOf(now: Date): RawBuilder<bigint> {
-  const since = new Date(now.getTime() - 86_400_000);
   return sql<bigint>`(select coalesce(sum(t.amount), 0)::bigint from trades t
-    where t.market_id = m.id and t.created_at > ${since} and t.created_at <= ${now})`;
+    where t.market_id = m.id and ${tradedInLastDay(now)})`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import type { MarketStatus } from '../market.tables.ts';
 import type { MarketType } from '../pricing/index.ts';
 import { CHANGE_WINDOWS, priceChange } from '../pricing/index.ts';
-import { LIST_COLUMNS, type ListColumns, lastTradeColumns, lastTradeJoin, tradePricesOf, volume24hOf } from './market-row.ts';
+import { LIST_COLUMNS, type ListColumns, lastTradeColumns, lastTradeJoin, tradedInLastDay, tradePricesOf, volume24hOf } from './market-row.ts';
 import { type MarketItem, figuresOf, marketItem, sparseSeries } from './market-view.ts';
 import { marketMatchesTerms, searchTerms } from './search-terms.ts';
 import { statusIn } from './status-filter.ts';
@@ -43,12 +43,11 @@ export function marketWhere(f: MarketFilter, more: readonly RawBuilder<unknown>[
   return conds.length === 0 ? sql`` : sql`where ${sql.join(conds, sql` and `)}`;
 }
 
-/** Sum of trade amounts per market over (now - 24h, now]; joined as `tv` for trending. */
+/** Sum of trade amounts per market of the last 24 hours (tradedInLastDay); joined as `tv` for trending. */
 function recentVolumeJoin(now: Date): RawBuilder<unknown> {
-  const since = new Date(now.getTime() - 86_400_000);
   return sql`left join (
       select t.market_id, sum(t.amount)::bigint as v from trades t
-      where t.created_at > ${since} and t.created_at <= ${now} group by t.market_id
+      where ${tradedInLastDay(now)} group by t.market_id
     ) tv on tv.market_id = m.id`;
 }
 
@@ -81,10 +80,9 @@ function orderBy(sort: MarketSort, now: Date, prefix: string, volume24h?: RawBui
  * values its keyset compares, read in the query so the database's precision is kept.
  */
 function cursorJoin(sort: MarketSort, cursor: number, now: Date): RawBuilder<unknown> {
-  const since = new Date(now.getTime() - 86_400_000);
   const v24 =
     sort === 'trending'
-      ? sql`(select coalesce(sum(t.amount), 0)::bigint from trades t where t.market_id = c.id and t.created_at > ${since} and t.created_at <= ${now})`
+      ? sql`(select coalesce(sum(t.amount), 0)::bigint from trades t where t.market_id = c.id and ${tradedInLastDay(now)})`
       : sql`0::bigint`;
   return sql`cross join (select c.id, c.created_at, c.volume, c.end_date, ${runningAt(sql.raw('c'), now)} as running, ${v24} as v24
     from markets c where c.id = ${cursor}) k`;

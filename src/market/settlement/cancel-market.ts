@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inTransaction } from '../market-transaction.ts';
+import { marketTime } from '../markets/market-time.ts';
 import { isSettled, lockMarket, settledMessage } from '../markets/markets.repository.ts';
 import { settleLockedMarket, type SettlementSummary } from './settle.ts';
 
@@ -15,6 +16,6 @@ export async function cancelMarket(db: Kysely<Database>, clock: Clock, marketId:
     const market = await lockMarket(trx, marketId);
     if (!market) throw notFound('Market not found');
     if (isSettled(market.status)) throw badRequest(settledMessage(market.status));
-    return settleLockedMarket(trx, market, null, new Date(clock.now()));
+    return settleLockedMarket(trx, market, null, marketTime(clock.now(), [market]));
   });
 }

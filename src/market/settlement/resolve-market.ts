@@ -4,6 +4,7 @@ import { badRequest, notFound } from '../../shared/errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inTransaction } from '../market-transaction.ts';
 import { outcomesOf } from '../markets/market-row-pools.ts';
+import { marketTime } from '../markets/market-time.ts';
 import { isSettled, lockMarket, settledMessage } from '../markets/markets.repository.ts';
 import { settleLockedMarket, type SettlementSummary } from './settle.ts';
 
@@ -22,6 +23,6 @@ export async function resolveMarket(db: Kysely<Database>, clock: Clock, marketId
     const outcomes = outcomesOf(market);
     const winner = outcomes.find((o) => o === outcome);
     if (!winner) throw badRequest(`invalid outcome: must be one of ${outcomes.join(', ')}`);
-    return settleLockedMarket(trx, market, winner, new Date(clock.now()));
+    return settleLockedMarket(trx, market, winner, marketTime(clock.now(), [market]));
   });
 }

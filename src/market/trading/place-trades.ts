@@ -9,6 +9,8 @@ import type { IdempotentRequest, StoredAnswer } from '../auth/idempotency.ts';
 import { escrowAccount, walletAccount } from '../ledger/ledger.accounts.ts';
 import { LedgerError } from '../ledger/check-movement.ts';
 import { poolColumn, sharesColumn } from '../markets/market-row-pools.ts';
+import type { MarketRow } from '../market.tables.ts';
+import { marketTime } from '../markets/market-time.ts';
 import { TRADING_COLUMNS, type TradingMarket } from '../markets/markets.repository.ts';
 import { formatUsdc, type Outcome } from '../pricing/index.ts';
 import { isWalletAddress, normalizeWalletAddress } from '../wallets/wallet-address.ts';
@@ -140,6 +142,7 @@ export async function placeTradesIn(
   const missing = marketIds.filter((id) => !locked.markets.has(id));
   const busy = skipLocked && missing.length > 0 ? await existingMarkets(trx, missing) : new Set<number>();
 
+  const at = marketTime(now.getTime(), locked.markets.values());
   const running = { markets: locked.markets, wallets: locked.wallets };
   const plans: Planned[] = [];
   for (const x of valid) {
@@ -148,7 +151,7 @@ export async function placeTradesIn(
       continue;
     }
     try {
-      plans.push(plan(running, x.i, x.wallet!, x.r, now));
+      plans.push(plan(running, x.i, x.wallet!, x.r, at));
     } catch (e) {
       settled[x.i] = { ok: false, error: e };
     }
@@ -156,7 +159,7 @@ export async function placeTradesIn(
 
   // Only the refused ones: a planned trade is not settled yet, and its key gets its answer.
   const refusedKeys = toTrade.filter((x) => settled[x.i]?.ok === false && claimed.has(x.i)).map((x) => requests[x.i]!.idempotency!);
-  const written = await writeWithSavepoints(trx, plans, locked.ids, requests, now, refusedKeys);
+  const written = await writeWithSavepoints(trx, plans, locked.ids, requests, at, refusedKeys);
   for (const w of written) {
     settled[w.plan.index] = w.error === undefined ? { ok: true, answer: { ...w.answer!, replayed: false }, trade: w.trade! } : { ok: false, error: w.error };
   }
@@ -235,7 +238,7 @@ async function lockBatch(
   count: number,
   skipLocked: boolean,
 ): Promise<{ markets: Map<number, Mutable<BatchMarket>>; wallets: Map<string, LockedWallet>; ids: number[] }> {
-  const names = [...TRADING_COLUMNS, 'volume'];
+  const names = [...TRADING_COLUMNS, 'volume', 'created_at', 'last_trade_at'];
   const columns = sql.raw(names.map((c) => `m.${c}`).join(', '));
   const r = await sql<BatchMarket & { wallets: [string, string, string][] | null; ids: number[] | null }>`${PREPARED}
     with m as materialized (select ${sql.raw(names.join(', '))} from markets where id = any(${marketIds}::int[]) order by id ${sql.raw(skipLocked ? 'for update skip locked' : 'for update')})
@@ -263,8 +266,8 @@ async function existingMarkets(trx: Transaction<Database>, ids: readonly number[
   return new Set(r.rows.map((row) => row.id));
 }
 
-/** The market columns a batch reads: the trading columns and the volume the answers show. */
-type BatchMarket = TradingMarket & { readonly volume: bigint };
+/** The market columns a batch reads: the trading columns, the volume the answers show and the dates a trade follows. */
+type BatchMarket = TradingMarket & Pick<MarketRow, 'created_at' | 'last_trade_at'> & { readonly volume: bigint };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 
