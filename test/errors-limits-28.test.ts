@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { createTestAccount } from './helpers/inference.ts';
 import { manualClock } from './helpers/market.ts';
 import { nowSeconds, signedRequest, tradeBody, type ApiKeyCredentials, type MarketSigner } from './helpers/market-client.ts';
 
@@ -75,7 +75,7 @@ describe('errors and limits (session 28)', () => {
       }
       assert.fail('the call succeeded');
     }
-    const post = (path: string, headers: Record<string, string>, body: BodyInit) => fetch(`${g.t.url}${path}`, { method: 'POST', headers, body });
+    const post = (path: string, headers: Record<string, string>, body: string) => fetch(`${g.t.url}${path}`, { method: 'POST', headers, body });
 
     describe('authentication: 401 unauthorized, 403 unverified', () => {
       it('a missing, unknown, revoked or non-Bearer key is the SDK\'s AuthenticationError with `unauthorized`', async () => {
@@ -95,7 +95,7 @@ describe('errors and limits (session 28)', () => {
           assert.deepEqual(m.error, { error: 'unauthorized' });
         }
         const live = await createTestAccount(g.t, { credits: 10 });
-        for (const headers of [{ authorization: `Basic ${live.key}` }, { 'x-api-key': live.key }, { authorization: live.key }]) {
+        for (const headers of [{ authorization: `Basic ${live.key}` }, { 'x-api-key': live.key }, { authorization: live.key }] as Record<string, string>[]) {
           const r = await fetch(`${g.t.url}/v1/models`, { headers });
           assert.deepEqual([r.status, await r.json()], [401, { error: 'unauthorized' }], JSON.stringify(headers));
         }
@@ -222,7 +222,7 @@ describe('errors and limits (session 28)', () => {
         const acct = await createTestAccount(g.t, { credits: 10 });
         const cases: [string, string][] = [['GET', '/v1/nope'], ['GET', '/v2/models'], ['GET', '/v1/chat/completions'], ['DELETE', '/v1/models'], ['GET', '/inference/v1/nope']];
         for (const [method, path] of cases) {
-          for (const headers of [{}, { authorization: `Bearer ${acct.key}` }]) {
+          for (const headers of [{}, { authorization: `Bearer ${acct.key}` }] as Record<string, string>[]) {
             const r = await fetch(`${g.t.url}${path}`, { method, headers });
             assert.deepEqual([r.status, await r.json()], [404, { error: `not found: ${method} ${path}` }], `${method} ${path}`);
           }
