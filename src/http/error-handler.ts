@@ -43,10 +43,10 @@ function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
 /** The one error handler and not-found handler; each surface gets its own body shape. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
+    const r = render(err instanceof Error ? err : new Error(String(err)));
     // Fastify reads the body of an unmatched request before its not-found handler runs; that
     // body's errors (malformed, empty, too large) would hide that nothing is there to take it.
-    if (request.is404 && !reply.sent) return notFound(request, reply);
-    const r = render(err instanceof Error ? err : new Error(String(err)));
+    if (request.is404 && r.status < 500 && !reply.sent) return notFound(request, reply);
     if (r.status >= 500) request.log.error({ err }, 'request failed');
     const body = errorBody(surfaceOf(request.url), r.message);
     if (reply.sent || reply.raw.headersSent) {
