@@ -14,7 +14,7 @@ import { dashboardPagesRoutes } from './dashboard/routes/dashboard-pages.routes.
 import { readSession } from './dashboard/routes/session-cookies.ts';
 import { createStripeTopUp } from './dashboard/stripe-topup.ts';
 import type { AppDeps } from './deps.ts';
-import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseUnreadableBodies } from './http/body-encoding.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { marketPathWithoutTrailingSlash } from './http/surface.ts';
@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // A trailing slash on a market path is ignored; /v1, /admin and the rest keep exact paths.
     rewriteUrl: (req) => marketPathWithoutTrailingSlash(req.url ?? '/'),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
