@@ -179,6 +179,35 @@ const EVERYDAY_WHAT_IS = [
 ];
 
 /**
+ * Mathematics asked in Japanese, Chinese and Korean in the words of their everyday questions
+ * ("why", "how", "what is"): the everyday questions above made those words lean `multilingual`.
+ */
+const CJK_MATH = {
+  ja: [
+    '円の面積はなぜ半径の二乗に比例するのですか？', '三平方の定理を証明してください。', '1から100までの整数の和はいくつですか？', '素数が無限にあるのはなぜですか？',
+    '正方形の対角線の長さはどうやって求めますか？', 'サイコロを2回振って合計が7になる確率は？', '二次方程式の解の公式を説明してください。', '0で割ってはいけないのはなぜですか？',
+  ],
+} as const;
+
+/**
+ * Short code that computes sums, means and products, pasted for review: the maths words in it must
+ * not outweigh the code (code comes before math).
+ */
+const CODE_THAT_COUNTS = [
+  'Can you check this function?\n\nfunction avg(xs){return xs.reduce((a,b)=>a+b,0)/xs.length}',
+  'Review this please:\n\ndef total(prices): return sum(p * 1.2 for p in prices)',
+  'Is this correct?\n\nconst product = nums.reduce((p, n) => p * n, 1);',
+  'Any bugs here?\n\nfunction mean(a){let t=0;for(const v of a)t+=v;return t/a.length}',
+  'Can you make this shorter?\n\nint s = 0; for (int i = 0; i < n; i++) { s += a[i] * a[i]; } return s;',
+];
+
+/** Plain English statements with no request, as pasted from a report or a message. */
+const STATEMENTS = [
+  'Our sales grew in every region this year.', 'Profits fell slightly in the northern region.', 'Costs rose in every department last quarter.',
+  'The team hit its targets in every market.', 'Customer complaints dropped by a third after the new policy.', 'Attendance was lower than expected at every event.',
+];
+
+/**
  * Fragments that name data but no task, as a follow-up to a query or as a first message under a
  * system prompt that says what to do with them: too little to have a lane of their own, so they are
  * trained as vague follow-ups and take their conversation's lane (or the system text's).
@@ -216,6 +245,9 @@ export function everydayCases(): EverydayCase[] {
   for (const [lang, xs] of Object.entries(LATIN_SMALL_TALK)) for (const text of xs) out.push({ lane: 'multilingual', lang, text });
   for (const lane of ['code', 'general'] as const) for (const text of WHY_MY[lane]) out.push({ lane, lang: 'en', text });
   for (const text of EVERYDAY_NAMED) out.push({ lane: 'general', lang: 'en', text });
+  for (const text of STATEMENTS) out.push({ lane: 'general', lang: 'en', text });
+  for (const text of CODE_THAT_COUNTS) out.push({ lane: 'code', lang: 'en', text });
+  for (const [lang, xs] of Object.entries(CJK_MATH)) for (const text of xs) out.push({ lane: 'math', lang, text });
   EVERYDAY_WHAT_IS.forEach((c, i) => out.push({ lane: 'general', lang: 'en', text: (i % 2 === 0 ? 'What is {c}?' : "What's {c}?").replace('{c}', c) }));
   return out;
 }
