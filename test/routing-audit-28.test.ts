@@ -8,7 +8,7 @@ import { sdkAnswer, streamModel, streamedAnswer } from './helpers/routing.ts';
 
 /**
  * The lane classifier as a user meets it through svc-shiplow (docs/api-decisions.md, "Lane
- * classifier: session 28"): three reported misses, then the kinds of prompt a probe of some 130
+ * classifier: session 28"): three reported misses, then the kinds of prompt a probe of 132
  * everyday prompts found in the wrong lane: short questions about programming concepts with no
  * code in them, everyday installs and updates of phones and household things, everyday questions
  * in Japanese, and short greetings in another language.
