@@ -3,8 +3,9 @@
  * (docs/api-decisions.md, "Lane classifier: session 28"): short questions about a programming
  * concept with no code in them (in several languages), everyday installs, updates and set-ups of
  * phones, computers and household things, everyday questions in Japanese, Chinese and Korean, and
- * short greetings and small talk in languages written in the Latin script. None of them is a
- * prompt of the probe itself.
+ * short greetings and small talk in languages written in the Latin script. Written apart from the
+ * probe's prompts, though three came out the same: "What is a closure?", "日本の首都はどこですか？"
+ * and "What is a derivative?".
  */
 
 /** Programming concepts, alone and in the pairs people ask to have told apart. */
