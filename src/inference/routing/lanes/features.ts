@@ -14,7 +14,7 @@ import { LEXICON } from './lexicon.ts';
  * Kinds: word unigrams and bigrams (Han and kana characters count as one-character words, since
  * those scripts do not separate words with spaces), character trigrams (digits folded to 0,
  * whitespace folded to one space), the shape of the text (symbol, digit and line statistics, code
- * fences, script), the shapes of code identifiers (camelCase, snake_case, file names, flags,
+ * fences, accented letters, script), the shapes of code identifiers (camelCase, snake_case, file names, flags,
  * paths, keys: lanes/identifiers.ts), the language that `eld` detects, and counts of the lexicon's
  * words per lane.
  */
@@ -225,6 +225,7 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
   let digits = 0;
   let latin = 0;
   let letters = 0;
+  let accented = 0;
   let lines = 1;
   let indented = 0;
   let atLineStart = true;
@@ -264,7 +265,11 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
     } else if (c < 128) {
       if (SYMBOLS.has(c)) symbols++;
     } else {
-      if (c >= 0xc0 && c <= 0x24f) latin++;
+      if (c === 0xa1 || c === 0xbf) accented++;
+      else if (c >= 0xc0 && c <= 0x24f) {
+        latin++;
+        if (c !== 0xd7 && c !== 0xf7) accented++;
+      }
       else if (c >= 0x370 && c <= 0x3ff) scripts.greek++;
       else if (c >= 0x400 && c <= 0x52f) scripts.cyrillic++;
       else if (c >= 0x590 && c <= 0x5ff) scripts.hebrew++;
@@ -362,6 +367,9 @@ export function extractTextFeatures(raw: string, out: FeatureBuffer): void {
   tag(out, `indent:${bucketOf(indented / lines, [0.01, 0.3])}`);
   tag(out, `len:${bucketOf(raw.length, [20, 60, 200, 1000])}`);
   if (raw.includes('```')) tag(out, 'fence');
+  // Accented Latin letters and ¿ ¡: on a greeting too short for the language detector ("Olá!",
+  // "¿Qué tal?") the one sign of a language other than English the words may not give.
+  if (accented > 0) tag(out, `accents:${Math.min(accented, 3)}`);
   const nonLatin = letters - latin;
   if (letters >= 2 && nonLatin / letters >= 0.5) out.notEnglish = true;
   if (letters < LANGUAGE_RULE_MIN_LETTERS) out.tooShortForLanguageRule = true;

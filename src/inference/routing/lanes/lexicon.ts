@@ -29,6 +29,15 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'venv', 'ubuntu', 'debian', 'env', 'webhook', 'grafana', 'powershell',
     'my pod', 'pod keeps', 'pod stuck', 'pod logs', 'pod restarts', 'pending pod', 'get pods', 'helm chart', 'helm charts',
     'helm release', 'helm install', 'helm upgrade', 'helm rollback', 'helm template', 'helm repo', 'reverse proxy', 'proxy pass',
+    // programming concepts asked about with no code ("What is a closure?"), by words that name
+    // nothing else, in the languages of the data; not the ones with an everyday sense (interface,
+    // inheritance, decorator, interpreter)
+    'const', 'tuple', 'tuples', 'struct', 'enum', 'hashmap', 'mutex', 'deadlock', 'recursion', 'recursive', 'polymorphism',
+    'encapsulation', 'currying', 'memoization', 'monad', 'vtable', 'singleton', 'iterator', 'constructor', 'pointer', 'pointers',
+    'vim', 'emacs', 'lambda', 'recursión', 'recursividad', 'récursivité', 'rekursion', 'ricorsione', 'recursão', 'рекурсия',
+    'puntero', 'pointeur', 'zeiger', 'puntatore', 'ponteiro', 'указатель', 'polimorfismo', 'polymorphisme', 'polymorphismus',
+    'полиморфизм', 'tupla', 'tupel', 'кортеж', 'мьютекс', 'interfaz', 'интерфейс', '递归', '指针', '多态', '元组', '闭包', '再帰',
+    '재귀', '포인터', '다형성',
     // other languages
     'código', 'codigo', 'función', 'funcion', 'programación', 'programa', 'consulta', 'servidor', 'base', 'datos', 'variable',
     'script', 'error', 'hilo', 'proceso', 'fonction', 'requête', 'serveur', 'données', 'programme', 'erreur', 'processus',
@@ -38,7 +47,9 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     '코드', '함수', '에러', '오류', '쿼리', '스크립트', '서버', '프로세스', '스레드', '변수',
     'الكود', 'دالة', 'خطأ', 'استعلام', 'بايثون', 'البرمجة', 'कोड', 'फ़ंक्शन', 'एरर', 'प्रोग्राम',
     '代码', '函数', '报错', '错误', '脚本', '查询', '数据', '线程', '进程', '变量', '提交', '部署', '服务',
-    'コー', 'ード', '関数', 'エラ', 'ラー', 'スク', 'クリ', 'リプ', 'プト', 'クエ', 'エリ', 'コミ', 'ミッ', 'ット', 'スレ', 'レッ', 'ッド', 'プロ', 'ロセ', 'セス',
+    // katakana pairs only from words with no everyday look-alike: コー, ラー, ット, ッド... are as
+    // much coffee, ramen, tickets and beds as code, errors, commits and threads
+    '関数', 'エラ', 'リプ', 'プト', 'クエ', 'ロセ',
   ],
   math: [
     'solve', 'equation', 'equations', 'calculate', 'compute', 'prove', 'proof', 'derivative', 'integral', 'integrate', 'differentiate',
