@@ -89,14 +89,14 @@ describe('responses: session 28 audit', () => {
     const gone = await openai.responses.create({ model: 'svc-fast', input: 'x' });
     assert.deepEqual(await openai.responses.delete(gone.id), { id: gone.id, object: 'response.deleted', deleted: true });
     const unstored = await openai.responses.create({ model: 'svc-fast', input: 'x', store: false });
-    assert.equal(unstored.store, false);
+    assert.equal((unstored as unknown as { store: boolean }).store, false);
     await assert.rejects(openai.responses.retrieve(unstored.id), OpenAI.NotFoundError);
     const foreign = await other.responses.create({ model: 'svc-fast', input: 'x' });
     const seen: string[] = [];
     for (const id of [gone.id, unstored.id, foreign.id, 'resp_doesnotexist']) {
       await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'y', previous_response_id: id }), (e: unknown) => {
         assert.ok(e instanceof OpenAI.BadRequestError || e instanceof OpenAI.NotFoundError, String(e));
-        seen.push(`${(e as OpenAI.APIError).status} ${(e as OpenAI.APIError).message.replace(id, 'ID')}`);
+        seen.push(`${(e as InstanceType<typeof OpenAI.APIError>).status} ${(e as InstanceType<typeof OpenAI.APIError>).message.replace(id, 'ID')}`);
         return true;
       });
     }
@@ -193,7 +193,7 @@ describe('responses: session 28 audit', () => {
     const r = await openai.responses.create({ model: 'svc-fast', input: 'x', metadata: { ...sixteen, k0: 'x'.repeat(512) } });
     assert.equal(Object.keys(r.metadata ?? {}).length, 16);
     assert.deepEqual((await openai.responses.retrieve(r.id)).metadata, r.metadata);
-    for (const metadata of [{ ...sixteen, k16: 'v' }, { ['k'.repeat(65)]: 'v' }, { k: 'x'.repeat(513) }, { k: 5 as unknown as string }]) {
+    for (const metadata of [{ ...sixteen, k16: 'v' }, { ['k'.repeat(65)]: 'v' }, { k: 'x'.repeat(513) }, { k: 5 as unknown as string }] as Record<string, string>[]) {
       await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'x', metadata }), (e: unknown) => e instanceof OpenAI.BadRequestError && /metadata/.test(e.message), JSON.stringify(metadata).slice(0, 80));
     }
   });
@@ -247,6 +247,7 @@ describe('responses: session 28 audit', () => {
     const named = (e: unknown) => e instanceof OpenAI.BadRequestError && e.message.includes('include[0]') && e.message.includes('reasoning.encrypted_content');
     await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'x', include: typo }), named);
     await assert.rejects(openai.responses.retrieve(r.id, { include: typo }), named);
+    await assert.rejects(openai.responses.inputItems.list(r.id, { include: typo }), named);
     await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'x', include: [5 as unknown as 'reasoning.encrypted_content'] }), (e: unknown) => e instanceof OpenAI.BadRequestError && e.message.includes('include[0]'));
   });
 
