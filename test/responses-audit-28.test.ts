@@ -278,4 +278,112 @@ describe('responses: session 28 audit', () => {
     await assert.rejects(openai.responses.cancel('resp_unknown'), OpenAI.NotFoundError);
     await assert.rejects(openai.responses.create({ model: 'svc-fast', input: 'x', background: true }), (e: unknown) => e instanceof OpenAI.BadRequestError && e.message.includes('background'));
   });
+  describe('chains, tools, echoes and usage', () => {
+    const weather: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+
+    it('a three-turn chain across both kinds carries every earlier turn, tool calls and outputs included', async () => {
+      g.anthropic.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Rome' } }] });
+      const r1 = await openai.responses.create({ model: 'svc-vision', input: 'Rome?', tools: weather });
+      const call = r1.output.find((o) => o.type === 'function_call')!;
+      assert.ok(call.type === 'function_call');
+      g.openai.chat.enqueue({ text: 'Sunny.' });
+      const r2 = await openai.responses.create({ model: 'svc-fast', previous_response_id: r1.id, tools: weather, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }] });
+      g.anthropic.chat.enqueue({ text: 'You asked about Rome.' });
+      const r3 = await openai.responses.create({ model: 'svc-vision', previous_response_id: r2.id, input: 'What did I ask?' });
+      assert.equal(r3.output_text, 'You asked about Rome.');
+      const sent = anthropicBody().messages;
+      assert.deepEqual(sent.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+      assert.ok(JSON.stringify(sent).includes('tool_result'), JSON.stringify(sent));
+    });
+
+    it('stateless tool round trip with store false: the function_call item and its output sent back', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] }, { text: 'Cold.' });
+      const r1 = await openai.responses.create({ model: 'svc-fast', input: 'Oslo?', tools: weather, store: false });
+      const call = r1.output.find((o) => o.type === 'function_call')!;
+      assert.ok(call.type === 'function_call');
+      const r2 = await openai.responses.create({ model: 'svc-fast', store: false, tools: weather, input: [{ role: 'user', content: 'Oslo?' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'cold' }] });
+      assert.equal(r2.output_text, 'Cold.');
+      const msgs = openaiBody().messages;
+      assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'tool']);
+    });
+
+    it('a function_call_output whose call is nowhere in the conversation is 400', async () => {
+      await assert.rejects(openai.responses.create({ model: 'svc-fast', tools: weather, input: [{ type: 'function_call_output', call_id: 'call_nowhere', output: 'x' }] }), (e: unknown) => e instanceof OpenAI.BadRequestError && e.message.includes('call_nowhere'));
+    });
+
+    it('parallel function calls, streamed on the OpenAI kind: one output index each, arguments whole', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Rome' } }, { name: 'weather', arguments: { city: 'Oslo' } }], interleaveToolCalls: true });
+      const { events } = await streamed({ model: 'svc-fast', input: 'both', tools: weather, stream: true });
+      const final = events.at(-1)!.response as OpenAI.Responses.Response;
+      const calls = final.output.filter((o) => o.type === 'function_call');
+      assert.deepEqual(calls.map((c) => c.type === 'function_call' && JSON.parse(c.arguments)), [{ city: 'Rome' }, { city: 'Oslo' }]);
+      const dones = events.filter((e) => e.type === 'response.function_call_arguments.done');
+      assert.deepEqual(dones.map((e) => e.output_index), [0, 1]);
+      assert.equal(new Set(calls.map((c) => c.type === 'function_call' && c.call_id)).size, 2);
+    });
+
+    it('a tool call cut by max_output_tokens is incomplete', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Reykjavik' } }], finish: 'length' });
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'x', tools: weather, max_output_tokens: 16 });
+      assert.equal(r.status, 'incomplete');
+      assert.deepEqual(r.incomplete_details, { reason: 'max_output_tokens' });
+    });
+
+    it('text.format json_schema streamed: the final text is the JSON', async () => {
+      g.anthropic.chat.enqueue({ json: { answer: 3 } });
+      const format = { type: 'json_schema' as const, name: 'answer', strict: true, schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false } };
+      const stream = openai.responses.stream({ model: 'svc-vision', input: 'x', text: { format } });
+      // The SDK's stream parses only zod formats (zodTextFormat); a plain schema's text is the client's to parse.
+      const final = await stream.finalResponse();
+      assert.deepEqual(JSON.parse(textOf(final)), { answer: 3 });
+    });
+
+    it("echoes: temperature, top_p (OpenAI's default 1 when unsent), tool_choice, parallel_tool_calls, user, tools; parallel_tool_calls false reaches the upstream", async () => {
+      g.openai.chat.enqueue({ text: 'a' });
+      const r = await openai.responses.create({ model: 'svc-fast', input: 'x', tools: weather, tool_choice: { type: 'function', name: 'weather' }, parallel_tool_calls: false, temperature: 0.5, top_p: 0.9, user: 'u1' });
+      assert.equal(r.temperature, 0.5);
+      assert.equal(r.top_p, 0.9);
+      assert.deepEqual(r.tool_choice, { type: 'function', name: 'weather' });
+      assert.equal(r.parallel_tool_calls, false);
+      assert.equal(r.user, 'u1');
+      assert.equal(r.tools[0]!.type === 'function' && r.tools[0]!.name, 'weather');
+      const body = openaiBody();
+      assert.equal(body.parallel_tool_calls, false);
+      assert.equal(body.temperature, 0.5);
+      assert.deepEqual(body.tool_choice, { type: 'function', function: { name: 'weather' } });
+      g.openai.chat.enqueue({ text: 'b' });
+      const d = await openai.responses.create({ model: 'svc-fast', input: 'x' });
+      assert.equal(d.temperature, 1);
+      assert.equal(d.top_p, 1);
+      assert.equal(d.tool_choice, 'auto');
+      assert.deepEqual(d.tools, []);
+      assert.deepEqual(d.metadata, {});
+    });
+
+    it('an upstream error: the SDK gets an error and nothing is stored as completed', async () => {
+      g.anthropic.chat.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long' } });
+      await assert.rejects(openai.responses.create({ model: 'svc-vision', input: 'x' }), (e: unknown) => e instanceof OpenAI.APIError && e.status === 400);
+    });
+
+    it('Anthropic usage: cache reads in cached_tokens, cache writes in input_tokens, total the sum', async () => {
+      g.anthropic.chat.enqueue({ text: 'a', usage: { input: 100, cached: 30, output: 10, written: 20 } });
+      const r = await openai.responses.create({ model: 'svc-vision', input: 'x' });
+      assert.equal(r.usage?.input_tokens, 100);
+      assert.equal(r.usage?.input_tokens_details.cached_tokens, 30);
+      assert.equal(r.usage?.total_tokens, 110);
+      g.anthropic.chat.enqueue({ text: 'a', usage: { input: 100, cached: 30, output: 10, written: 20 } });
+      const { events } = await streamed({ model: 'svc-vision', input: 'x', stream: true });
+      assert.deepEqual((events.at(-1)!.response as OpenAI.Responses.Response).usage, r.usage);
+    });
+
+    it('input_items of a continuation list the context it was given (docs/api-decisions.md), instructions not an item', async () => {
+      g.openai.chat.enqueue({ text: 'a' }, { text: 'b' });
+      const r1 = await openai.responses.create({ model: 'svc-fast', input: 'first', instructions: 'Be brief.' });
+      const r2 = await openai.responses.create({ model: 'svc-fast', input: 'second', previous_response_id: r1.id });
+      const items = (await openai.responses.inputItems.list(r1.id)).data;
+      assert.equal(items.length, 1);
+      const later = (await openai.responses.inputItems.list(r2.id, { order: 'asc' })).data;
+      assert.deepEqual(later.map((i) => i.type === 'message' && (i.content[0] as { text: string }).text), ['first', 'a', 'second']);
+    });
+  });
 });
