@@ -385,5 +385,47 @@ describe('responses: session 28 audit', () => {
       const later = (await openai.responses.inputItems.list(r2.id, { order: 'asc' })).data;
       assert.deepEqual(later.map((i) => i.type === 'message' && (i.content[0] as { text: string }).text), ['first', 'a', 'second']);
     });
+    it('streamed with store false: response.created says so, and the id is not retrievable', async () => {
+      g.openai.chat.enqueue({ text: 'a' });
+      const events: Ev[] = [];
+      for await (const e of await openai.responses.create({ model: 'svc-fast', input: 'x', stream: true, store: false })) events.push(e as unknown as Ev);
+      const created = events[0]!.response as { id: string; store: boolean };
+      assert.equal(created.store, false);
+      await assert.rejects(openai.responses.retrieve(created.id), OpenAI.NotFoundError);
+    });
+
+    it('a streamed function call opens with empty arguments and status in_progress, and closes completed', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Rome' } }] });
+      const events: Ev[] = [];
+      for await (const e of await openai.responses.create({ model: 'svc-fast', input: 'x', stream: true, tools: weather })) events.push(e as unknown as Ev);
+      const added = events.find((e) => e.type === 'response.output_item.added')!.item as OpenAI.Responses.ResponseFunctionToolCall;
+      assert.equal(added.arguments, '');
+      assert.equal(added.status, 'in_progress');
+      assert.equal(added.name, 'weather');
+      const done = events.find((e) => e.type === 'response.output_item.done')!.item as OpenAI.Responses.ResponseFunctionToolCall;
+      assert.equal(done.status, 'completed');
+      assert.equal(done.call_id, added.call_id);
+      assert.deepEqual(JSON.parse(done.arguments), { city: 'Rome' });
+      for (const e of events.filter((x) => x.type.startsWith('response.function_call_arguments'))) assert.equal(e.item_id, added.id);
+    });
+
+    it('an incomplete response can be continued', async () => {
+      g.openai.chat.enqueue({ text: 'cut', finish: 'length' }, { text: 'rest' });
+      const r1 = await openai.responses.create({ model: 'svc-fast', input: 'x', max_output_tokens: 16 });
+      assert.equal(r1.status, 'incomplete');
+      const r2 = await openai.responses.create({ model: 'svc-fast', input: 'go on', previous_response_id: r1.id });
+      assert.equal(r2.output_text, 'rest');
+      assert.deepEqual(openaiBody().messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    });
+
+    it('a function_call_output given as content parts reaches the upstream as the tool result text', async () => {
+      g.openai.chat.enqueue({ toolCalls: [{ name: 'weather', arguments: { city: 'Rome' } }] });
+      const r1 = await openai.responses.create({ model: 'svc-fast', input: 'x', tools: weather });
+      const call = r1.output.find((o) => o.type === 'function_call')!;
+      assert.ok(call.type === 'function_call');
+      g.anthropic.chat.enqueue({ text: 'ok' });
+      await openai.responses.create({ model: 'svc-vision', previous_response_id: r1.id, tools: weather, input: [{ type: 'function_call_output', call_id: call.call_id, output: [{ type: 'input_text', text: 'warm' }] }] });
+      assert.ok(JSON.stringify(anthropicBody().messages).includes('warm'));
+    });
   });
 });
