@@ -321,7 +321,7 @@ const ResponsesRequest = obj(
     tools: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'function tools and mcp tools' } },
     tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }], description: 'none, auto, required or a named function or mcp tool; required and named tools only next to tools' },
     parallel_tool_calls: bool,
-    text: obj({ format: { type: 'object', additionalProperties: true } }),
+    text: obj({ format: { type: 'object', additionalProperties: true }, verbosity: { type: 'string', enum: ['low', 'medium', 'high'], description: 'accepted and ignored (not echoed)' } }),
     reasoning: obj({
       effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
       summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] },

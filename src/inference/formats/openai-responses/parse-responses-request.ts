@@ -475,6 +475,9 @@ function readAllowedTools(f: Fields, d: Declared): ResponsesToolChoice {
 function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObject } {
   if (body.text === undefined || body.text === null) return { echo: { format: { type: 'text' } } };
   const text = expectFields(body.text, 'text');
+  // Read only to refuse a value OpenAI does not define: no upstream here takes it, and it is not
+  // echoed (docs/api-decisions.md, "Responses: seventeenth audit").
+  readEnum(text, 'verbosity', 'text', ['low', 'medium', 'high'] as const);
   if (text.format === undefined || text.format === null) return { echo: { format: { type: 'text' } } };
   const f = expectFields(text.format, 'text.format');
   const type = readEnum(f, 'type', 'text.format', ['text', 'json_object', 'json_schema'] as const, { required: true });
