@@ -321,7 +321,7 @@ const ResponsesRequest = obj(
     tools: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'function tools and mcp tools' } },
     tool_choice: { oneOf: [str, { type: 'object', additionalProperties: true }], description: 'none, auto, required or a named function or mcp tool; required and named tools only next to tools' },
     parallel_tool_calls: bool,
-    text: obj({ format: { type: 'object', additionalProperties: true } }),
+    text: obj({ format: { type: 'object', additionalProperties: true }, verbosity: { type: 'string', enum: ['low', 'medium', 'high'], description: 'accepted and ignored (not echoed)' } }),
     reasoning: obj({
       effort: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
       summary: { type: 'string', enum: ['auto', 'concise', 'detailed'] },
@@ -333,7 +333,7 @@ const ResponsesRequest = obj(
       description:
         '`reasoning.encrypted_content`: reasoning items carry `encrypted_content`, a sealed token of the reasoning blocks the upstream needs back ' +
         '(null when there are none); send the item back with it (e.g. with `store: false`) and the next turn keeps its reasoning. ' +
-        'An encrypted_content the service did not issue to the account is a 400. Other values are accepted and ignored.',
+        'An encrypted_content the service did not issue to the account is a 400. The other values OpenAI defines are accepted and ignored; any other value is a 400.',
     },
     metadata: { type: 'object', additionalProperties: str },
     max_tool_calls: { type: 'integer', minimum: 1, description: 'echoed; MCP calls are bounded by the gateway\'s own round limit' },

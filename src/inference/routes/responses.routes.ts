@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { HttpError, badRequest, notFound } from '../../shared/errors.ts';
+import { checkIncludes } from '../formats/openai-responses/include-values.ts';
 import { parseResponsesRequest } from '../formats/openai-responses/parse-responses-request.ts';
 import { readRetrieveInclude, withEncryptedReasoning } from '../formats/openai-responses/retrieve-include.ts';
 import { principalOf } from '../http/principal.ts';
@@ -70,11 +71,12 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
       { onRequest: ctx.guard('inference'), schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'A stored response, for the account that created it' } },
       async (request) => {
         const stream = readRetrieveStream(request.query);
+        const include = checkIncludes(readRetrieveInclude(request.query));
         const r = await loadResponse(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
         if (!r) throw notFound('response not found');
         if (stream) throw badRequest(NOT_STREAMED);
         // Other include values change nothing here, as on create.
-        return readRetrieveInclude(request.query).includes('reasoning.encrypted_content') ? withEncryptedReasoning(r.body, r.outputItems) : r.body;
+        return include.includes('reasoning.encrypted_content') ? withEncryptedReasoning(r.body, r.outputItems) : r.body;
       },
     );
     app.delete<{ Params: { id: string } }>(
@@ -93,7 +95,7 @@ export function responsesRoutes(deps: ResponsesDeps): InferenceRoutes {
         schema: { ...INFERENCE_ROUTE_SCHEMA, summary: 'The items a stored response was given (its conversation), by `order`, `limit` and `after`' },
       },
       async (request) => {
-        const query = readInputItemsQuery(request.query, readRetrieveInclude(request.query));
+        const query = readInputItemsQuery(request.query, checkIncludes(readRetrieveInclude(request.query)));
         const items = await loadInputItems(deps.db, principalOf(request).accountId, request.params.id, new Date(ctx.clock.now()));
         if (!items) throw notFound('response not found');
         return inputItemsPage(items, query);

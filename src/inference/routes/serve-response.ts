@@ -383,8 +383,9 @@ async function runResponse(ctx: InferenceContext, deps: ServeResponseDeps, reque
       tools: parsed.toolsEcho,
       toolChoice: toolChoiceEcho(parsed),
       parallelToolCalls: parsed.parallelToolCalls,
-      temperature: parsed.temperature ?? null,
-      topP: parsed.topP ?? null,
+      // Unsent, both are the upstream's default 1 (OpenAI's and Anthropic's), which OpenAI echoes.
+      temperature: parsed.temperature ?? 1,
+      topP: parsed.topP ?? 1,
       maxOutputTokens: parsed.maxOutputTokens ?? null,
       text: parsed.textEcho,
       reasoningEffort: parsed.reasoningEffort ?? null,

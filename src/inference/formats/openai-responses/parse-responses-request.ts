@@ -19,6 +19,7 @@ import { readStreamOptions } from '../stream-options.ts';
 import { imageUrlForUpstream } from '../image-data-uri.ts';
 import { mentionsJson } from '../json-mode.ts';
 import { readMetadata } from '../openai-metadata.ts';
+import { checkIncludes } from './include-values.ts';
 import { checkUserParts, checkUserText } from '../user-content.ts';
 import type {
   AllowedTool,
@@ -474,6 +475,9 @@ function readAllowedTools(f: Fields, d: Declared): ResponsesToolChoice {
 function readTextFormat(body: Fields): { format?: ResponseFormat; echo: JsonObject } {
   if (body.text === undefined || body.text === null) return { echo: { format: { type: 'text' } } };
   const text = expectFields(body.text, 'text');
+  // Read only to refuse a value OpenAI does not define: no upstream here takes it, and it is not
+  // echoed (docs/api-decisions.md, "Responses: seventeenth audit").
+  readEnum(text, 'verbosity', 'text', ['low', 'medium', 'high'] as const);
   if (text.format === undefined || text.format === null) return { echo: { format: { type: 'text' } } };
   const f = expectFields(text.format, 'text.format');
   const type = readEnum(f, 'type', 'text.format', ['text', 'json_object', 'json_schema'] as const, { required: true });
@@ -538,7 +542,7 @@ export function parseResponsesRequest(raw: unknown, sealer: ReasoningSealer): Pa
     }
   }
   if (body.include !== undefined && body.include !== null && !Array.isArray(body.include)) invalid('include', 'must be an array');
-  const includeEncryptedReasoning = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+  const includeEncryptedReasoning = Array.isArray(body.include) && checkIncludes(body.include).includes('reasoning.encrypted_content');
   // OpenAI's minimum (docs/api-decisions.md, "Inference: fourth audit").
   const maxOutputTokens = readInteger(body, 'max_output_tokens', '', { min: MIN_OUTPUT_TOKENS });
   const temperature = readNumber(body, 'temperature', '', { min: 0, max: 2 });
