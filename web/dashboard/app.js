@@ -5,7 +5,7 @@ import { renderConsole } from './console.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
-let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false };
+let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false, mail_outbox: null };
 // The sign-up made the account but its verification email could not be sent (the mail server was
 // down): the verification banner says so until a Resend goes through.
 let verificationNotSent = false;
@@ -219,7 +219,7 @@ function viewSignIn() {
         h('a', { href: tabHref('sign-up'), 'data-nav': '', 'aria-current': tab === 'sign-up' ? 'page' : null }, 'Create an account'),
       ),
       form,
-      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, 'We email you a link to verify your address. Passwords are at least 10 characters.'),
+      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, state.mail_outbox ? `${noMailServer()} Passwords are at least 10 characters.` : 'We email you a link to verify your address. Passwords are at least 10 characters.'),
     ),
     h('p', { class: 'muted' }, 'Operators: ', h('a', { href: '/console', 'data-nav': '' }, 'open the console'), '.'),
   );
@@ -249,7 +249,7 @@ function viewForgot() {
     fields: [email],
     label: 'Email me a link',
     submit: (body) => api('POST', '/dashboard/api/password-reset', body),
-    onDone: async () => toast('If that email has an account, a reset link is on its way.'),
+    onDone: async () => toast(state.mail_outbox ? `If that email has an account, a reset link was written to ${state.mail_outbox}/.` : 'If that email has an account, a reset link is on its way.'),
   })));
 }
 
@@ -278,7 +278,7 @@ function verifyBanner() {
       await api('POST', '/dashboard/api/verify-email/resend');
       verificationNotSent = false;
       text.textContent = pleaseVerify();
-      toast('A new verification link was sent.');
+      toast(state.mail_outbox ? `A new verification link was written to ${state.mail_outbox}/.` : 'A new verification link was sent.');
     } catch (e) {
       toast(e.message);
     } finally {
@@ -289,7 +289,16 @@ function verifyBanner() {
 }
 
 function pleaseVerify() {
-  return `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
+  const verify = `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
+  return state.mail_outbox ? `${verify} ${noMailServer()}` : verify;
+}
+
+/**
+ * Without a mail server (a local install) nothing reaches an inbox: where the emails are instead,
+ * as the service is configured, so the user does not wait for one.
+ */
+function noMailServer() {
+  return `This service sends no email (SMTP_URL is not set): each link is written to a file in ${state.mail_outbox}/ on the machine that runs it, and to its log.`;
 }
 
 function viewOverview() {
@@ -450,7 +459,11 @@ async function viewCredits(params) {
   const before = params.get('before');
   const { account, ledger, next_before } = await api('GET', `/dashboard/api/credits?limit=${LEDGER_PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
   const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
-  if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
+  // Stripe Checkout comes back here with `topup`; where card payments are not set up no payment
+  // can have happened, whatever the address says.
+  const topup = state.topup_enabled ? params.get('topup') : null;
+  if (topup === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
+  if (topup === 'cancelled') parts.unshift(h('p', { class: 'muted', role: 'status' }, 'Payment cancelled: nothing was charged.'));
   if (!state.topup_enabled) {
     parts.push(h('section', { class: 'card' }, h('h2', {}, 'Add credits'), h('p', {}, `Card payments are not set up here: ask the operator of this service to add credits to account ${account.id} (${account.email}).`)));
   } else {

@@ -25,6 +25,8 @@ export interface DashboardApiOptions {
   readonly adminToken: string;
   readonly authLimiter: RateLimiter;
   readonly stripe: StripeTopUp | null;
+  /** Where emails are written when the service has no SMTP server (Mailer.outbox). */
+  readonly mailOutbox: string | null;
   /** Resolves once the charges this instance queued are written (Billing.written). */
   readonly chargesWritten: () => Promise<void>;
   /**
@@ -176,7 +178,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     {
       schema: {
         tags,
-        summary: 'Who is signed in, the CSRF token to send, and whether top-up is offered',
+        summary: 'Who is signed in, the CSRF token to send, whether top-up is offered, and where emails go',
         response: {
           200: Type.Object({
             signed_in: Type.Boolean(),
@@ -184,6 +186,10 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
             account: Type.Union([AccountSummary, Type.Null()]),
             csrf_token: Type.String(),
             topup_enabled: Type.Boolean(),
+            mail_outbox: Type.Union([Type.String(), Type.Null()], {
+              description:
+                'The folder, on the machine running the service, that its emails (verification, password reset) are written to: it has no mail server (SMTP_URL unset). Null when they are sent by email.',
+            }),
           }),
         },
       },
@@ -197,6 +203,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
         account: s && s.accountId !== null ? await summary(s.accountId) : null,
         csrf_token: csrf,
         topup_enabled: opts.stripe !== null,
+        mail_outbox: opts.mailOutbox,
       };
     },
   );
@@ -538,7 +545,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       if (!opts.stripe) throw notFound('top-up is not available here');
       const account = await getAccountOrThrow(db, s.accountId);
       const origin = `${request.protocol}://${request.host}`;
-      return { url: await opts.stripe.createCheckout({ accountId: account.id, email: account.email, cents: request.body.usd * 100, returnUrl: `${origin}/account` }) };
+      return { url: await opts.stripe.createCheckout({ accountId: account.id, email: account.email, cents: request.body.usd * 100, returnUrl: `${origin}/account/credits` }) };
     },
   );
 
