@@ -84,4 +84,35 @@ describe('dashboard pages, session 28 (Chromium)', { skip: chromiumSkip }, () =>
     assert.deepEqual(problems, []);
     await ctx.close();
   });
+
+  it('a reset asked for a malformed email says so under the field, not that a link is on its way', async () => {
+    const { ctx, page, problems } = await openWatchedPage(browser);
+    await page.goto(`${smtp.url}/account/forgot`);
+    await page.getByLabel('Email').fill('ada@examplecom');
+    await page.getByLabel('Email').press('Enter');
+    await page.getByText('invalid email: expected an address like name@example.com').waitFor();
+    assert.equal(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
+    assert.doesNotMatch((await page.locator('#toast').textContent()) ?? '', /reset link/);
+    // Chromium logs the refused request itself; the page's script logs nothing.
+    assert.deepEqual(problems.filter((p) => !p.includes('status of 400 (Bad Request)')), []);
+    await ctx.close();
+  });
+
+  it('revoking a key from the keyboard keeps the focus on the keys and takes away the secret shown for it', async () => {
+    const { ctx, page, problems } = await openWatchedPage(browser);
+    page.on('dialog', (d) => void d.accept());
+    await signUpInPage(page, local.url, 'keyboard@example.com', 'a long keyboard password');
+    await page.goto(`${local.url}/account/keys`);
+    await page.getByLabel('Key name').fill('laptop');
+    await page.getByLabel('Key name').press('Enter');
+    await page.getByTestId('new-key').waitFor();
+    await page.getByRole('button', { name: 'Revoke key laptop' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('cell', { name: 'revoked', exact: true }).waitFor();
+    assert.equal(await page.getByTestId('new-key').count(), 0, 'the secret of a revoked key is no longer on the page');
+    const focused = await page.evaluate<string>("document.activeElement ? document.activeElement.textContent : ''");
+    assert.equal(focused, 'Your keys');
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
 });

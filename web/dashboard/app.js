@@ -319,6 +319,11 @@ function viewOverview() {
 async function viewKeys() {
   const list = h('div', { class: 'table-wrap' });
   const created = h('div', { 'aria-live': 'polite' });
+  // The key whose secret `created` shows: revoked, its secret leaves the page.
+  let shownKeyId = null;
+  // A Rename or Revoke button goes with its row when the list is drawn again: the focus moves
+  // here, not to the top of the page, so a keyboard user stays at the keys.
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your keys');
   // No maxlength: the browser counts UTF-16 units (an emoji is two), the API characters; its
   // 400 `name: must be at most 100 characters` shows under the field.
   const name = field('name', 'Key name', { required: '', placeholder: 'laptop' });
@@ -337,6 +342,7 @@ async function viewKeys() {
         }
       } }, 'Copy');
       created.replaceChildren(h('div', { class: 'card' }, h('h2', {}, `Key "${k.name}" created`), h('p', {}, 'Copy it now: it is shown only once.'), secret, copy));
+      shownKeyId = k.id;
       name.input.value = '';
       await load();
     },
@@ -354,6 +360,7 @@ async function viewKeys() {
       return;
     }
     await load();
+    listHeading.focus();
   } }, 'Rename');
   const revokeButton = (k) => h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
     if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
@@ -364,7 +371,12 @@ async function viewKeys() {
       return;
     }
     toast(`Key "${k.name}" revoked.`);
+    if (k.id === shownKeyId) {
+      created.replaceChildren();
+      shownKeyId = null;
+    }
     await load();
+    listHeading.focus();
   } }, 'Revoke');
   async function load() {
     const { keys } = await api('GET', '/dashboard/api/keys');
@@ -379,7 +391,7 @@ async function viewKeys() {
       ))),
     ));
   }
-  show('Keys', verifyBanner() || '', h('section', { class: 'card' }, h('h2', {}, 'New key'), form), created, h('section', { class: 'card' }, h('h2', {}, 'Your keys'), list));
+  show('Keys', verifyBanner() || '', h('section', { class: 'card' }, h('h2', {}, 'New key'), form), created, h('section', { class: 'card' }, listHeading, list));
   await load();
 }
 

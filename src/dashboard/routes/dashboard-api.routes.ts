@@ -288,7 +288,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     {
       schema: {
         tags,
-        summary: 'Email a password reset link (answers the same whether the email has an account, unless the mail server does not take it: 503)',
+        summary: 'Email a password reset link (answers the same whether the email has an account, unless the mail server does not take it: 503; a malformed address is 400)',
         body: Type.Object({ email: Email }, strict),
         response: { 200: Ok, ...errors, 503: ErrorBody },
       },
