@@ -5,7 +5,7 @@ import { renderConsole } from './console.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
-let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false, mail_outbox: null };
+let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false, sends_email: true, mail_outbox: null };
 // The sign-up made the account but its verification email could not be sent (the mail server was
 // down): the verification banner says so until a Resend goes through.
 let verificationNotSent = false;
@@ -219,7 +219,7 @@ function viewSignIn() {
         h('a', { href: tabHref('sign-up'), 'data-nav': '', 'aria-current': tab === 'sign-up' ? 'page' : null }, 'Create an account'),
       ),
       form,
-      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, state.mail_outbox ? `${noMailServer()} Passwords are at least 10 characters.` : 'We email you a link to verify your address. Passwords are at least 10 characters.'),
+      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, !state.sends_email ? `${noMailServer()} Passwords are at least 10 characters.` : 'We email you a link to verify your address. Passwords are at least 10 characters.'),
     ),
     h('p', { class: 'muted' }, 'Operators: ', h('a', { href: '/console', 'data-nav': '' }, 'open the console'), '.'),
   );
@@ -249,7 +249,7 @@ function viewForgot() {
     fields: [email],
     label: 'Email me a link',
     submit: (body) => api('POST', '/dashboard/api/password-reset', body),
-    onDone: async () => toast(state.mail_outbox ? `If that email has an account, a reset link was written to ${state.mail_outbox}/.` : 'If that email has an account, a reset link is on its way.'),
+    onDone: async () => toast(!state.sends_email ? `If that email has an account, a reset link was written to ${outboxFolder()}.` : 'If that email has an account, a reset link is on its way.'),
   })));
 }
 
@@ -278,7 +278,7 @@ function verifyBanner() {
       await api('POST', '/dashboard/api/verify-email/resend');
       verificationNotSent = false;
       text.textContent = pleaseVerify();
-      toast(state.mail_outbox ? `A new verification link was written to ${state.mail_outbox}/.` : 'A new verification link was sent.');
+      toast(!state.sends_email ? `A new verification link was written to ${outboxFolder()}.` : 'A new verification link was sent.');
     } catch (e) {
       toast(e.message);
     } finally {
@@ -290,7 +290,7 @@ function verifyBanner() {
 
 function pleaseVerify() {
   const verify = `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
-  return state.mail_outbox ? `${verify} ${noMailServer()}` : verify;
+  return state.sends_email ? verify : `${verify} ${noMailServer()}`;
 }
 
 /**
@@ -298,7 +298,12 @@ function pleaseVerify() {
  * as the service is configured, so the user does not wait for one.
  */
 function noMailServer() {
-  return `This service sends no email (SMTP_URL is not set): each link is written to a file in ${state.mail_outbox}/ on the machine that runs it, and to its log.`;
+  return `This service sends no email (SMTP_URL is not set): each link is written to a file in ${outboxFolder()} on the machine that runs it, and to its log.`;
+}
+
+/** The folder as configured once signed in; before that the session names no server path. */
+function outboxFolder() {
+  return state.mail_outbox ? `${state.mail_outbox}/` : 'DATA_DIR/outbox/';
 }
 
 function viewOverview() {

@@ -186,9 +186,9 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
             account: Type.Union([AccountSummary, Type.Null()]),
             csrf_token: Type.String(),
             topup_enabled: Type.Boolean(),
+            sends_email: Type.Boolean({ description: 'false: the service has no mail server (SMTP_URL unset) and writes its emails to DATA_DIR/outbox/, their links logged' }),
             mail_outbox: Type.Union([Type.String(), Type.Null()], {
-              description:
-                'The folder, on the machine running the service, that its emails (verification, password reset) are written to: it has no mail server (SMTP_URL unset). Null when they are sent by email.',
+              description: 'That folder as configured, to a signed-in account (its verification link is there); null otherwise, and when emails are sent.',
             }),
           }),
         },
@@ -203,7 +203,9 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
         account: s && s.accountId !== null ? await summary(s.accountId) : null,
         csrf_token: csrf,
         topup_enabled: opts.stripe !== null,
-        mail_outbox: opts.mailOutbox,
+        sends_email: opts.mailOutbox === null,
+        // A folder of the server's, so only to an account, whose link is in it.
+        mail_outbox: s && s.accountId !== null ? opts.mailOutbox : null,
       };
     },
   );
