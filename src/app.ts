@@ -170,6 +170,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       adminToken: deps.adminToken,
       authLimiter: deps.limiters.auth,
       stripe: config.dashboard.stripe ? createStripeTopUp(db, config.dashboard.stripe) : null,
+      mailOutbox: deps.mailer.outbox,
       chargesWritten: () => deps.billing.written(),
       balance: (accountId, read) => deps.billing.balance(accountId, read),
       lastUsedWritten: () => deps.apiKeys.flushLastUsed(),

@@ -143,6 +143,10 @@ describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
     await page.getByRole('button', { name: 'Pay with Stripe' }).click();
     await page.getByText('Fake Stripe Checkout').waitFor();
     assert.equal(stripeApi.created.length, 1);
+    // Checkout comes back to the Credits page, which says what happened.
+    const checkout = stripeApi.created[0] as Record<string, string>;
+    assert.equal(checkout.success_url, `${gw.t.url}/account/credits?topup=success`);
+    assert.equal(checkout.cancel_url, `${gw.t.url}/account/credits?topup=cancelled`);
     const before = (await (await ctx.request.get(`${gw.t.url}/dashboard/api/credits`)).json()).account.credits_micro;
     const event = {
       id: 'evt_test_topup_1',
@@ -156,6 +160,10 @@ describe('account dashboard in Chromium', { skip: chromiumSkip }, () => {
     assert.equal(badSig.status, 400);
     const afterTopUp = (await (await ctx.request.get(`${gw.t.url}/dashboard/api/credits`)).json()).account.credits_micro;
     assert.equal(BigInt(afterTopUp) - BigInt(before), 10_000n * 1_000_000n, '$10 = 10,000 credits, once');
+    await page.goto(checkout.success_url!);
+    await page.getByText('Payment received: credits appear here as soon as Stripe confirms it.').waitFor();
+    await page.goto(checkout.cancel_url!);
+    await page.getByText('Payment cancelled: nothing was charged.').waitFor();
     await page.goto(`${gw.t.url}/account/credits`);
     await shoot(page, 'credits');
 

@@ -45,7 +45,8 @@ export interface DashboardService {
   verifyEmail(token: string): Promise<Account>;
   /**
    * Emails a reset link when the address has an account; answers the same either way, except that
-   * a link the mail server does not take is MailNotSent (503).
+   * a link the mail server does not take is MailNotSent (503) and an address no account may have
+   * (checkEmail) is 400.
    */
   requestPasswordReset(email: string): Promise<void>;
   /**
@@ -254,7 +255,9 @@ export function createDashboardService(opts: DashboardServiceOptions): Dashboard
 
     async requestPasswordReset(email) {
       const account = await accountByEmail(email);
-      if (!account) return;
+      // An address no account can have is a typo to point out, not a link to wait for; checked
+      // only without an account, so one made under older rules can still reset its password.
+      if (!account) return checkEmail(email);
       const token = await newEmailToken(account.id, 'reset', RESET_MINUTES * 60_000);
       const link = `${opts.publicUrl}/account/reset?token=${token}`;
       await deliver({

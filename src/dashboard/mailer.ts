@@ -13,6 +13,8 @@ export interface Mail {
 
 export interface Mailer {
   send(mail: Mail): Promise<void>;
+  /** The folder messages are written to when there is no SMTP server; null when they are sent. */
+  readonly outbox: string | null;
   close(): void;
 }
 
@@ -30,6 +32,7 @@ export function createMailer(opts: { smtpUrl: string | null; from: string; dataD
         transport ??= import('nodemailer').then((m) => m.default.createTransport(smtpUrl));
         await (await transport).sendMail({ from: opts.from, to: mail.to, subject: mail.subject, text: mail.text });
       },
+      outbox: null,
       close: () => void transport?.then((t) => t.close(), () => {}),
     };
   }
@@ -41,6 +44,7 @@ export function createMailer(opts: { smtpUrl: string | null; from: string; dataD
       writeFileSync(file, `From: ${opts.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600 });
       opts.logger.info({ to: mail.to, subject: mail.subject, link: mail.link, file }, 'no SMTP_URL: email written to the outbox');
     },
+    outbox,
     close: () => {},
   };
 }

@@ -5,7 +5,7 @@ import { renderConsole } from './console.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
-let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false };
+let state = { signed_in: false, operator: false, account: null, csrf_token: '', topup_enabled: false, sends_email: true, mail_outbox: null };
 // The sign-up made the account but its verification email could not be sent (the mail server was
 // down): the verification banner says so until a Resend goes through.
 let verificationNotSent = false;
@@ -219,7 +219,7 @@ function viewSignIn() {
         h('a', { href: tabHref('sign-up'), 'data-nav': '', 'aria-current': tab === 'sign-up' ? 'page' : null }, 'Create an account'),
       ),
       form,
-      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, 'We email you a link to verify your address. Passwords are at least 10 characters.'),
+      tab === 'sign-in' ? h('p', {}, h('a', { href: '/account/forgot', 'data-nav': '' }, 'Forgot your password?')) : h('p', { class: 'muted' }, !state.sends_email ? `${noMailServer()} Passwords are at least 10 characters.` : 'We email you a link to verify your address. Passwords are at least 10 characters.'),
     ),
     h('p', { class: 'muted' }, 'Operators: ', h('a', { href: '/console', 'data-nav': '' }, 'open the console'), '.'),
   );
@@ -249,7 +249,7 @@ function viewForgot() {
     fields: [email],
     label: 'Email me a link',
     submit: (body) => api('POST', '/dashboard/api/password-reset', body),
-    onDone: async () => toast('If that email has an account, a reset link is on its way.'),
+    onDone: async () => toast(!state.sends_email ? `If that email has an account, a reset link was written to ${outboxFolder()}.` : 'If that email has an account, a reset link is on its way.'),
   })));
 }
 
@@ -278,7 +278,7 @@ function verifyBanner() {
       await api('POST', '/dashboard/api/verify-email/resend');
       verificationNotSent = false;
       text.textContent = pleaseVerify();
-      toast('A new verification link was sent.');
+      toast(!state.sends_email ? `A new verification link was written to ${outboxFolder()}.` : 'A new verification link was sent.');
     } catch (e) {
       toast(e.message);
     } finally {
@@ -289,7 +289,21 @@ function verifyBanner() {
 }
 
 function pleaseVerify() {
-  return `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
+  const verify = `Verify your email (${state.account.email}) to use your keys: the gateway answers 403 until then.`;
+  return state.sends_email ? verify : `${verify} ${noMailServer()}`;
+}
+
+/**
+ * Without a mail server (a local install) nothing reaches an inbox: where the emails are instead,
+ * as the service is configured, so the user does not wait for one.
+ */
+function noMailServer() {
+  return `This service sends no email (SMTP_URL is not set): each link is written to a file in ${outboxFolder()} on the machine that runs it, and to its log.`;
+}
+
+/** The folder as configured once signed in; before that the session names no server path. */
+function outboxFolder() {
+  return state.mail_outbox ? `${state.mail_outbox}/` : 'DATA_DIR/outbox/';
 }
 
 function viewOverview() {
@@ -310,6 +324,11 @@ function viewOverview() {
 async function viewKeys() {
   const list = h('div', { class: 'table-wrap' });
   const created = h('div', { 'aria-live': 'polite' });
+  // The key whose secret `created` shows: revoked, its secret leaves the page.
+  let shownKeyId = null;
+  // A Rename or Revoke button goes with its row when the list is drawn again: the focus moves
+  // here, not to the top of the page, so a keyboard user stays at the keys.
+  const listHeading = h('h2', { tabindex: '-1' }, 'Your keys');
   // No maxlength: the browser counts UTF-16 units (an emoji is two), the API characters; its
   // 400 `name: must be at most 100 characters` shows under the field.
   const name = field('name', 'Key name', { required: '', placeholder: 'laptop' });
@@ -328,6 +347,7 @@ async function viewKeys() {
         }
       } }, 'Copy');
       created.replaceChildren(h('div', { class: 'card' }, h('h2', {}, `Key "${k.name}" created`), h('p', {}, 'Copy it now: it is shown only once.'), secret, copy));
+      shownKeyId = k.id;
       name.input.value = '';
       await load();
     },
@@ -345,6 +365,7 @@ async function viewKeys() {
       return;
     }
     await load();
+    listHeading.focus();
   } }, 'Rename');
   const revokeButton = (k) => h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke key ${k.name}`, onclick: async () => {
     if (!confirm(`Revoke the key "${k.name}"? Programs using it stop working at once.`)) return;
@@ -355,7 +376,12 @@ async function viewKeys() {
       return;
     }
     toast(`Key "${k.name}" revoked.`);
+    if (k.id === shownKeyId) {
+      created.replaceChildren();
+      shownKeyId = null;
+    }
     await load();
+    listHeading.focus();
   } }, 'Revoke');
   async function load() {
     const { keys } = await api('GET', '/dashboard/api/keys');
@@ -370,7 +396,7 @@ async function viewKeys() {
       ))),
     ));
   }
-  show('Keys', verifyBanner() || '', h('section', { class: 'card' }, h('h2', {}, 'New key'), form), created, h('section', { class: 'card' }, h('h2', {}, 'Your keys'), list));
+  show('Keys', verifyBanner() || '', h('section', { class: 'card' }, h('h2', {}, 'New key'), form), created, h('section', { class: 'card' }, listHeading, list));
   await load();
 }
 
@@ -450,7 +476,11 @@ async function viewCredits(params) {
   const before = params.get('before');
   const { account, ledger, next_before } = await api('GET', `/dashboard/api/credits?limit=${LEDGER_PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
   const parts = [h('section', { class: 'card' }, h('h2', {}, 'Balance'), h('p', { class: 'big', 'data-testid': 'balance' }, `${money(account.credits)} credits`), h('p', { class: 'muted' }, `= $${(account.credits / 1000).toFixed(2)} · 1 credit = $0.001`))];
-  if (params.get('topup') === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
+  // Stripe Checkout comes back here with `topup`; where card payments are not set up no payment
+  // can have happened, whatever the address says.
+  const topup = state.topup_enabled ? params.get('topup') : null;
+  if (topup === 'success') parts.unshift(h('p', { class: 'ok', role: 'status' }, 'Payment received: credits appear here as soon as Stripe confirms it.'));
+  if (topup === 'cancelled') parts.unshift(h('p', { class: 'muted', role: 'status' }, 'Payment cancelled: nothing was charged.'));
   if (!state.topup_enabled) {
     parts.push(h('section', { class: 'card' }, h('h2', {}, 'Add credits'), h('p', {}, `Card payments are not set up here: ask the operator of this service to add credits to account ${account.id} (${account.email}).`)));
   } else {

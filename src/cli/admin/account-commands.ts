@@ -17,6 +17,15 @@ function limit(value: string): number {
   return Number(value);
 }
 
+function searchText(value: string): string {
+  const text = value.trim();
+  if (text === '' || text.length > 254) throw new InvalidArgumentError('expected an email or a part of one (1 to 254 characters)');
+  return text;
+}
+
+/** The most accounts `accounts find` lists (the admin API's most per page). */
+const FIND_LIMIT = 100;
+
 /** `accounts ...` and `keys ...`: the inference account rows of the admin API. */
 export function registerAccountCommands(program: Command, client: () => AdminClient, print: Print): void {
   const accounts = program.command('accounts').description('inference accounts, credits and usage');
@@ -33,6 +42,17 @@ export function registerAccountCommands(program: Command, client: () => AdminCli
     .description('an account with its balance and keys')
     .argument('<id>', 'account id', positiveId)
     .action(async (id: number) => print(await client().call('GET', `/accounts/${id}`)));
+  accounts
+    .command('find')
+    .description(`accounts whose email contains <email> (any case): the exact match, then the newest (${FIND_LIMIT} at most); exit 1 when none does`)
+    .argument('<email>', 'an email or a part of it', searchText)
+    .action(async (email: string) => {
+      const q = new URLSearchParams({ email, limit: String(FIND_LIMIT) });
+      const { data } = (await client().call('GET', `/accounts?${q}`)) as { data: { email: string }[] };
+      if (data.length === 0) throw new Error(`no account's email contains "${email}"`);
+      const exact = email.toLowerCase();
+      print([...data.filter((a) => a.email.toLowerCase() === exact), ...data.filter((a) => a.email.toLowerCase() !== exact)]);
+    });
   accounts
     .command('verify-email')
     .description("mark an account's email verified")

@@ -25,6 +25,8 @@ export interface DashboardApiOptions {
   readonly adminToken: string;
   readonly authLimiter: RateLimiter;
   readonly stripe: StripeTopUp | null;
+  /** Where emails are written when the service has no SMTP server (Mailer.outbox). */
+  readonly mailOutbox: string | null;
   /** Resolves once the charges this instance queued are written (Billing.written). */
   readonly chargesWritten: () => Promise<void>;
   /**
@@ -176,7 +178,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     {
       schema: {
         tags,
-        summary: 'Who is signed in, the CSRF token to send, and whether top-up is offered',
+        summary: 'Who is signed in, the CSRF token to send, whether top-up is offered, and where emails go',
         response: {
           200: Type.Object({
             signed_in: Type.Boolean(),
@@ -184,6 +186,10 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
             account: Type.Union([AccountSummary, Type.Null()]),
             csrf_token: Type.String(),
             topup_enabled: Type.Boolean(),
+            sends_email: Type.Boolean({ description: 'false: the service has no mail server (SMTP_URL unset) and writes its emails to DATA_DIR/outbox/, their links logged' }),
+            mail_outbox: Type.Union([Type.String(), Type.Null()], {
+              description: 'That folder as configured, to a signed-in account (its verification link is there); null otherwise, and when emails are sent.',
+            }),
           }),
         },
       },
@@ -197,6 +203,9 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
         account: s && s.accountId !== null ? await summary(s.accountId) : null,
         csrf_token: csrf,
         topup_enabled: opts.stripe !== null,
+        sends_email: opts.mailOutbox === null,
+        // A folder of the server's, so only to an account, whose link is in it.
+        mail_outbox: s && s.accountId !== null ? opts.mailOutbox : null,
       };
     },
   );
@@ -281,7 +290,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     {
       schema: {
         tags,
-        summary: 'Email a password reset link (answers the same whether the email has an account, unless the mail server does not take it: 503)',
+        summary: 'Email a password reset link (answers the same whether the email has an account, unless the mail server does not take it: 503; a malformed address is 400)',
         body: Type.Object({ email: Email }, strict),
         response: { 200: Ok, ...errors, 503: ErrorBody },
       },
@@ -538,7 +547,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       if (!opts.stripe) throw notFound('top-up is not available here');
       const account = await getAccountOrThrow(db, s.accountId);
       const origin = `${request.protocol}://${request.host}`;
-      return { url: await opts.stripe.createCheckout({ accountId: account.id, email: account.email, cents: request.body.usd * 100, returnUrl: `${origin}/account` }) };
+      return { url: await opts.stripe.createCheckout({ accountId: account.id, email: account.email, cents: request.body.usd * 100, returnUrl: `${origin}/account/credits` }) };
     },
   );
 
