@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { closedPort } from './helpers/closed-port.ts';
-import { accountCredits, catalogYaml, expectedCost, PRICES, startGateway, usageRows, waitForUsage, type Gateway, type UsageRow } from './helpers/gateway.ts';
+import { accountCredits, billedOnce, catalogYaml, expectedCost, PRICES, startGateway, type Gateway, type UsageRow } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 
 /**
@@ -55,17 +55,7 @@ describe('caller fallback lists (`models`) on chat completions and completions',
     return { status: e.status, message: e.error };
   };
 
-  /** Runs `fn`, then checks the one usage record it left and that the balance moved by exactly its cost. */
-  async function billed(fn: () => Promise<void>): Promise<UsageRow> {
-    const before = await accountCredits(g.t, acct.id);
-    const seen = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    const [row] = await waitForUsage(g.t, acct.id, seen + 1);
-    const after = await accountCredits(g.t, acct.id);
-    assert.equal(after.reserved, 0n, 'nothing reserved after');
-    assert.equal(before.credits - after.credits, BigInt(row!.cost_micro), 'the ledger moved what the usage record says');
-    return row!;
-  }
+  const billed = (fn: () => Promise<void>): Promise<UsageRow> => billedOnce(g, acct.id, fn);
 
   it('serves with the next model when the first answers 503, billed at the serving model\'s prices', async () => {
     g.openai.chat.enqueue({ error: { status: 503 } });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { PLAIN_RESILIENCE, PRICES, UPSTREAM_MODELS, accountCredits, expectedCost, shippedCatalog, startGateway, usageRows, waitForUsage, type Gateway, type UsageRow } from './helpers/gateway.ts';
+import { PLAIN_RESILIENCE, PRICES, UPSTREAM_MODELS, billedOnce, expectedCost, startShippedWithSdks, type Gateway, type UsageRow } from './helpers/gateway.ts';
 import { countTextTokens } from '../src/inference/tokens/count-tokens.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import type { TestAccount } from './helpers/inference.ts';
 
 /**
  * svc-shiplow, svc-ultra and svc-auto on the shipped catalog, upstreams on the fakes: a caller's
@@ -18,24 +18,11 @@ describe('routing: session 28', () => {
   let anthropic: Anthropic;
 
   before(async () => {
-    g = await startGateway({ catalog: (f) => shippedCatalog(f, PLAIN_RESILIENCE), env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    openai = g.client(acct.key);
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+    ({ g, acct, openai, anthropic } = await startShippedWithSdks(PLAIN_RESILIENCE));
   });
   after(() => g.close());
 
-  /** Runs `fn`, then returns the one usage record it left, checking the balance moved by exactly its cost. */
-  async function billed(fn: () => Promise<void>): Promise<UsageRow> {
-    const before = await accountCredits(g.t, acct.id);
-    const seen = (await usageRows(g.t, acct.id)).length;
-    await fn();
-    const [row] = await waitForUsage(g.t, acct.id, seen + 1);
-    const after = await accountCredits(g.t, acct.id);
-    assert.equal(after.reserved, 0n, 'nothing reserved after');
-    assert.equal(before.credits - after.credits, BigInt(row!.cost_micro), 'the ledger moved what the usage record says');
-    return row!;
-  }
+  const billed = (fn: () => Promise<void>): Promise<UsageRow> => billedOnce(g, acct.id, fn);
 
   /** The upstream model names each fake was asked for by the calls `fn` made. */
   async function callsOf(fn: () => Promise<void>): Promise<{ openai: string[]; anthropic: string[] }> {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { PLAIN_RESILIENCE, PRICES, accountCredits, expectedCost, shippedCatalog, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
+import { PLAIN_RESILIENCE, PRICES, accountCredits, expectedCost, startShippedWithSdks, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { PNG_BASE64 } from './helpers/images.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
 import { expectRouted, sdkAnswer, streamModel, streamedAnswer, type RoutedAnswer } from './helpers/routing.ts';
@@ -78,10 +78,7 @@ describe('routing: session 27 audit', () => {
   let anthropic: Anthropic;
 
   before(async () => {
-    g = await startGateway({ catalog: (f) => shippedCatalog(f, PLAIN_RESILIENCE), env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    openai = g.client(acct.key);
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+    ({ g, acct, openai, anthropic } = await startShippedWithSdks(PLAIN_RESILIENCE));
   });
   after(() => g.close());
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { PLAIN_RESILIENCE, shippedCatalog, startGateway, type Gateway } from './helpers/gateway.ts';
-import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { PLAIN_RESILIENCE, startShippedWithSdks, type Gateway } from './helpers/gateway.ts';
 import { sdkAnswer, streamModel, streamedAnswer } from './helpers/routing.ts';
 
 /**
@@ -42,15 +41,11 @@ const MISSED = {
 
 describe('routing: session 28 lane classifier', () => {
   let g: Gateway;
-  let acct: TestAccount;
   let openai: OpenAI;
   let anthropic: Anthropic;
 
   before(async () => {
-    g = await startGateway({ catalog: (f) => shippedCatalog(f, PLAIN_RESILIENCE), env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
-    acct = await createTestAccount(g.t, { credits: 100_000 });
-    openai = g.client(acct.key);
-    anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
+    ({ g, openai, anthropic } = await startShippedWithSdks(PLAIN_RESILIENCE));
   });
   after(() => g.close());
 

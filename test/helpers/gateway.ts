@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,6 +249,21 @@ export async function waitForUsage(t: TestApp, accountId: number, count: number)
 }
 
 /**
+ * Runs `fn`, then returns the one usage record it left, checking that the balance moved by exactly
+ * its cost and that nothing stays reserved.
+ */
+export async function billedOnce(g: Gateway, accountId: number, fn: () => Promise<void>): Promise<UsageRow> {
+  const before = await accountCredits(g.t, accountId);
+  const seen = (await usageRows(g.t, accountId)).length;
+  await fn();
+  const [row] = await waitForUsage(g.t, accountId, seen + 1);
+  const after = await accountCredits(g.t, accountId);
+  assert.equal(after.reserved, 0n, 'nothing reserved after');
+  assert.equal(before.credits - after.credits, BigInt(row!.cost_micro), 'the ledger moved what the usage record says');
+  return row!;
+}
+
+/**
  * The cost of a usage in micro-credits, recomputed here from the catalog's prices:
  * ceil((uncached * in + cached * cachedIn + out * out) / 1000).
  */
@@ -286,9 +302,9 @@ export function shippedCatalog(f: { openai: { baseUrl: string }; anthropic: { ur
     .replace(/^resilience:[\s\S]*$/m, `${resilience}\n`);
 }
 
-/** startWithSdks on the shipped catalog (shippedCatalog), for the routing audits. */
-export async function startShippedWithSdks(): Promise<SdkSetup> {
-  const g = await startGateway({ catalog: shippedCatalog, env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
+/** startWithSdks on the shipped catalog (shippedCatalog, with `resilience` when given), for the routing audits. */
+export async function startShippedWithSdks(resilience?: string): Promise<SdkSetup> {
+  const g = await startGateway({ catalog: (f) => shippedCatalog(f, resilience), env: { RATE_LIMIT_INFERENCE_PER_MINUTE: '100000' } });
   const acct = await createTestAccount(g.t, { credits: 100_000 });
   const anthropic = new Anthropic({ apiKey: acct.key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
   return { g, acct, anthropic, openai: g.client(acct.key) };
