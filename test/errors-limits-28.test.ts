@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startGateway, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount } from './helpers/inference.ts';
 import { manualClock } from './helpers/market.ts';
+import { sdkFailure } from './helpers/sdk-failure.ts';
 import { nowSeconds, signedRequest, tradeBody, type ApiKeyCredentials, type MarketSigner } from './helpers/market-client.ts';
 
 /**
@@ -57,24 +58,8 @@ describe('errors and limits (session 28)', () => {
     const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: `${g.t.url}/v1`, maxRetries: 0 });
     const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: `${g.t.url}/inference`, maxRetries: 0 });
 
-    async function openaiFailure(call: () => Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-      try {
-        await call();
-      } catch (e) {
-        assert.ok(e instanceof OpenAI.APIError, `an APIError, not ${String(e)}`);
-        return e;
-      }
-      assert.fail('the call succeeded');
-    }
-    async function anthropicFailure(call: () => Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-      try {
-        await call();
-      } catch (e) {
-        assert.ok(e instanceof Anthropic.APIError, `an APIError, not ${String(e)}`);
-        return e;
-      }
-      assert.fail('the call succeeded');
-    }
+    const openaiFailure = (call: () => Promise<unknown>) => sdkFailure(OpenAI.APIError, call);
+    const anthropicFailure = (call: () => Promise<unknown>) => sdkFailure(Anthropic.APIError, call);
     const post = (path: string, headers: Record<string, string>, body: string) => fetch(`${g.t.url}${path}`, { method: 'POST', headers, body });
 
     describe('authentication: 401 unauthorized, 403 unverified', () => {

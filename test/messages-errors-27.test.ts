@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { accountCredits, startGateway, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
+import { sdkFailure } from './helpers/sdk-failure.ts';
 
 type APIError = InstanceType<typeof Anthropic.APIError>;
 
@@ -26,15 +27,7 @@ describe('messages errors by status (session 27)', () => {
   after(() => g.close());
 
   /** Runs `call`, which must fail, and gives the SDK's error: its class, status, request id. */
-  async function failure(call: () => Promise<unknown>): Promise<APIError> {
-    try {
-      await call();
-    } catch (e) {
-      assert.ok(e instanceof Anthropic.APIError, `an APIError, not ${String(e)}`);
-      return e;
-    }
-    assert.fail('the call succeeded');
-  }
+  const failure = (call: () => Promise<unknown>): Promise<APIError> => sdkFailure(Anthropic.APIError, call);
 
   /** The body and headers the SDK kept: the documented `{"error": "<message>"}` and a `request-id` equal to `x-request-id`. */
   function documented(e: APIError): string {
