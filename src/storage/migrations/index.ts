@@ -22,6 +22,7 @@ import { retiredSecretsMigration } from './2026_11_29_10_retired_secrets.ts';
 import { inputItemIdsMigration } from './2026_11_29_20_response_input_item_ids.ts';
 import { responsesRunningMigration } from './2026_11_29_30_responses_running.ts';
 import { responseInputItemRefsMigration } from './2026_11_29_42_response_input_item_refs.ts';
+import { ascendingOwnerIndexesMigration } from './2026_11_30_00_ascending_owner_indexes.ts';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed explicitly (not read from
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_20_response_input_item_ids': inputItemIdsMigration,
   '2026_11_29_30_responses_running': responsesRunningMigration,
   '2026_11_29_42_response_input_item_refs': responseInputItemRefsMigration,
+  '2026_11_30_00_ascending_owner_indexes': ascendingOwnerIndexesMigration,
 };
