@@ -5,6 +5,7 @@ import type { Database } from '../src/storage/schema.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { freshDatabase } from './helpers/database.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tradeBody } from './helpers/market-client.ts';
 import { marketOverSocket } from './helpers/market-socket.ts';
 
@@ -85,7 +86,7 @@ describe('market API, session 29 audit (over HTTP)', () => {
     return assertBooksBalanced(database.db);
   });
 
-  const { call, ok, trader, market, send } = marketOverSocket(() => base);
+  const { call, admin, ok, trader, market, send, endIn } = marketOverSocket(() => base);
   type Trader = Awaited<ReturnType<typeof trader>>;
   type TradeAnswer = { trade_id: number; new_yes_price: number; new_no_price: number; shares: number; price: number };
   const trade = async (w: Trader, marketId: number, side: string, amount: number) =>
@@ -120,6 +121,30 @@ describe('market API, session 29 audit (over HTTP)', () => {
         [pre, post].some(([a, b]) => a === first && b === last),
         `history from ${first} to ${last} is neither before the trades ${JSON.stringify(pre)} nor after them ${JSON.stringify(post)}`,
       );
+    });
+  });
+  describe('decided: an admin-created market without status, a wallet-signed trade for another wallet', () => {
+    it('a market created without status is active and trades; one created pending trades only once activated', async () => {
+      const made = (await ok(admin('POST', '/admin/markets', { title: `Aud29 default ${Math.random()}`, category: 'aud29st', market_type: 'yesno', end_date: endIn(3) }), 201)) as { id: number; status: string };
+      assert.equal(made.status, 'active');
+      const w = await trader('20');
+      await trade(w, made.id, 'yes', 2);
+      const pending = (await ok(admin('POST', '/admin/markets', { title: `Aud29 pending ${Math.random()}`, category: 'aud29st', market_type: 'yesno', end_date: endIn(3), status: 'pending' }), 201)) as { id: number; status: string };
+      assert.equal(pending.status, 'pending');
+      const refused = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(w.wallet, pending.id, 'yes', 2) });
+      assert.deepEqual([refused.status, refused.body], [400, { success: false, error: 'Market not active' }]);
+      assert.equal((await ok(admin('POST', `/admin/markets/${pending.id}/activate`))).status, 'active');
+      await trade(w, pending.id, 'yes', 2);
+    });
+
+    it('a trade for another wallet is 403 naming the credential that does not match', async () => {
+      const m = (await market('aud29who')).id;
+      const w = await trader('20');
+      const other = privateKeyToAccount(generatePrivateKey()).address;
+      const byWallet = await send(w.viaWallet, { method: 'POST', url: '/api/pool/trade', body: tradeBody(other, m, 'yes', 2) });
+      assert.deepEqual([byWallet.status, byWallet.body], [403, { success: false, error: 'Wallet mismatch' }]);
+      const byKey = await send(w.viaKey, { method: 'POST', url: '/api/pool/trade', body: tradeBody(other, m, 'yes', 2) });
+      assert.deepEqual([byKey.status, byKey.body], [403, { success: false, error: 'API key wallet mismatch' }]);
     });
   });
 });
