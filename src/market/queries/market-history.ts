@@ -50,20 +50,21 @@ const asPrices = (r: TradeRow): TradePrices => ({ at: r.created_at, yes: r.price
 /**
  * The trades that decide the samples: the last one at or before `start`, and the last one of
  * each fidelity step in (start, now]. Samples fall on step boundaries (and start and now), so
- * the other trades of a step can never be "the last trade at or before" a sample.
+ * the other trades of a step can never be "the last trade at or before" a sample. One statement,
+ * so both parts read one snapshot: read apart, trades committing between them answered a window
+ * opening before them and closing after them, a history no moment of the market had.
  */
 async function sampledSeries(db: Db, row: MarketReadRow, start: Date, now: Date, stepMs: number): Promise<PricePoint[]> {
-  const [before, within] = await Promise.all([
-    sql<TradeRow>`select created_at, price_yes_after, price_no_after, price_draw_after from trades
-      where market_id = ${row.id} and created_at <= ${start} order by created_at desc, id desc limit 1`.execute(db),
-    sql<TradeRow>`select created_at, price_yes_after, price_no_after, price_draw_after from (
-        select distinct on (b) created_at, id, price_yes_after, price_no_after, price_draw_after from (
+  const r = await sql<TradeRow>`select created_at, price_yes_after, price_no_after, price_draw_after from (
+      (select created_at, id, price_yes_after, price_no_after, price_draw_after from trades
+        where market_id = ${row.id} and created_at <= ${start} order by created_at desc, id desc limit 1)
+      union all
+      (select distinct on (b) created_at, id, price_yes_after, price_no_after, price_draw_after from (
           select t.*, ceil(floor(extract(epoch from t.created_at) * 1000) / ${stepMs}) as b from trades t
           where t.market_id = ${row.id} and t.created_at > ${start} and t.created_at <= ${now}) x
-        order by b, created_at desc, id desc) y
-      order by created_at, id`.execute(db),
-  ]);
-  return [...before.rows, ...within.rows].map((r) => pricePoint(asPrices(r), row));
+        order by b, created_at desc, id desc)) y
+    order by created_at, id`.execute(db);
+  return r.rows.map((r) => pricePoint(asPrices(r), row));
 }
 
 /**
