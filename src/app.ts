@@ -17,7 +17,7 @@ import type { AppDeps } from './deps.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.ts';
 import { refuseUnreadableBodies } from './http/body-encoding.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
-import { marketPathWithoutTrailingSlash } from './http/surface.ts';
+import { marketPathWithoutTrailingSlash, surfaceOf } from './http/surface.ts';
 import { closeConnectionsOnShutdown } from './http/close-connections.ts';
 import { RequestLog } from './http/request-log.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -42,7 +42,7 @@ import { demoAdminRoutes } from './market/admin/demo-admin.routes.ts';
 import { secretsAdminRoutes } from './market/admin/secrets-admin.routes.ts';
 import { marketAdminRoutes } from './market/admin/market-admin.routes.ts';
 import { withdrawalsAdminRoutes } from './market/admin/withdrawals-admin.routes.ts';
-import { marketPlugin } from './market/market-plugin.ts';
+import { countMarketRequest, marketPlugin } from './market/market-plugin.ts';
 import { createWithdrawalService } from './market/withdrawals/withdrawal.service.ts';
 import { opsRoutes } from './ops/ops.routes.ts';
 import { createReadiness } from './ops/readiness.ts';
@@ -95,6 +95,14 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
   closeConnectionsOnShutdown(app, config.shutdownGraceMs);
   installErrorHandling(app);
+  // A market path that starts with `//` is the market's unknown route (surface.ts) but outside the
+  // /api prefix, whose hooks count every request: it counts here, like one inside it.
+  const countMarket = countMarketRequest(deps.limiters.market);
+  app.addHook('onRequest', (request, reply, done) => {
+    // The url's second character first: this hook runs before every request of every surface.
+    if (request.url.charCodeAt(1) !== 47 || !request.is404 || surfaceOf(request.url) !== 'market') return done();
+    countMarket(request, reply).then(() => done(), done);
+  });
   refuseUnreadableBodies(app);
   installJsonBodyParser(app);
   const metrics = installMetrics(app, { defaultMetrics: opts.defaultMetrics ?? false });

@@ -55,8 +55,9 @@ describe('market API against market-api.md (fifth audit, over HTTP)', () => {
     ]) {
       const r = await raw('GET', path);
       assert.deepEqual({ status: r.status, body: r.body }, notFound, path);
-      // Like every unknown route, not counted against the market's rate limit.
-      assert.equal(r.headers['x-ratelimit-remaining-requests'], undefined, path);
+      // Like every request under /api, counted against the market's rate limit
+      // (docs/api-decisions.md, "Errors and limits: session 29 audit").
+      assert.notEqual(r.headers['x-ratelimit-remaining-requests'], undefined, path);
     }
     // Signed routes too, before any credential is looked at; no money moves.
     const trade = await raw('POST', '//api/pool/trade', tradeBody(w.wallet, m.id, 'yes', 1));

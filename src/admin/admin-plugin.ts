@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { refuseNonDecimalIntegersLowerCase } from '../http/decimal-integers.ts';
 import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
+import { notFound } from '../http/error-handler.ts';
 import { forbidden, unauthorized } from '../shared/errors.ts';
 import { secureEqual } from '../shared/secure-compare.ts';
 
@@ -17,6 +18,9 @@ export interface AdminPluginOptions {
 
 /** `Authorization: Bearer <ADMIN_TOKEN>` (or an operator's console session) in front of every operator route. */
 export async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions): Promise<void> {
+  // Unknown paths under /admin run the token check below before their 404: without the token,
+  // which operator paths exist is not told (docs/api-decisions.md, "Errors and limits: session 29 audit").
+  app.setNotFoundHandler(notFound);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header !== undefined || !opts.operatorSession) {

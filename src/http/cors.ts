@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import { notFound } from './error-handler.ts';
 
 /**
  * The request headers a browser page may send: what the market's signed calls and reads take, and
@@ -42,7 +43,9 @@ export async function allowCrossOrigin(app: FastifyInstance): Promise<void> {
   // async hook costs a promise and a microtask each time.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method'])) return done();
-    reply.callNotFound();
+    // The surface's own not-found context (the bare prefix, which the plugin's OPTIONS route does not match) cannot call itself.
+    if (request.is404) notFound(request, reply);
+    else reply.callNotFound();
   });
   await app.register(cors, {
     origin: '*',

@@ -34,7 +34,7 @@ function render(err: FastifyError | Error): Rendered {
 }
 
 /** The 404 of a path and method no route serves, in the shape of its surface. */
-function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const surface = surfaceOf(request.url);
   const message = surface === 'market' ? 'Not found' : `not found: ${request.method} ${request.url.split('?')[0]}`;
   return reply.code(404).send(errorBody(surface, message));
@@ -46,7 +46,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     const r = render(err instanceof Error ? err : new Error(String(err)));
     // Fastify reads the body of an unmatched request before its not-found handler runs; that
     // body's errors (malformed, empty, too large) would hide that nothing is there to take it.
-    if (request.is404 && r.status < 500 && !reply.sent) return notFound(request, reply);
+    // The service's own refusals (the rate limit, the admin token) come first and stay.
+    if (request.is404 && !(err instanceof HttpError) && r.status < 500 && !reply.sent) return notFound(request, reply);
     if (r.status >= 500) request.log.error({ err }, 'request failed');
     const body = errorBody(surfaceOf(request.url), r.message);
     if (reply.sent || reply.raw.headersSent) {

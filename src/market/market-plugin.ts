@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { clientIp } from '../http/client-ip.ts';
 import { allowCrossOrigin } from '../http/cors.ts';
 import { readEmptyBodiesAsNone } from '../http/empty-body.ts';
+import { notFound } from '../http/error-handler.ts';
 import { setRateLimitHeaders } from '../http/rate-limit-headers.ts';
 import { hasEmptySegment } from '../http/surface.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -39,21 +40,33 @@ export interface MarketPluginOptions {
   readonly custody: Omit<CustodyRoutesDeps, 'clock' | 'auth'>;
 }
 
+/** One request of the client's address against the market's limit: its headers, or 429 past it. */
+export function countMarketRequest(limiter: RateLimiter): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    const d = await limiter.consume(clientIp(request));
+    setRateLimitHeaders(reply, d);
+    if (!d.allowed) throw new HttpError(429, 'Rate limit exceeded');
+  };
+}
+
 /** The market surface under /api: 200 requests per minute per client IP, then its routes. */
 export async function marketPlugin(app: FastifyInstance, opts: MarketPluginOptions): Promise<void> {
   // First, so preflights are answered before the rate limit and the checks below.
   await allowCrossOrigin(app);
+  // The limit is of requests per address, whatever they ask for: an unknown path under /api runs
+  // this context's hooks, so a scanner's probes count like any other request (docs/api-decisions.md,
+  // "Errors and limits: session 29 audit").
+  app.setNotFoundHandler(notFound);
+  const count = countMarketRequest(opts.limiter);
   app.addHook('onRequest', async (request, reply) => {
+    await count(request, reply);
     // A path with an empty segment (`/api/markets//`, `/api/markets//price`) names no resource,
-    // even where the router would take the empty segment as a parameter: the unknown route it is,
-    // answered (and not counted) like every other (docs/api-decisions.md, "Market API: fourth audit").
-    if (hasEmptySegment(request.url)) {
+    // even where the router would take the empty segment as a parameter: the unknown route it is
+    // (docs/api-decisions.md, "Market API: fourth audit").
+    if (hasEmptySegment(request.url) && !request.is404) {
       reply.callNotFound();
       return reply;
     }
-    const d = await opts.limiter.consume(clientIp(request));
-    setRateLimitHeaders(reply, d);
-    if (!d.allowed) throw new HttpError(429, 'Rate limit exceeded');
   });
   // Signatures cover the exact body bytes: every JSON body under /api keeps them.
   installRawJsonParser(app);
