@@ -84,4 +84,57 @@ describe('inference API, session 29 audit', () => {
       assert.equal(m.stop_reason, 'end_turn');
     });
   });
+
+  describe('tool call ids longer than OpenAI takes reach an OpenAI-compatible upstream in the form its API takes', () => {
+    // 46 characters, as another gateway's ids are (LiteLLM issue #17343); OpenAI takes at most 40.
+    const long = 'toolu_vrtx_01AbCdEfGhIjKlMnOpQrStUvWxYz0123456';
+
+    it('chat completions (svc-fast): answered, the call and its result still paired', async () => {
+      const r = await openai.chat.completions.create({
+        model: 'svc-fast',
+        tools,
+        messages: [
+          { role: 'user', content: 'look it up' },
+          { role: 'assistant', content: null, tool_calls: [long, `${long}X`].map((id) => ({ id, type: 'function' as const, function: { name: 'lookup', arguments: '{"q":"x"}' } })) },
+          { role: 'tool', tool_call_id: long, content: 'one' },
+          { role: 'tool', tool_call_id: `${long}X`, content: 'two' },
+        ],
+      });
+      assert.equal(r.choices[0]!.finish_reason, 'stop');
+      const sent = (g.openai.requests.at(-1)!.body as { messages: { tool_calls?: { id: string }[]; tool_call_id?: string }[] }).messages;
+      const ids = sent[1]!.tool_calls!.map((c) => c.id);
+      assert.deepEqual([sent[2]!.tool_call_id, sent[3]!.tool_call_id], ids);
+      assert.equal(new Set(ids).size, 2);
+      for (const id of ids) assert.ok(id.length <= 40, id);
+    });
+
+    it('messages (svc-fast): answered', async () => {
+      const m = await anthropic.messages.create({
+        model: 'svc-fast',
+        max_tokens: 100,
+        tools: [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }],
+        messages: [
+          { role: 'user', content: 'look it up' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: long, name: 'lookup', input: { q: 'x' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: long, content: 'found' }] },
+        ],
+      });
+      assert.equal(m.stop_reason, 'end_turn');
+    });
+
+    it('an id of 40 characters is sent unchanged', async () => {
+      const id = long.slice(0, 40);
+      await openai.chat.completions.create({
+        model: 'svc-fast',
+        tools,
+        messages: [
+          { role: 'user', content: 'once' },
+          { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
+          { role: 'tool', tool_call_id: id, content: 'x' },
+        ],
+      });
+      const sent = (g.openai.requests.at(-1)!.body as { messages: { tool_calls?: { id: string }[] }[] }).messages;
+      assert.equal(sent[1]!.tool_calls![0]!.id, id);
+    });
+  });
 });
