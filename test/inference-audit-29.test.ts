@@ -70,6 +70,20 @@ describe('inference API, session 29 audit', () => {
       assert.equal(lastBody(g.anthropic).messages[1]!.content[0]!.id, 'toolu_01-Ab_c');
     });
 
+    it('responses (svc-vision): a function_call and its output with such a call_id are answered', async () => {
+      const r = await openai.responses.create({
+        model: 'svc-vision',
+        store: false,
+        tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } }, strict: false }],
+        input: [
+          { role: 'user', content: 'look it up' },
+          { type: 'function_call', call_id: 'functions.lookup:0', name: 'lookup', arguments: '{"q":"x"}' },
+          { type: 'function_call_output', call_id: 'functions.lookup:0', output: 'found' },
+        ],
+      });
+      assert.equal(r.status, 'completed');
+    });
+
     it('messages (svc-vision): tool_use and tool_result with such an id are answered', async () => {
       const m = await anthropic.messages.create({
         model: 'svc-vision',
