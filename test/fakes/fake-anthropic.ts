@@ -175,10 +175,13 @@ function checkToolChoice(body: Record<string, unknown>): string | null {
   return Array.isArray(body.tools) && body.tools.length > 0 ? null : 'tool_choice: may only be specified while providing tools';
 }
 
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
 /**
  * Each tool_result answers a tool_use of the message right before it, each tool_use of a message
  * that is not the last is answered in the next one, and tool_use ids are unique, as the API
- * requires (docs/api-decisions.md, "Inference: tenth audit" and "Inference: eleventh audit").
+ * requires (docs/api-decisions.md, "Inference: tenth audit" and "Inference: eleventh audit"), and
+ * every id matches the API's pattern (docs/api-decisions.md, "Inference: session 29 audit").
  */
 function checkToolResults(body: Record<string, unknown>): string | null {
   const turns = body.messages as { role: string; content: unknown }[];
@@ -187,6 +190,7 @@ function checkToolResults(body: Record<string, unknown>): string | null {
     if (m.role === 'assistant' && Array.isArray(m.content)) {
       const uses = (m.content as { type: string; id?: string }[]).flatMap((b, j) => (b.type === 'tool_use' ? [{ id: b.id, j }] : []));
       for (const { id, j } of uses) {
+        if (!TOOL_ID.test(id ?? '')) return `messages.${i}.content.${j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
         if (ids.has(id)) return `messages.${i}.content.${j}: \`tool_use\` ids must be unique`;
         ids.add(id);
       }
@@ -202,6 +206,7 @@ function checkToolResults(body: Record<string, unknown>): string | null {
     const before = turns[i - 1];
     const calls = new Set(before?.role === 'assistant' && Array.isArray(before.content) ? (before.content as { type: string; id?: string }[]).filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
     for (const [j, b] of (m.content as { type: string; tool_use_id?: string }[]).entries()) {
+      if (b.type === 'tool_result' && !TOOL_ID.test(b.tool_use_id ?? '')) return `messages.${i}.content.${j}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
       if (b.type === 'tool_result' && !calls.has(b.tool_use_id)) {
         return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(b.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
       }

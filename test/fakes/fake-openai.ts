@@ -7,7 +7,8 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * An OpenAI-compatible upstream: /chat/completions (JSON and SSE, tool calls with argument deltas,
  * json output, usage with cached tokens when asked), /embeddings (float and base64), and
  * /images/generations (base64, or a URL it then serves). It puts its own name everywhere (ids,
- * headers, error messages) so tests can check none of it reaches a client.
+ * headers, error messages) so tests can check none of it reaches a client. Like OpenAI, it refuses a
+ * tool call id longer than 40 characters (docs/api-decisions.md, "Inference: session 29 audit").
  */
 export interface FakeOpenAI extends FakeServer {
   /** The base URL to configure (`.../v1`). */
@@ -76,6 +77,22 @@ function answer(scenario: FakeChatScenario, body: Record<string, unknown>) {
   return { toolCalls, text, finish, usage, argumentsOf };
 }
 
+/** OpenAI's refusal of a tool call id (or a tool message's `tool_call_id`) over 40 characters. */
+function longToolCallId(body: Record<string, unknown>): { message: string; param: string } | null {
+  const messages = Array.isArray(body.messages) ? (body.messages as { tool_calls?: { id?: string }[]; tool_call_id?: string }[]) : [];
+  const tooLong = (param: string, id: string | undefined) =>
+    (id ?? '').length > 40 ? { message: `Invalid '${param}': string too long. Expected a string with maximum length 40, but got a string with length ${id!.length} instead.`, param } : null;
+  for (const [i, m] of messages.entries()) {
+    for (const [j, c] of (m.tool_calls ?? []).entries()) {
+      const refused = tooLong(`messages[${i}].tool_calls[${j}].id`, c.id);
+      if (refused) return refused;
+    }
+    const refused = tooLong(`messages[${i}].tool_call_id`, m.tool_call_id);
+    if (refused) return refused;
+  }
+  return null;
+}
+
 function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario: FakeChatScenario, base: string, nonReasoning: ReadonlySet<string>): Promise<void> | void {
   const body = request.body as Record<string, unknown>;
   const model = String(body.model);
@@ -83,6 +100,8 @@ function chatCompletion(request: RecordedRequest, res: ServerResponse, scenario:
     const error = { message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.", type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_parameter' };
     return sendJson(res, 400, { error }, HEADERS);
   }
+  const longId = longToolCallId(body);
+  if (longId) return sendJson(res, 400, { error: { ...longId, type: 'invalid_request_error', code: 'string_above_max_length' } }, HEADERS);
   if (scenario.error) return sendJson(res, scenario.error.status, errorBody(model, base, scenario.error), { ...HEADERS, ...scenario.error.headers });
   const { toolCalls, text, finish, usage, argumentsOf } = answer(scenario, body);
   const id = 'chatcmpl-fakeopenai0123456789abcdefgh';

@@ -95,6 +95,18 @@ describe('convertToAnthropicMessages', () => {
     ]);
   });
 
+  it('rewrites a tool call id the API refuses (outside [a-zA-Z0-9_-]) the same way in the call and its result', () => {
+    const out = convertToAnthropicMessages([
+      { role: 'user', content: [{ type: 'text', text: 'Look it up' }] },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'functions.lookup:0', name: 'lookup', arguments: '{}' }, { id: 'toolu_01-Ab_c', name: 'lookup', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'functions.lookup:0', content: 'a' },
+      { role: 'tool', toolCallId: 'toolu_01-Ab_c', content: 'b' },
+    ]);
+    const id = 'functions_lookup_0_f70e5c75151c';
+    assert.deepEqual(out.messages[1]!.content.map((b) => b.type === 'tool_use' && b.id), [id, 'toolu_01-Ab_c']);
+    assert.deepEqual(out.messages[2]!.content.map((b) => b.type === 'tool_result' && b.tool_use_id), [id, 'toolu_01-Ab_c']);
+  });
+
   it('merges consecutive user turns and drops empty text and empty assistant turns', () => {
     const out = convertToAnthropicMessages([
       { role: 'user', content: [{ type: 'text', text: 'a' }] },

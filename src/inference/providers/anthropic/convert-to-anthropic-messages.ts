@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CacheControl, CanonicalMessage, DocumentPart, DocumentSource, ReasoningBlock, UserContentPart } from '../../canonical/chat.ts';
 
 export type AnthropicImageSource =
@@ -44,6 +45,19 @@ export interface AnthropicMessage {
 }
 
 const DATA_URI = /^data:([^;,]+);base64,(.*)$/s;
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * The API refuses a tool_use id (and a tool_result's tool_use_id) outside `[a-zA-Z0-9_-]+`, and
+ * other providers issue such ids (Kimi's `functions.lookup:0`), which clients send back in their
+ * history. Such an id becomes one the API takes, the same for the call and its result; the hash
+ * keeps ids apart that differ only in a refused character. The answer's ids are the service's own.
+ */
+function anthropicToolId(id: string): string {
+  if (TOOL_ID.test(id)) return id;
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_')}_${createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
+}
 
 /**
  * The type of an image from its first bytes (base64): PNG, JPEG, GIF, or WebP (`RIFF....WEBP`);
@@ -178,7 +192,7 @@ export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]
         push('user', [
           {
             type: 'tool_result',
-            tool_use_id: m.toolCallId,
+            tool_use_id: anthropicToolId(m.toolCallId),
             content: m.parts !== undefined ? userBlocks(m.parts) : m.content,
             ...(m.isError !== undefined ? { is_error: m.isError } : {}),
             ...cache(m.cacheControl),
@@ -193,7 +207,7 @@ export function convertToAnthropicMessages(messages: readonly CanonicalMessage[]
               ...reasoningBlocks(m.reasoning),
               // A model's turn of whitespace before its tool call comes back as such; the API refuses it.
               ...(NOT_BLANK.test(m.content) ? [{ type: 'text' as const, text: m.content }] : []),
-              ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: toolInput(c.arguments) })),
+              ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: anthropicToolId(c.id), name: c.name, input: toolInput(c.arguments) })),
             ],
             m.cacheControl,
           ),

@@ -46,4 +46,28 @@ describe('convertToOpenAIChatMessages', () => {
       ],
     );
   });
+
+  it('cuts a tool call id over 40 characters to 40 the same way in the call and its result, and keeps one of 40', () => {
+    const long = 'toolu_vrtx_01AbCdEfGhIjKlMnOpQrStUvWxYz0123456';
+    const forty = long.slice(0, 40);
+    const out = convertToOpenAIChatMessages([
+      { role: 'user', content: [{ type: 'text', text: 'Look it up' }] },
+      { role: 'assistant', content: '', toolCalls: [{ id: long, name: 'lookup', arguments: '{}' }, { id: forty, name: 'lookup', arguments: '{}' }] },
+      { role: 'tool', toolCallId: long, content: 'a' },
+      { role: 'tool', toolCallId: forty, content: 'b' },
+    ]);
+    const cut = 'toolu_vrtx_01AbCdEfGhIjKlMn_eee13fdbabac';
+    assert.deepEqual(out[1], {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: cut, type: 'function', function: { name: 'lookup', arguments: '{}' } },
+        { id: forty, type: 'function', function: { name: 'lookup', arguments: '{}' } },
+      ],
+    });
+    assert.deepEqual(out.slice(2), [
+      { role: 'tool', tool_call_id: cut, content: 'a' },
+      { role: 'tool', tool_call_id: forty, content: 'b' },
+    ]);
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CanonicalMessage, DocumentPart, UserContentPart } from '../../canonical/chat.ts';
 import { documentText } from '../../canonical/documents.ts';
 import { ProviderFailure } from '../provider-failure.ts';
@@ -63,6 +64,17 @@ export function convertToOpenAIChatMessages(messages: readonly CanonicalMessage[
   return out;
 }
 
+/**
+ * OpenAI refuses a tool call id (and a tool message's `tool_call_id`) over 40 characters, and other
+ * providers and gateways issue longer ones, which clients send back in their history. Such an id is
+ * cut to 40, the same for the call and its result; the hash keeps ids apart that share their start.
+ * The answer's ids are the service's own.
+ */
+function openaiToolCallId(id: string): string {
+  if (id.length <= 40) return id;
+  return `${id.slice(0, 27)}_${createHash('sha256').update(id).digest('hex').slice(0, 12)}`;
+}
+
 function convertOne(m: CanonicalMessage): OpenAIChatMessage {
   switch (m.role) {
     case 'system':
@@ -74,9 +86,9 @@ function convertOne(m: CanonicalMessage): OpenAIChatMessage {
       return {
         role: 'assistant',
         content: m.content === '' ? null : m.content,
-        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: m.toolCalls.map((c) => ({ id: openaiToolCallId(c.id), type: 'function', function: { name: c.name, arguments: c.arguments } })),
       };
     case 'tool':
-      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+      return { role: 'tool', tool_call_id: openaiToolCallId(m.toolCallId), content: m.content };
   }
 }
