@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { chromiumSkip, launchChromium, openWatchedPage } from './helpers/chromium.ts';
-import { startMailbox, type Mailbox } from './helpers/mailbox.ts';
+import { chromiumSkip, launchChromium, openWatchedPage, signUpInPage } from './helpers/chromium.ts';
+import { mailedLink, startMailbox, type Mailbox } from './helpers/mailbox.ts';
 
 /**
  * The account dashboard walked by a new user, session 29 (docs/api-decisions.md,
@@ -79,6 +79,35 @@ describe('dashboard pages, session 29 (Chromium)', { skip: chromiumSkip }, () =>
       return [r.status, await r.json()] as const;
     });
     assert.deepEqual(operator, [400, { error: 'token: enter the admin token' }]);
+    assert.deepEqual(pageProblems(problems), []);
+    await ctx.close();
+  });
+
+  it('a reset link that is spent or expired says to ask for a new one and links there, instead of refusing the password typed', async () => {
+    const { ctx, page, problems } = await openWatchedPage(browser);
+    await ctx.setExtraHTTPHeaders({ 'x-forwarded-for': '198.51.100.30' });
+    await signUpInPage(page, t.url, 'reset29@example.com', 'the first long password');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.goto(`${t.url}/account/forgot`);
+    await page.getByLabel('Email').fill('reset29@example.com');
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    const link = mailedLink(await mail.next('reset29@example.com', 'Reset your svc password'), t.url);
+    await page.goto(link);
+    await page.getByLabel('New password').fill('the second long password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL(`${t.url}/`);
+    // The same link again (Back, or the mail opened a second time): no password typed can help.
+    await page.goto(link);
+    await page.getByLabel('New password').fill('the third long password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match((await alert.textContent())!, /this link is invalid, expired or already used/);
+    assert.equal(await page.getByLabel('New password').count(), 0, 'the form of a dead link is gone');
+    await page.getByRole('link', { name: 'Ask for a new link' }).click();
+    await page.waitForURL(`${t.url}/account/forgot`);
+    await page.getByRole('heading', { name: 'Reset your password', level: 1 }).waitFor();
     assert.deepEqual(pageProblems(problems), []);
     await ctx.close();
   });
