@@ -53,7 +53,7 @@ describe('dashboard accounts: emails, sessions and links', () => {
     const long = `${'a'.repeat(242)}@example.com`;
     assert.equal(long.length, 254);
     const tooLong = await b.call('POST', '/sign-up', { email: `a${long}`, password: PASSWORD });
-    assert.deepEqual([tooLong.status, tooLong.json], [400, { error: 'invalid email: must NOT have more than 254 characters' }]);
+    assert.deepEqual([tooLong.status, tooLong.json], [400, { error: 'invalid email: expected an address like name@example.com' }]);
     assert.equal((await signedUp(g.t.url, long, PASSWORD)).id > 0, true);
     const unicode = await signedUp(g.t.url, '  Jürgen.Groß@Exämple.com ', PASSWORD);
     const me = await unicode.call('GET', '/session');

@@ -259,8 +259,19 @@ function viewReset(token) {
   show('Choose a new password', h('div', { class: 'card' }, jsonForm({
     fields: [password],
     label: 'Set password',
-    submit: (body) => api('POST', '/dashboard/api/password-reset/confirm', { token, ...body }),
-    onDone: async () => {
+    submit: async (body) => {
+      try {
+        return await api('POST', '/dashboard/api/password-reset/confirm', { token, ...body });
+      } catch (err) {
+        // The link is dead (spent, expired, cut short): no other password helps, a new link does.
+        if (err.status !== 400 || err.message.startsWith('password:')) throw err;
+        show('Choose a new password', h('div', { class: 'card' }, h('p', { class: 'bad', role: 'alert' }, err.message),
+          h('p', {}, 'A reset link works once, within 60 minutes. ', h('a', { href: '/account/forgot', 'data-nav': '' }, 'Ask for a new link'), '.')));
+        return null;
+      }
+    },
+    onDone: async (changed) => {
+      if (!changed) return;
       toast('Password changed. Sign in with it.');
       go('/');
     },

@@ -40,8 +40,12 @@ export interface DashboardApiOptions {
 }
 
 const strict = { additionalProperties: false } as const;
-const Email = Type.String({ minLength: 3, maxLength: 254 });
-const Password = Type.String({ minLength: 1, maxLength: 200 });
+// Bounds only, far above the rules: an empty field or an address or password too long is
+// answered by `filled` and the service in words naming the field, not Ajv's (`invalid email: must
+// NOT have fewer than 3 characters`) under a form's field (docs/api-decisions.md, "Dashboard:
+// session 29 audit").
+const Email = Type.String({ maxLength: 1000 });
+const Password = Type.String({ maxLength: 1000 });
 // The token's form is the service's check: a link cut short or with a full stop after it is an
 // invalid link to its reader, answered in docs/dashboard.md's words, not a schema's pattern.
 const Token = Type.String({ maxLength: 2000, description: 'the token from the emailed link' });
@@ -53,6 +57,11 @@ const Day = Type.String({ maxLength: 100, description: 'YYYY-MM-DD (UTC)' });
 // schema maxLength would count the untrimmed text and answer in Ajv's words.
 const KeyName = Type.String({ description: `not blank; at most ${KEY_NAME_MAX} characters; no control characters` });
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A form's field left empty: what to enter, under that field. */
+function filled(field: string, value: string, what: string): void {
+  if (value.trim() === '') throw badRequest(`${field}: enter ${what}`);
+}
 const Ok = Type.Object({ ok: Type.Boolean() });
 const SESSION_ENDED = 'your session has ended - sign in again';
 const ErrorBody = Type.Object({ error: Type.String() });
@@ -227,6 +236,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       },
     },
     async (request, reply) => {
+      filled('email', request.body.email, 'your email address');
       await limit(request, reply, `signup:ip:${request.ip}`);
       const { account, session, verificationSent } = await service.signUp(request.body.email, request.body.password);
       setSessionCookie(request, reply, session);
@@ -239,6 +249,9 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
     '/sign-in',
     { schema: { tags, summary: 'Sign in with email and password', body: Type.Object({ email: Email, password: Password }, strict), response: { 200: AccountSummary, ...errors } } },
     async (request, reply) => {
+      filled('email', request.body.email, 'your email address');
+      // Not trimmed: a password is compared as typed.
+      if (request.body.password === '') throw badRequest('password: enter your password');
       await limit(request, reply, `signin:ip:${request.ip}`);
       await limit(request, reply, `signin:email:${await service.emailKey(request.body.email)}`);
       const { account, session } = await service.signIn(request.body.email, request.body.password);
@@ -249,8 +262,9 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
 
   app.post(
     '/operator/sign-in',
-    { schema: { tags, summary: 'Open an operator console session with the admin token', body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 500 }) }, strict), response: { 200: Ok, ...errors } } },
+    { schema: { tags, summary: 'Open an operator console session with the admin token', body: Type.Object({ token: Type.String({ maxLength: 500 }) }, strict), response: { 200: Ok, ...errors } } },
     async (request, reply) => {
+      filled('token', request.body.token, 'the admin token');
       await limit(request, reply, `operator:ip:${request.ip}`);
       if (!secureEqual(request.body.token, opts.adminToken)) throw unauthorized('wrong admin token');
       setSessionCookie(request, reply, await service.openOperatorSession());
@@ -296,6 +310,7 @@ export async function dashboardApiRoutes(base: FastifyInstance, opts: DashboardA
       },
     },
     async (request, reply) => {
+      filled('email', request.body.email, 'your email address');
       await limit(request, reply, `reset:ip:${request.ip}`);
       await limit(request, reply, `reset:email:${await service.emailKey(request.body.email)}`);
       await service.requestPasswordReset(request.body.email);
