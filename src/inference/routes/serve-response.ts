@@ -76,12 +76,21 @@ function partsOf(r: CanonicalChatResponse): ModelCall {
       else parts.push({ type: 'reasoning-delta', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) });
     }
   } else if (r.reasoning) parts.push({ type: 'reasoning-delta', text: r.reasoning });
-  if (r.text) parts.push({ type: 'text-delta', text: r.text });
+  // Text written after a call follows it, as the stream of the same answer gives it (one item order either way).
+  const before = r.textBeforeCalls ?? [];
+  let written = 0;
+  const text = (upTo: number) => {
+    if (upTo > written) parts.push({ type: 'text-delta', text: r.text.slice(written, upTo) });
+    written = Math.max(written, upTo);
+  };
+  if (before.length === 0) text(r.text.length);
   if (r.refusal) parts.push({ type: 'refusal-delta', text: r.refusal });
   for (const [index, c] of r.toolCalls.entries()) {
+    if (before.length > 0) text(before[index] ?? r.text.length);
     parts.push({ type: 'tool-call-start', index, id: c.id, name: c.name });
     parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });
   }
+  text(r.text.length);
   parts.push({ type: 'finish', reason: r.finishReason });
   return { batches: [parts], usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
 }
