@@ -58,4 +58,49 @@ describe('responses: session 29 audit', () => {
     // The continuation gives the upstream the turn in the model's own order.
     assert.deepEqual((sent[1]!.content as { type: string }[]).map((b) => b.type), ['text', 'tool_use', 'text']);
   });
+
+  describe('an item sent again', () => {
+    const refused = (index: number, id: string) => (e: unknown) =>
+      e instanceof OpenAI.BadRequestError && e.message.includes(`input[${index}].id`) && e.message.includes(id) && /duplicate/i.test(e.message);
+
+    it('an output item of the previous response sent back next to previous_response_id is 400, nothing sent upstream', async () => {
+      g.openai.chat.enqueue({ text: 'First answer.' });
+      const r1 = await openai.responses.create({ model: 'svc-fast', input: 'one' });
+      const message = r1.output[0] as OpenAI.Responses.ResponseOutputMessage;
+      const calls = g.openai.requests.length;
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-fast', previous_response_id: r1.id, input: [message, { role: 'user', content: 'and then?' }] }),
+        refused(0, message.id),
+      );
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-fast', previous_response_id: r1.id, input: [{ role: 'user', content: 'and then?' }, { type: 'item_reference', id: message.id }] }),
+        refused(1, message.id),
+      );
+      assert.equal(g.openai.requests.length, calls);
+      // By reference without previous_response_id, the item is in the conversation once: taken.
+      g.openai.chat.enqueue({ text: 'ok' });
+      await openai.responses.create({ model: 'svc-fast', input: [{ role: 'user', content: 'one' }, { type: 'item_reference', id: message.id }, { role: 'user', content: 'and then?' }] });
+      assert.deepEqual((g.openai.requests.at(-1)!.body as { messages: UpstreamMessage[] }).messages.at(1), { role: 'assistant', content: 'First answer.' });
+    });
+
+    it('a stored input item sent again, and one item twice in an input, are 400 on both kinds', async () => {
+      g.anthropic.chat.enqueue({ text: 'Hi.' });
+      const r1 = await openai.responses.create({ model: 'svc-vision', input: 'hello' });
+      const [userItem] = (await openai.responses.inputItems.list(r1.id)).data;
+      assert.ok(userItem?.type === 'message');
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-vision', previous_response_id: r1.id, input: [userItem as OpenAI.Responses.ResponseInputItem, { role: 'user', content: 'again' }] }),
+        refused(0, userItem.id),
+      );
+      const message = r1.output[0] as OpenAI.Responses.ResponseOutputMessage;
+      await assert.rejects(
+        openai.responses.create({ model: 'svc-fast', input: [{ role: 'user', content: 'hello' }, { type: 'item_reference', id: message.id }, { type: 'item_reference', id: message.id }] }),
+        refused(2, message.id),
+      );
+      await assert.rejects(
+        openai.responses.inputTokens.count({ model: 'svc-fast', previous_response_id: r1.id, input: [{ type: 'item_reference', id: message.id }] }),
+        refused(0, message.id),
+      );
+    });
+  });
 });
