@@ -186,6 +186,12 @@ export interface CanonicalChatResponse extends FinishDetail {
   /** Reasoning text the upstream exposed (Anthropic thinking, OpenAI-compatible reasoning_content). */
   readonly reasoning: string;
   readonly toolCalls: readonly ToolCall[];
+  /**
+   * How much of `text` the model had written before each tool call, set only when some text came
+   * after a call (an Anthropic answer's blocks: text, tool_use, text), so that a protocol whose
+   * items keep the model's order (responses) can put that text after the call, as a stream does.
+   */
+  readonly textBeforeCalls?: readonly number[];
   readonly finishReason: FinishReason;
   /**
    * The model's refusal (OpenAI's `message.refusal`, structured outputs and safety), set only when

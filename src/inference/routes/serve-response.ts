@@ -76,12 +76,21 @@ function partsOf(r: CanonicalChatResponse): ModelCall {
       else parts.push({ type: 'reasoning-delta', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) });
     }
   } else if (r.reasoning) parts.push({ type: 'reasoning-delta', text: r.reasoning });
-  if (r.text) parts.push({ type: 'text-delta', text: r.text });
+  // Text written after a call follows it, as the stream of the same answer gives it (one item order either way).
+  const before = r.textBeforeCalls ?? [];
+  let written = 0;
+  const text = (upTo: number) => {
+    if (upTo > written) parts.push({ type: 'text-delta', text: r.text.slice(written, upTo) });
+    written = Math.max(written, upTo);
+  };
+  if (before.length === 0) text(r.text.length);
   if (r.refusal) parts.push({ type: 'refusal-delta', text: r.refusal });
   for (const [index, c] of r.toolCalls.entries()) {
+    if (before.length > 0) text(before[index] ?? r.text.length);
     parts.push({ type: 'tool-call-start', index, id: c.id, name: c.name });
     parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });
   }
+  text(r.text.length);
   parts.push({ type: 'finish', reason: r.finishReason });
   return { batches: [parts], usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
 }
@@ -248,6 +257,7 @@ async function readConversation(ctx: InferenceContext, deps: ResponsesDeps, acco
   });
 
   checkCallOutputs(history, input);
+  checkItemIds(history, input);
 
   // The client's tools as sent upstream (custom tools as functions, only the allowed ones), so the hold and input_tokens count them.
   const probe = baseRequest(parsed, toCanonicalMessages(parsed.instructions, known, (_l, t) => t, sealer), upstreamClientTools(parsed), { type: 'auto' });
@@ -335,6 +345,22 @@ function checkCallOutputs(history: readonly ConversationItem[], input: readonly 
   const i = firstAt - history.length;
   const what = first.type === 'custom_tool_call' ? 'custom tool call' : 'function call';
   throw badRequest(`${i < 0 ? 'input' : `input[${i}].call_id`}: no tool output found for ${what} ${first.call_id}`);
+}
+
+/**
+ * Each item is in the conversation once. An item sent again (an output item or an `item_reference`
+ * next to the previous_response_id that carries it, the same reference twice) reached the model
+ * twice: its text doubled into one assistant turn. OpenAI refuses it (`Duplicate item found with id
+ * ...`); so does this, naming the item, before any upstream call. Items without an id are new.
+ */
+function checkItemIds(history: readonly ConversationItem[], input: readonly ConversationItem[]): void {
+  const ids = new Set<string>();
+  for (const item of history) if (item.id) ids.add(item.id);
+  input.forEach((item, i) => {
+    if (!item.id) return;
+    if (ids.has(item.id)) throw badRequest(`input[${i}].id: duplicate item found with id ${item.id}; send each item once (previous_response_id carries the earlier ones)`);
+    ids.add(item.id);
+  });
 }
 
 /** Tool listings are not known before the hold; each server's tools are counted at a fixed allowance. */

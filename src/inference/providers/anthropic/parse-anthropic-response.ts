@@ -40,6 +40,7 @@ export function parseAnthropicResponse(
   const reasoningBlocks: ReasoningBlock[] = [];
   let answeredWithJson = false;
   const toolCalls: ToolCall[] = [];
+  const textBeforeCalls: number[] = [];
   const cutter = cutAt ? new StopCutter(cutAt) : null;
   let cutBy: string | null = null;
   /** Adds text to the answer; the stop sequence it ended at, if it did. */
@@ -81,6 +82,7 @@ export function parseAnthropicResponse(
         if (cutBy !== null) break;
       } else {
         breakText();
+        textBeforeCalls.push(text.length);
         toolCalls.push({ id: newToolCallId(), name: block.name ?? '', arguments: input });
       }
     }
@@ -96,6 +98,7 @@ export function parseAnthropicResponse(
       : { finishReason: 'stop' as const, stopSequence: cutBy }),
     ...(cited ? { textBlocks: cutBy === null ? textBlocks : blocksUpTo(textBlocks, text.length) } : {}),
     ...(reasoningBlocks.length > 0 ? { reasoningBlocks } : {}),
+    ...(textBeforeCalls.some((n) => n < text.length) ? { textBeforeCalls } : {}),
     usage: convertAnthropicUsage(body.usage),
   };
 }
