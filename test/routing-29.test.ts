@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
-import { PLAIN_RESILIENCE, UPSTREAM_MODELS, startShippedWithSdks, type Gateway } from './helpers/gateway.ts';
+import { PLAIN_RESILIENCE, UPSTREAM_MODELS, postJson, startShippedWithSdks, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import type { TestAccount } from './helpers/inference.ts';
 import { PNG_BASE64 } from './helpers/images.ts';
 
@@ -168,5 +168,28 @@ describe('routing: session 29', () => {
       assert.deepEqual(sent.map((b) => b.model), [UPSTREAM_MODELS.pro, UPSTREAM_MODELS.vision]);
       assert.ok(!blockTypes(sent[1]!).includes('thinking'));
     });
+  });
+
+  describe('the usage record of a pipeline request every executor failed', () => {
+    /** svc-ultra's whole chain for a math question down: svc-pro (both deployments), svc-fast, then svc-vision of the last lane. */
+    function chainDown(): void {
+      g.anthropic.chat.enqueue({ error: { status: 500 } }, { error: { status: 500 } });
+      g.openai.chat.enqueue({ error: { status: 500 } }, { error: { status: 500 } });
+    }
+
+    for (const stream of [false, true]) {
+      it(`names the lane the request was routed by (math), not the last lane tried (vision), ${stream ? 'streamed' : 'not streamed'}`, async () => {
+        chainDown();
+        const rowsBefore = (await waitForUsage(g.t, acct.id, 0)).length;
+        const a = g.anthropic.requests.length;
+        const r = await postJson(g, acct.key, '/v1/chat/completions', { model: 'svc-ultra', stream, messages: [{ role: 'user', content: MATH }] });
+        await r.text();
+        assert.equal(r.status, 502);
+        assert.equal(r.headers.get('x-svc-lane'), null);
+        assert.deepEqual(g.anthropic.requests.slice(a).map((q) => (q.body as { model: string }).model), [UPSTREAM_MODELS.pro, UPSTREAM_MODELS.vision], 'the chain ended on svc-vision');
+        const [row] = await waitForUsage(g.t, acct.id, rowsBefore + 1);
+        assert.deepEqual([row!.model, row!.lane, row!.status, BigInt(row!.cost_micro)], ['svc-ultra', 'math', 502, 0n]);
+      });
+    }
   });
 });
