@@ -18,6 +18,7 @@ import { parseChatCompletionRequest } from '../src/inference/formats/openai-chat
 import { formatRerankResponse } from '../src/inference/formats/rerank/format-rerank-response.ts';
 import { parseRerankRequest } from '../src/inference/formats/rerank/parse-rerank-request.ts';
 import { decodeReasoningContent } from '../src/inference/formats/reasoning-content.ts';
+import { markSigned } from '../src/inference/upstream/reasoning-signer.ts';
 import { encodeSseData, SSE_DONE } from '../src/inference/formats/sse.ts';
 import { decodeFloat32Base64 } from '../src/inference/canonical/float32-base64.ts';
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
@@ -334,7 +335,8 @@ describe('inference adapters against fake upstreams', () => {
       assert.ok(details.every((d) => d.format === 'svc-reasoning-v1' && d.index === 0));
       assert.equal(details.map((d) => d.text).join(''), 'The user wants a number.');
       const signature = details.at(-1)!.signature!;
-      assert.deepEqual(decodeReasoningContent(signature, sealer), [{ type: 'thinking', thinking: 'The user wants a number.', signature: 'EqQBfakeanthropicsignature' }]);
+      // The upstream's signature, marked with the model that signed it.
+      assert.deepEqual(decodeReasoningContent(signature, sealer), [{ type: 'thinking', thinking: 'The user wants a number.', signature: markSigned('EqQBfakeanthropicsignature', viaAnthropic.deployment.model) }]);
       // The token is random bytes, which may spell anything; checked for its shape, then taken out.
       assert.match(signature, /^[A-Za-z0-9_-]{40,}$/);
       const text = JSON.stringify(deltas).replace(/"signature":"[A-Za-z0-9_-]+"/g, '"signature":"<sealed>"');

@@ -5,6 +5,7 @@ import type { Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import OpenAI from 'openai';
 import { openBlockValue } from '../src/inference/formats/anthropic-messages/sealed-tokens.ts';
 import { createReasoningSealers } from '../src/inference/reasoning-sealer.ts';
+import { markSigned } from '../src/inference/upstream/reasoning-signer.ts';
 import type { FakeChatScenario } from './fakes/fake-scenario.ts';
 import { accountCredits, expectedCost, PRICES, startGateway, UPSTREAM_MODELS, usageRows, waitForUsage, type Gateway } from './helpers/gateway.ts';
 import { createTestAccount, type TestAccount } from './helpers/inference.ts';
@@ -201,10 +202,11 @@ describe('POST /inference/v1/messages through the Anthropic SDK', () => {
         assert.equal(again.content[0]!.type, 'thinking');
         const sent = kind.fake(g).requests.at(-1)!.body as Record<string, unknown>;
         if (kind.model === 'svc-vision') {
-          // Both signatures are the service's sealed tokens of the upstream's (sealed afresh for each answer).
+          // Both signatures are the service's sealed tokens of the upstream's, marked with the model that signed it (sealed afresh for each answer).
           const sealer = createReasoningSealers(g.t.deps.secretsKey)(acct.id);
-          assert.equal(openBlockValue('signature', thinking.signature, sealer), 'EqQBfakeanthropicsignature');
-          assert.equal(openBlockValue('signature', (again.content[0] as Anthropic.ThinkingBlock).signature, sealer), 'EqQBfakeanthropicsignature');
+          const signed = markSigned('EqQBfakeanthropicsignature', UPSTREAM_MODELS.vision);
+          assert.equal(openBlockValue('signature', thinking.signature, sealer), signed);
+          assert.equal(openBlockValue('signature', (again.content[0] as Anthropic.ThinkingBlock).signature, sealer), signed);
           // The upstream gets its own signature back, unchanged, and the thinking config.
           assert.deepEqual(sent.thinking, { type: 'enabled', budget_tokens: 2000 });
           const assistant = (sent.messages as { content: unknown[] }[])[1]!.content;

@@ -457,14 +457,14 @@ models:
       assert.equal(before.credits - (await accountCredits(g.t, a2.id)).credits, cost);
     });
 
-    it('a pipeline request every executor failed: the record names the brand and lane last tried (the code lane, then general), nothing billed', async () => {
+    it('a pipeline request every executor failed: the record names the brand last tried (the code lane, then general) and the lane it was routed by, nothing billed', async () => {
       const a2 = await createTestAccount(g.t, { credits: 1000 });
       g.openai.chat.enqueue({ error: { status: 500 } });
       const r = await postJson(g, a2.key, '/v1/chat/completions', { model: 'svc-shiplow', messages: [{ role: 'user', content: 'Fix this Python function:\n\ndef add(a, b):\n    return a - b' }] });
       assert.equal(r.status, 502);
       assertNoLeak(await r.text(), 'error', ports);
       const [row] = await waitForUsage(g.t, a2.id, 1);
-      assert.deepEqual([row!.model, row!.served_model, row!.lane, row!.status, BigInt(row!.cost_micro)], ['svc-shiplow', 'svc-taonly', 'general', 502, 0n]);
+      assert.deepEqual([row!.model, row!.served_model, row!.lane, row!.status, BigInt(row!.cost_micro)], ['svc-shiplow', 'svc-taonly', 'code', 502, 0n]);
     });
   });
 

@@ -8,8 +8,9 @@ import { pieces, sendJson, startFakeServer, type FakeServer, type RecordedReques
  * message_stop), tool_use blocks, the forced-tool JSON answer, cache_read_input_tokens, and errors
  * as `{"type":"error","error":{...}}`. Its name is in ids, headers and error messages on purpose.
  * It stops at the first of the request's `stop_sequences` its text holds (`stop_reason: stop_sequence`).
- * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, or
- * the signature is not its own) and redacted thinking whose data it did not give out, an empty
+ * Like the API, it refuses thinking blocks in history that it did not sign (the text changed, the
+ * signature is not its own, or another model signed it)
+ * and redacted thinking whose data it (that model) did not give out, an empty
  * `messages`, an empty stop sequence or one of whitespace only, text blocks that are empty or only whitespace, a final assistant turn (a prefill)
  * whose text ends in whitespace, `tool_choice` `auto`, `any` or `tool` without tools, and more than
  * four `cache_control` markers. The last three the gateway refuses before calling an upstream
@@ -105,23 +106,28 @@ function stopAt(blocks: readonly Block[], sequences: readonly string[]): { block
 const SIGNATURE = 'EqQBfakeanthropicsignature';
 
 /**
- * Thinking and redacted thinking this fake gave out (text, data): history may carry only those,
- * unchanged and with the signature, as the API verifies its signatures.
+ * Thinking and redacted thinking this fake gave out (model and text, model and data): history may
+ * carry only those, unchanged, with the signature and to the model that made them, as the API
+ * verifies its signatures (one model's signature is refused by another).
  */
 interface Issued {
   readonly thinking: Set<string>;
   readonly redacted: Set<string>;
 }
 
+/** The key under which `issued` holds a block `model` gave out. */
+const issuedBy = (model: string, value: string): string => `${model}\n${value}`;
+
 function checkSignatures(body: Record<string, unknown>, issued: Issued): string | null {
+  const model = String(body.model);
   const msgs = Array.isArray(body.messages) ? (body.messages as { content: unknown }[]) : [];
   for (const [i, m] of msgs.entries()) {
     if (!Array.isArray(m.content)) continue;
     for (const [j, b] of (m.content as { type: string; thinking?: string; signature?: string; data?: string }[]).entries()) {
-      if (b.type === 'thinking' && (b.signature !== SIGNATURE || !issued.thinking.has(b.thinking ?? ''))) {
+      if (b.type === 'thinking' && (b.signature !== SIGNATURE || !issued.thinking.has(issuedBy(model, b.thinking ?? '')))) {
         return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
       }
-      if (b.type === 'redacted_thinking' && !issued.redacted.has(b.data ?? '')) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+      if (b.type === 'redacted_thinking' && !issued.redacted.has(issuedBy(model, b.data ?? ''))) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
     }
   }
   return null;
@@ -294,8 +300,8 @@ function messages(request: RecordedRequest, res: ServerResponse, scenario: FakeC
   if (problem) return sendJson(res, 400, errorBody('invalid_request_error', problem), HEADERS);
   const { blocks, stop, stopSequence = null } = blocksFor(scenario, body);
   for (const b of blocks) {
-    if (b.type === 'thinking') issued.thinking.add(b.thinking);
-    if (b.type === 'redacted_thinking') issued.redacted.add(b.data);
+    if (b.type === 'thinking') issued.thinking.add(issuedBy(model, b.thinking));
+    if (b.type === 'redacted_thinking') issued.redacted.add(issuedBy(model, b.data));
   }
   const u: NonNullable<FakeChatScenario['usage']> = scenario.usage ?? DEFAULT_USAGE;
   const written = u.written ?? 0;

@@ -145,6 +145,8 @@ class RequestHold implements CreditHold, RequestBudget {
    */
   startedAt: number | null = null;
   private lastTarget: UpstreamTarget | null = null;
+  /** The lane of the executor whose answer the client got (x-svc-lane); null until one answered. */
+  private answeredLane: string | null = null;
   private recorded: BillableUsage | null = null;
   private estimated = false;
   private done = false;
@@ -180,6 +182,7 @@ class RequestHold implements CreditHold, RequestBudget {
       const executor = executorOf(route, served.target);
       void this.reply.header('x-svc-model', executor.brand.id);
       const lane = executor.lane ?? route.lane;
+      this.answeredLane = lane;
       if (lane !== null) void this.reply.header('x-svc-lane', lane);
     }
     return served;
@@ -206,8 +209,9 @@ class RequestHold implements CreditHold, RequestBudget {
     const served = lastTarget ? executorOf(route, lastTarget) : route.executors[0]!;
     const executor = served.brand;
     const servedModel = executor === route.requested ? null : executor.id;
-    // The lane the executor that answered was listed under (as x-svc-lane says), else the request's own.
-    const lane = (lastTarget ? served.lane : null) ?? route.lane;
+    // The lane the executor that answered was listed under (as x-svc-lane says); when none answered,
+    // the request's own: the lane of the last executor tried says only how far the chain went.
+    const lane = this.answeredLane ?? route.lane;
     const pricing = route.billed === route.requested || route.fallbackList ? undefined : route.billed.pricing;
     // The answer does not wait for the write: a failed write is logged (the request then goes
     // unbilled, its hold back in the lease), never turned into the client's error.

@@ -31,6 +31,7 @@ import { createUpstreamTransport, type BodyReader } from './upstream-transport.t
 import { createDeploymentHealth, type BreakerStore, type DeploymentHealth } from './deployment-health.ts';
 import { runWithFallback, type RequestBudget } from './run-with-fallback.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
+import { markingParser, markResult } from './reasoning-signer.ts';
 import type { UpstreamTarget } from './upstream-target.ts';
 
 /**
@@ -144,7 +145,7 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
         const call = adapter.prepare(provider, upstreamModel, target.model, requestForDeployment(target.deployment, request), false);
         const answer = await transport.postJson(provider, { path: call.path, headers: call.headers, body: call.body, signal }, adapter.parseError);
         // Cut while parsing, before usage is estimated: an unreported count is of the text the client gets.
-        const result = adapter.parseResponse(answer, call.jsonToolName, newToolCallId, call.cutAt);
+        const result = markResult(adapter.parseResponse(answer, call.jsonToolName, newToolCallId, call.cutAt), upstreamModel);
         // Object.assign rather than a spread with a new key: see upstream-transport.ts.
         if (result.usage) return Object.assign({}, result, { usage: withReasoningTokens(result.usage, result.reasoning), usageEstimated: false });
         return Object.assign({}, result, {
@@ -179,16 +180,16 @@ export function createUpstreams(catalog: Catalog, options: UpstreamsOptions = {}
       });
 
       async function startStream(call: ReturnType<ChatAdapter['prepare']>, callSignal: CancelSignal): Promise<ChatStream> {
-        const { provider } = target.deployment;
+        const { provider, model: upstreamModel } = target.deployment;
         const body = await transport.postStream(provider, { path: call.path, headers: call.headers, body: call.body, signal: callSignal }, adapter.parseError);
         const asEventStream = (reader: BodyReader) => {
-          const batches = new ProviderEventBatches(reader, adapter.createStreamParser(call.jsonToolName, newToolCallId), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
+          const batches = new ProviderEventBatches(reader, markingParser(adapter.createStreamParser(call.jsonToolName, newToolCallId), upstreamModel), callSignal, { textRuns: true, idleMs: provider.idleTimeoutMs, maxEventBytes });
           return call.cutAt ? new StopCutEvents(batches, call.cutAt) : batches;
         };
         // A whole answer is cut by its parser, which sees its blocks in order (its events give all
         // text before the calls, so cutting them again could match across a call).
         const events = body.json
-          ? new JsonAnswerEvents(body, (json) => eventsOfResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId, call.cutAt)), asEventStream, callSignal, maxAnswerBytes)
+          ? new JsonAnswerEvents(body, (json) => eventsOfResult(markResult(adapter.parseResponse(json, call.jsonToolName, newToolCallId, call.cutAt), upstreamModel)), asEventStream, callSignal, maxAnswerBytes)
           : asEventStream(body);
         return startBatchedChatStream(events, {
           estimateInput: () => estimateChatInputTokens(request),

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Deployment, ProviderConfig } from '../../config/catalog.ts';
-import type { CanonicalChatRequest } from '../canonical/chat.ts';
+import type { CanonicalChatRequest, CanonicalMessage } from '../canonical/chat.ts';
 import { buildAnthropicMessagesBody } from '../providers/anthropic/build-anthropic-messages-body.ts';
 import { buildOpenAIChatBody } from '../providers/openai-compatible/build-openai-chat-body.ts';
+import { markSigned } from './reasoning-signer.ts';
 import { requestForDeployment } from './request-for-deployment.ts';
 
 const provider = { id: 'p', type: 'openai' } as ProviderConfig;
@@ -30,6 +31,18 @@ const request: CanonicalChatRequest = {
 describe('requestForDeployment', () => {
   it('leaves the request alone for a deployment that reasons', () => {
     assert.equal(requestForDeployment(deployment(true), request), request);
+  });
+
+  it('gives a deployment that reasons only the blocks its own upstream model signed', () => {
+    const [q, turn, result] = request.messages as [CanonicalMessage, Extract<CanonicalMessage, { role: 'assistant' }>, CanonicalMessage];
+    const signedBy = (model: string): CanonicalChatRequest => ({
+      ...request,
+      messages: [q, { ...turn, reasoning: [{ type: 'thinking', thinking: 'Look it up.', signature: markSigned('sig', model) }, { type: 'redacted_thinking', data: markSigned('opaque', model) }] }, result],
+    });
+    assert.deepEqual(requestForDeployment(deployment(true), signedBy('m')), request);
+    const other = requestForDeployment(deployment(true), signedBy('another-model'));
+    assert.deepEqual(other.messages[1], { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{}' }] });
+    assert.deepEqual(other.reasoning, request.reasoning);
   });
 
   it('drops the reasoning parameters and the history reasoning blocks for one that does not, and nothing else', () => {
