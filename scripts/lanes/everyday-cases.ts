@@ -317,10 +317,26 @@ const FOREIGN_EVERYDAY_MORE: Record<string, readonly string[]> = {
 };
 
 /** English "Explain X." and "When should I use X instead of Y?" about everyday things: the networking concepts above used those frames too. */
-const EVERYDAY_EXPLAIN = ['a pension plan', 'the greenhouse effect', 'a balanced diet', 'compound interest on a savings account', 'a credit union', 'the electoral college'];
+const EVERYDAY_EXPLAIN = [
+  'a pension plan', 'the greenhouse effect', 'a balanced diet', 'compound interest on a savings account', 'a credit union', 'the electoral college',
+  'the water cycle', 'a recession', 'the offside trap', 'how the stock market works', 'a healthy sleep routine', 'the jet stream',
+];
+/**
+ * Translations of everyday sentences that hold a word the lexicon counts for code in its technical
+ * sense (a class, a table, a program, a library): the concept questions above weigh those words.
+ */
+const TRANSLATE_EVERYDAY = [
+  'Translate into Spanish: the yoga class starts at nine.', 'Translate to German: the TV program starts at eight.', 'Translate into French: please set the table for six.',
+  'Translate to Italian: the library is closed on Mondays.', 'Translate into Portuguese: our server at the restaurant was very kind.', 'Translate to Chinese: the loop trail takes two hours.',
+];
 const EVERYDAY_INSTEAD = [
   ['a credit card', 'cash abroad'], ['a humidifier', 'a dehumidifier'], ['olive oil', 'butter for baking'], ['a travel agent', 'booking online'],
   ['a foam roller', 'a massage gun'], ['sunscreen SPF 50', 'SPF 30'],
+];
+/** Household jobs done oneself: the protocols and concepts above made "can I ... myself" lean code. */
+const DIY_MYSELF = [
+  'Can I install a heat pump myself?', 'Can I install an EV charger at home myself?', 'Can I replace a light switch myself?', 'Can I put in a new kitchen sink myself?',
+  'Can I install a rain barrel myself?', 'Can I fit a new front door myself?',
 ];
 /** One-word replies in other languages, beside the English ones: the language, not the length, decides. */
 const FOREIGN_ONE_WORD: Record<string, readonly string[]> = {
@@ -353,6 +369,8 @@ export function session29Cases(): EverydayCase[] {
   for (const text of EVERYDAY_CONTAINERS) out.push({ lane: 'general', lang: 'en', text });
   for (const text of TINY_REPLIES) out.push({ lane: 'general', lang: 'en', text });
   for (const [a, b] of EVERYDAY_INSTEAD) out.push({ lane: 'general', lang: 'en', text: `When should I use ${a} instead of ${b}?` });
+  for (const text of TRANSLATE_EVERYDAY) out.push({ lane: 'multilingual', lang: 'en', text });
+  for (const text of DIY_MYSELF) out.push({ lane: 'general', lang: 'en', text });
   for (const [lang, xs] of Object.entries(FOREIGN_ONE_WORD)) for (const text of xs) out.push({ lane: 'multilingual', lang, text });
   EVERYDAY_EXPLAIN.forEach((c, i) => out.push({ lane: 'general', lang: 'en', text: (i % 2 === 0 ? 'Explain {c}.' : 'Can you explain {c} simply?').replace('{c}', c) }));
   return out;
