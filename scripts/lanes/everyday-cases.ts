@@ -303,17 +303,18 @@ const CODE_CONCEPTS_FOREIGN_MORE: Record<string, readonly string[]> = {
   ko: ['추상 클래스란 무엇인가요?', '해시 테이블이 뭔가요?', 'for 반복문이 뭔가요?', 'HTTP와 HTTPS의 차이는 뭔가요?'],
 };
 
-/** Everyday questions in those languages with the same words in their everyday sense: a class, a loop, a table, a protocol. */
+/**
+ * Everyday questions in those languages in the same frames ("what is", "the difference between"),
+ * in Chinese also with the same words in their everyday sense: abstract art, an agreement, a loop.
+ */
 const FOREIGN_EVERYDAY_MORE: Record<string, readonly string[]> = {
-  es: ['¿A qué hora empieza la clase de yoga?', '¿Qué es el protocolo en una boda?', '¿Cómo se hace un bucle en el pelo?', '¿Qué mesa de comedor me recomiendas?', '¿Qué es el arte abstracto?'],
-  fr: ["Qu'est-ce qu'une boucle d'oreille créole ?", 'Comment choisir un tableau pour mon salon ?', "Qu'est-ce que la classe affaires ?", "Qu'est-ce que l'art abstrait ?", 'Quel est le protocole pour un mariage ?'],
+  es: ['¿Qué es la jubilación anticipada?', '¿Qué es el flamenco?', '¿Cuál es la diferencia entre un seguro de vida y uno de salud?', '¿Qué es la meditación?'],
+  fr: ["Qu'est-ce que la retraite progressive ?", "Qu'est-ce que le Beaujolais nouveau ?", 'Quelle est la différence entre un livret A et un PEL ?', "Qu'est-ce que la méditation ?"],
   zh: [
     '什么是抽象艺术？', '这个协议要怎么签？', '什么是经济舱和商务舱？', '手表坏了怎么办？', '什么是循环经济？', '什么是养老金？', '什么是信用卡年费？',
     '什么是中医？', '什么是二十四节气？', '什么是冥想？', '什么是碳中和？', '什么是基金定投？', '绿茶和红茶有什么区别？', '猫和狗哪个更好养？',
     '租房和买房有什么区别？', '什么是端午节？', '什么是京剧？', '什么是马拉松？',
   ],
-  es: ['¿Qué es la jubilación anticipada?', '¿Qué es el flamenco?', '¿Cuál es la diferencia entre un seguro de vida y uno de salud?', '¿Qué es la meditación?'],
-  fr: ["Qu'est-ce que la retraite progressive ?", "Qu'est-ce que le Beaujolais nouveau ?", 'Quelle est la différence entre un livret A et un PEL ?', "Qu'est-ce que la méditation ?"],
 };
 
 /** English "Explain X." and "When should I use X instead of Y?" about everyday things: the networking concepts above used those frames too. */
