@@ -252,3 +252,127 @@ export function everydayCases(): EverydayCase[] {
   EVERYDAY_WHAT_IS.forEach((c, i) => out.push({ lane: 'general', lang: 'en', text: (i % 2 === 0 ? 'What is {c}?' : "What's {c}?").replace('{c}', c) }));
   return out;
 }
+
+/**
+ * Session 29 (docs/api-decisions.md, "Lane classifier: session 29"): networking and systems
+ * concepts asked with no code, which the data lacked; programming concepts asked in Spanish,
+ * French, Chinese and other languages, which code comes before (docs/routing.md) but which went to
+ * multilingual whenever their words were new to the data; a container's state named without the
+ * word docker; and one-letter or near-empty English replies. Written apart from that session's
+ * probe and tests.
+ */
+const NETWORK_CONCEPTS = [
+  'a subnet mask', 'CIDR notation', 'NAT', 'a reverse proxy', 'a socket', 'a port number', 'a DNS A record', 'a CNAME record', 'a TLS certificate',
+  'an IP address in networking', 'HTTP keep-alive', 'a CDN', 'round-robin load balancing', 'a VPN tunnel', 'packet loss', 'the OSI model',
+  'an HTTP status code', 'a websocket connection', 'gRPC', 'long polling', 'a TTL in DNS', 'a firewall rule', 'TCP congestion control', 'a UDP datagram',
+];
+const NETWORK_PAIRS = [
+  ['HTTP/1.1', 'HTTP/2'], ['IPv4', 'IPv6'], ['TCP', 'QUIC'], ['a hub', 'a switch in networking'], ['REST', 'GraphQL'], ['websockets', 'server-sent events'],
+  ['a public IP', 'a private IP'], ['GET', 'POST requests'], ['a forward proxy', 'a reverse proxy'], ['latency', 'bandwidth in networking'], ['UDP', 'raw sockets'],
+];
+const NETWORK_QUESTIONS = [
+  'How does TCP guarantee that packets arrive in order?', 'Why would a game use UDP instead of TCP?', 'How does a DNS lookup find an IP address?',
+  'What happens when I type a URL into the browser and press enter?', 'How does TLS encrypt the connection between a browser and a server?',
+  'Why do websockets need an HTTP upgrade?', 'How does a load balancer decide which server gets a request?', 'What does port 443 mean?',
+];
+
+/** Programming concepts asked in other languages in words the earlier data did not have. */
+const CODE_CONCEPTS_FOREIGN_MORE: Record<string, readonly string[]> = {
+  es: [
+    '¿Para qué sirve un bucle while?', '¿Qué es una variable de entorno?', '¿Qué es una excepción en Java?', '¿Qué es un arreglo en programación?',
+    '¿Qué es la herencia en programación orientada a objetos?', '¿Qué es un algoritmo de ordenamiento?', '¿Qué es un compilador?', '¿Cuál es la diferencia entre HTTP y HTTPS?',
+    '¿Qué es un diccionario en Python?', '¿Qué es una base de datos relacional?', '¿Qué es un objeto en programación?', '¿Qué es una tabla hash?',
+    '¿Qué es un protocolo de red como TCP?', '¿Qué es una clase en Python?', '¿Qué es un método estático?', '¿Qué es un árbol binario?',
+  ],
+  fr: [
+    "À quoi sert une boucle while ?", "Qu'est-ce qu'une classe en Java ?", "Qu'est-ce qu'une exception en Python ?", 'Quelle est la différence entre HTTP et HTTPS ?',
+    "Qu'est-ce qu'un tableau associatif ?", "Qu'est-ce que l'héritage en programmation objet ?", "C'est quoi une variable d'environnement ?",
+    "Qu'est-ce qu'un algorithme de tri ?", "Qu'est-ce qu'une table de hachage ?", "Qu'est-ce qu'une méthode abstraite ?", "Qu'est-ce qu'un protocole réseau comme UDP ?",
+    "Qu'est-ce qu'un arbre binaire ?", "C'est quoi une fonction lambda ?", "Qu'est-ce qu'un compilateur ?",
+  ],
+  zh: [
+    '什么是二叉树？', '栈和队列有什么区别？', '数组和链表有什么区别？', '什么是面向对象编程？', '什么是异步编程？', '什么是死锁？', '什么是回调函数？',
+    '什么是哈希函数？', '什么是垃圾回收？', '什么是正则表达式？', 'HTTP和HTTPS有什么区别？', '什么是API？', '什么是数据库索引？', '什么是抽象类？',
+    '什么是TCP协议？', '什么是循环语句？', '什么是类和对象？', '什么是编译器？',
+  ],
+  de: ['Was ist eine abstrakte Klasse?', 'Was ist eine Hashtabelle?', 'Was ist der Unterschied zwischen TCP und QUIC?', 'Was ist eine Schleife in der Programmierung?', 'Was ist ein Compiler?'],
+  pt: ['O que é uma classe abstrata?', 'O que é uma tabela hash?', 'O que é um laço for?', 'Qual a diferença entre HTTP e HTTPS?', 'O que é um compilador?'],
+  it: ['Cos\'è una classe astratta?', 'Cos\'è una tabella hash?', 'Cos\'è un ciclo for?', 'Qual è la differenza tra HTTP e HTTPS?'],
+  ru: ['Что такое абстрактный класс?', 'Что такое хеш-таблица?', 'Что такое цикл for?', 'В чём разница между HTTP и HTTPS?'],
+  ja: ['抽象クラスとは何ですか？', 'ハッシュテーブルとは何ですか？', 'for文とは何ですか？', 'HTTPとHTTPSの違いは何ですか？'],
+  ko: ['추상 클래스란 무엇인가요?', '해시 테이블이 뭔가요?', 'for 반복문이 뭔가요?', 'HTTP와 HTTPS의 차이는 뭔가요?'],
+};
+
+/**
+ * Everyday questions in those languages in the same frames ("what is", "the difference between"),
+ * in Chinese also with the same words in their everyday sense: abstract art, an agreement, a loop.
+ */
+const FOREIGN_EVERYDAY_MORE: Record<string, readonly string[]> = {
+  es: ['¿Qué es la jubilación anticipada?', '¿Qué es el flamenco?', '¿Cuál es la diferencia entre un seguro de vida y uno de salud?', '¿Qué es la meditación?'],
+  fr: ["Qu'est-ce que la retraite progressive ?", "Qu'est-ce que le Beaujolais nouveau ?", 'Quelle est la différence entre un livret A et un PEL ?', "Qu'est-ce que la méditation ?"],
+  zh: [
+    '什么是抽象艺术？', '这个协议要怎么签？', '什么是经济舱和商务舱？', '手表坏了怎么办？', '什么是循环经济？', '什么是养老金？', '什么是信用卡年费？',
+    '什么是中医？', '什么是二十四节气？', '什么是冥想？', '什么是碳中和？', '什么是基金定投？', '绿茶和红茶有什么区别？', '猫和狗哪个更好养？',
+    '租房和买房有什么区别？', '什么是端午节？', '什么是京剧？', '什么是马拉松？',
+  ],
+};
+
+/** English "Explain X." and "When should I use X instead of Y?" about everyday things: the networking concepts above used those frames too. */
+const EVERYDAY_EXPLAIN = [
+  'a pension plan', 'the greenhouse effect', 'a balanced diet', 'compound interest on a savings account', 'a credit union', 'the electoral college',
+  'the water cycle', 'a recession', 'the offside trap', 'how the stock market works', 'a healthy sleep routine', 'the jet stream',
+];
+/**
+ * Translations of everyday sentences that hold a word the lexicon counts for code in its technical
+ * sense (a class, a table, a program, a library): the concept questions above weigh those words.
+ */
+const TRANSLATE_EVERYDAY = [
+  'Translate into Spanish: the yoga class starts at nine.', 'Translate to German: the TV program starts at eight.', 'Translate into French: please set the table for six.',
+  'Translate to Italian: the library is closed on Mondays.', 'Translate into Portuguese: our server at the restaurant was very kind.', 'Translate to Chinese: the loop trail takes two hours.',
+];
+const EVERYDAY_INSTEAD = [
+  ['a credit card', 'cash abroad'], ['a humidifier', 'a dehumidifier'], ['olive oil', 'butter for baking'], ['a travel agent', 'booking online'],
+  ['a foam roller', 'a massage gun'], ['sunscreen SPF 50', 'SPF 30'],
+];
+/** Household jobs done oneself: the protocols and concepts above made "can I ... myself" lean code. */
+const DIY_MYSELF = [
+  'Can I install a heat pump myself?', 'Can I install an EV charger at home myself?', 'Can I replace a light switch myself?', 'Can I put in a new kitchen sink myself?',
+  'Can I install a rain barrel myself?', 'Can I fit a new front door myself?',
+];
+/** One-word replies in other languages, beside the English ones: the language, not the length, decides. */
+const FOREIGN_ONE_WORD: Record<string, readonly string[]> = {
+  es: ['Vale', 'Claro', 'Genial', 'Bueno, gracias'], fr: ['Oui', 'Bien sûr', 'Volontiers'], de: ['Danke', 'Genau', 'Bitte sehr'], it: ['Grazie', 'Prego', 'Certo'], pt: ['Valeu', 'Claro que sim'],
+};
+
+/** A container's state as Docker or Podman names it, asked without the tool's name. */
+const CONTAINER_STATES = [
+  'My container shows Exited (1) right after it starts, how do I see why?', 'The container status says Restarting over and over, what do I check?',
+  'How do I resume a container that is Paused?', 'My container went into the Dead state after a host reboot.', 'Why does the container exit with code 137?',
+  'How do I get a shell inside a running container?', 'The container is Up but the port is not reachable from the host.', 'My container status is unhealthy, what does the health check look at?',
+];
+/** Everyday containers, to keep the word itself everyday. */
+const EVERYDAY_CONTAINERS = [
+  'What size container does a tomato plant need?', 'How do I get the smell out of a plastic food container?', 'How much does it cost to ship a container of furniture overseas?',
+  'Can I put a glass container in the freezer?',
+];
+
+/** One-letter and near-empty English replies: nothing asked, so nothing but general. */
+const TINY_REPLIES = ['n', 'x', 'o', 'm', 'j', 'z', 'q', 'ty', 'np', 'ikr', 'ya', 'yup', 'hm', 'hmm', 'idk', 'brb', 'ok!', 'mhm', 'ye', 'gg'];
+
+export function session29Cases(): EverydayCase[] {
+  const out: EverydayCase[] = [];
+  NETWORK_CONCEPTS.forEach((c, i) => out.push({ lane: 'code', lang: 'en', text: (CONCEPT_TEMPLATES[i % (CONCEPT_TEMPLATES.length - 1)] as string).replace('{c}', c) }));
+  NETWORK_PAIRS.forEach(([a, b], i) => out.push({ lane: 'code', lang: 'en', text: (PAIR_TEMPLATES[i % PAIR_TEMPLATES.length] as string).replace('{a}', a as string).replace('{b}', b as string) }));
+  for (const text of NETWORK_QUESTIONS) out.push({ lane: 'code', lang: 'en', text });
+  for (const [lang, xs] of Object.entries(CODE_CONCEPTS_FOREIGN_MORE)) for (const text of xs) out.push({ lane: 'code', lang, text });
+  for (const [lang, xs] of Object.entries(FOREIGN_EVERYDAY_MORE)) for (const text of xs) out.push({ lane: 'multilingual', lang, text });
+  for (const text of CONTAINER_STATES) out.push({ lane: 'code', lang: 'en', text });
+  for (const text of EVERYDAY_CONTAINERS) out.push({ lane: 'general', lang: 'en', text });
+  for (const text of TINY_REPLIES) out.push({ lane: 'general', lang: 'en', text });
+  for (const [a, b] of EVERYDAY_INSTEAD) out.push({ lane: 'general', lang: 'en', text: `When should I use ${a} instead of ${b}?` });
+  for (const text of TRANSLATE_EVERYDAY) out.push({ lane: 'multilingual', lang: 'en', text });
+  for (const text of DIY_MYSELF) out.push({ lane: 'general', lang: 'en', text });
+  for (const [lang, xs] of Object.entries(FOREIGN_ONE_WORD)) for (const text of xs) out.push({ lane: 'multilingual', lang, text });
+  EVERYDAY_EXPLAIN.forEach((c, i) => out.push({ lane: 'general', lang: 'en', text: (i % 2 === 0 ? 'Explain {c}.' : 'Can you explain {c} simply?').replace('{c}', c) }));
+  return out;
+}

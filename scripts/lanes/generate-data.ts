@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DATA_FRAGMENTS, everydayCases } from './everyday-cases.ts';
+import { DATA_FRAGMENTS, everydayCases, session29Cases } from './everyday-cases.ts';
 import { HAND_CASES } from './hand-cases.ts';
 import { CODE_CONCEPTS, GENERAL_MORE, MATH_WORDS } from './more-cases.ts';
 import { CONFIGS, EN_PROSE, FOREIGN_PROSE, REGEXES, SNIPPETS, TRACES } from './snippets.ts';
@@ -961,6 +961,8 @@ for (const text of DATA_FRAGMENTS) {
   const [u, a] = CONTEXTS.code[3] as Turn;
   add('code', 'multi', [{ role: 'user', content: u }, { role: 'assistant', content: a }, { role: 'user', content: text }], { vague: true });
 }
+// Appended last for the same reason: the ids before them stay as they were.
+for (const c of session29Cases()) add(c.lane, c.lang, c.text);
 for (const h of HAND_CASES) records.push({ ...h, source: 'hand', split: splitOf(h.id) });
 
 const ids = new Set<string>();

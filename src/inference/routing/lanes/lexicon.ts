@@ -27,6 +27,10 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'traefik', 'certbot', 'iptables', 'ssh', 'sudo', 'chmod', 'chown', 'localhost', 'dns', 'tls', 'ssl', 'ec2', 'rds', 's3', 'iam',
     'vpc', 'eks', 'gke', 'aws', 'gcp', 'jenkinsfile', 'gitlab', 'github', 'ci', 'yml', 'toml', 'makefile', 'podman', 'virtualenv',
     'venv', 'ubuntu', 'debian', 'env', 'webhook', 'grafana', 'powershell',
+    // networking as programs meet it: protocols with no everyday sense, and a container's states
+    // as Docker and Podman name them (a container alone is as much a lunch box)
+    'tcp', 'udp', 'quic', 'ipv4', 'ipv6', 'websocket', 'websockets', 'subnet', 'grpc', 'load balancer', 'load balancing',
+    'created state', 'exited state', 'container status', 'container state', 'container exited',
     'my pod', 'pod keeps', 'pod stuck', 'pod logs', 'pod restarts', 'pending pod', 'get pods', 'helm chart', 'helm charts',
     'helm release', 'helm install', 'helm upgrade', 'helm rollback', 'helm template', 'helm repo', 'reverse proxy', 'proxy pass',
     // programming concepts asked about with no code ("What is a closure?"), by words that name
@@ -38,6 +42,12 @@ export const LEXICON: Record<'code' | 'math' | 'translate', readonly string[]> =
     'puntero', 'pointeur', 'zeiger', 'puntatore', 'ponteiro', 'указатель', 'polimorfismo', 'polymorphisme', 'polymorphismus',
     'полиморфизм', 'tupla', 'tupel', 'кортеж', 'мьютекс', 'interfaz', 'интерфейс', '递归', '指针', '多态', '元组', '闭包', '再帰',
     '재귀', '포인터', '다형성',
+    // the same in the other languages, by the two words that name the concept where each alone is
+    // everyday (a loop of hair, a class at school, a painting)
+    'hashtable', 'hash table', 'hash tables', 'tabla hash', 'tabela hash', 'tabella hash', 'hachage', 'hashtabelle',
+    'bucle for', 'bucle while', 'boucle for', 'boucle while', 'ciclo for', 'ciclo while', 'laço for', 'цикл for',
+    'clase abstracta', 'classe abstraite', 'abstrakte klasse', 'classe abstrata', 'classe astratta', 'абстрактный класс',
+    '哈希', '链表', '数组', '二叉', '编程', '编译', 'programmation', 'programmierung', 'programação', 'programmazione', 'программирование',
     // other languages
     'código', 'codigo', 'función', 'funcion', 'programación', 'programa', 'consulta', 'servidor', 'base', 'datos', 'variable',
     'script', 'error', 'hilo', 'proceso', 'fonction', 'requête', 'serveur', 'données', 'programme', 'erreur', 'processus',
