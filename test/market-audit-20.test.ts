@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../src/storage/schema.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { freshDatabase } from './helpers/database.ts';
+import { freshDatabase, interceptQueries } from './helpers/database.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { tradeBody, walletHeaders } from './helpers/market-client.ts';
 import { marketOverSocket } from './helpers/market-socket.ts';
@@ -16,30 +16,14 @@ import { marketOverSocket } from './helpers/market-socket.ts';
  */
 function steppableDb(db: Kysely<Database>) {
   let armed: { pattern: RegExp; action: () => Promise<void> } | null = null;
-  const executor = db.getExecutor();
-  const stepping = new Proxy(executor, {
-    get(target, prop) {
-      if (prop === 'executeQuery') {
-        return async (q: CompiledQuery): Promise<QueryResult<unknown>> => {
-          const result = await target.executeQuery(q);
-          const step = armed;
-          if (step && step.pattern.test(q.sql)) {
-            armed = null;
-            await step.action();
-          }
-          return result;
-        };
-      }
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const wrapped = new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'getExecutor') return () => stepping;
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
+  const wrapped = interceptQueries(db, async (q, run) => {
+    const result = await run();
+    const step = armed;
+    if (step && step.pattern.test(q.sql)) {
+      armed = null;
+      await step.action();
+    }
+    return result;
   });
   return { db: wrapped, after: (pattern: RegExp, action: () => Promise<void>) => void (armed = { pattern, action }) };
 }

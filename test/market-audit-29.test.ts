@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../src/storage/schema.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { freshDatabase } from './helpers/database.ts';
+import { freshDatabase, interceptQueries } from './helpers/database.ts';
 import { assertBooksBalanced } from './helpers/market.ts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tradeBody } from './helpers/market-client.ts';
@@ -17,38 +17,22 @@ import { marketOverSocket } from './helpers/market-socket.ts';
  */
 function steppableDb(db: Kysely<Database>) {
   let armed: { pattern: RegExp; action: () => Promise<void>; first: boolean; done: Promise<void>; release: () => void } | null = null;
-  const executor = db.getExecutor();
-  const stepping = new Proxy(executor, {
-    get(target, prop) {
-      if (prop === 'executeQuery') {
-        return async (q: CompiledQuery): Promise<QueryResult<unknown>> => {
-          const step = armed;
-          if (!step || !step.pattern.test(q.sql)) return target.executeQuery(q);
-          if (!step.first) {
-            await step.done;
-            return target.executeQuery(q);
-          }
-          step.first = false;
-          const result = await target.executeQuery(q);
-          armed = null;
-          try {
-            await step.action();
-          } finally {
-            step.release();
-          }
-          return result;
-        };
-      }
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const wrapped = new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'getExecutor') return () => stepping;
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
+  const wrapped = interceptQueries(db, async (q, run) => {
+    const step = armed;
+    if (!step || !step.pattern.test(q.sql)) return run();
+    if (!step.first) {
+      await step.done;
+      return run();
+    }
+    step.first = false;
+    const result = await run();
+    armed = null;
+    try {
+      await step.action();
+    } finally {
+      step.release();
+    }
+    return result;
   });
   return {
     db: wrapped,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/storage/database.ts';
 
@@ -39,4 +40,27 @@ async function adminQuery(serverUrl: string, text: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * `db` with every statement it runs passed through `hook`, which runs it with `run()` and may
+ * wait before or after (tests that step another commit into the middle of a read). Transactions
+ * and every other method are `db`'s own.
+ */
+export function interceptQueries<DB>(db: Kysely<DB>, hook: (q: CompiledQuery, run: () => Promise<QueryResult<unknown>>) => Promise<QueryResult<unknown>>): Kysely<DB> {
+  const executor = db.getExecutor();
+  const intercepting = new Proxy(executor, {
+    get(target, prop) {
+      if (prop === 'executeQuery') return (q: CompiledQuery) => hook(q, () => target.executeQuery(q));
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'getExecutor') return () => intercepting;
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
 }

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 import type { FakeChatScenario, ScenarioQueue } from '../fakes/fake-scenario.ts';
 import type { RecordedRequest } from '../fakes/fake-server.ts';
-import { accountCredits, expectedCost, usageRows, waitForUsage, type Gateway } from './gateway.ts';
+import { accountCredits, expectedCost, PLAIN_RESILIENCE, startShippedWithSdks, usageRows, waitForUsage, type Gateway } from './gateway.ts';
 import type { TestAccount } from './inference.ts';
 
 /** What any protocol's answer shows of its routing: its `model` and its response headers. */
@@ -83,3 +86,42 @@ export const streamModel = {
   messages: (e: { type: string; message?: { model: string } }) => (e.type === 'message_start' ? e.message!.model : undefined),
   responses: (e: { type: string; response?: { model: string } }) => e.response?.model,
 };
+
+/**
+ * The lane suites' checks (routing-audit-28, -29): each reported prompt takes its lane through
+ * svc-shiplow on chat completions and streamed messages and through svc-ultra on responses, and
+ * each probe prompt through chat completions (`x-svc-lane`), on the shipped catalog.
+ */
+export function describeLanes(title: string, reported: readonly (readonly [string, string])[], probes: Readonly<Record<string, readonly string[]>>): void {
+  describe(title, () => {
+    let g: Gateway;
+    let openai: OpenAI;
+    let anthropic: Anthropic;
+
+    before(async () => {
+      ({ g, openai, anthropic } = await startShippedWithSdks(PLAIN_RESILIENCE));
+    });
+    after(() => g.close());
+
+    const laneOf = async (text: string) => {
+      const r = await openai.chat.completions.create({ model: 'svc-shiplow', messages: [{ role: 'user', content: text }] }).withResponse();
+      return sdkAnswer(r).header('x-svc-lane');
+    };
+
+    it('the reported prompts take their lanes through chat completions, messages and responses', async () => {
+      for (const [text, lane] of reported) {
+        assert.equal(await laneOf(text), lane, text);
+        const m = await streamedAnswer(anthropic.messages.create({ model: 'svc-shiplow', max_tokens: 300, messages: [{ role: 'user', content: text }], stream: true }).withResponse(), streamModel.messages);
+        assert.equal(m.header('x-svc-lane'), lane, text);
+        const r = sdkAnswer(await openai.responses.create({ model: 'svc-ultra', input: text }).withResponse());
+        assert.equal(r.header('x-svc-lane'), lane, text);
+      }
+    });
+
+    for (const [lane, texts] of Object.entries(probes)) {
+      it(`${lane}: the probe's prompts of that lane`, async () => {
+        for (const text of texts) assert.equal(await laneOf(text), lane, text);
+      });
+    }
+  });
+}
