@@ -234,6 +234,26 @@ export type StreamPart =
   | { readonly type: 'usage'; readonly usage: Usage; readonly estimated: boolean };
 
 /**
+ * The answer's text cut where its tool calls came, for protocols whose blocks or items keep the
+ * model's order (messages, responses): piece `i` is the text written just before call `i`, the
+ * last piece what came after every call; empty pieces are ''. Without `textBeforeCalls` all text
+ * comes before the calls, as a protocol without order (chat completions) gives it.
+ */
+export function textAroundCalls(r: Pick<CanonicalChatResponse, 'text' | 'toolCalls' | 'textBeforeCalls'>): string[] {
+  const before = r.textBeforeCalls;
+  if (!before) return [r.text, ...r.toolCalls.map(() => '')];
+  const pieces: string[] = [];
+  let written = 0;
+  for (let i = 0; i < r.toolCalls.length; i++) {
+    const upTo = Math.max(written, before[i] ?? r.text.length);
+    pieces.push(r.text.slice(written, upTo));
+    written = upTo;
+  }
+  pieces.push(r.text.slice(written));
+  return pieces;
+}
+
+/**
  * The answer for a protocol that has no refusal field (messages, legacy completions): the refusal
  * is the text, after any text, and the finish `content_filter`, which is what an Anthropic
  * upstream's own refusal maps to.

@@ -7,7 +7,7 @@ import type { Db } from '../../storage/database.ts';
 import { computeCost } from '../billing/cost.ts';
 import { DEFAULT_OUTPUT_RESERVATION_TOKENS, estimateCharge, type ChargeEstimate } from '../billing/estimate.ts';
 import { CHAT_INPUT_MARGIN_TOKENS, estimateChatInput } from '../billing/estimate-input.ts';
-import type { CanonicalChatRequest, CanonicalChatResponse, StreamPart, ToolChoice, ToolDefinition } from '../canonical/chat.ts';
+import { textAroundCalls, type CanonicalChatRequest, type CanonicalChatResponse, type StreamPart, type ToolChoice, type ToolDefinition } from '../canonical/chat.ts';
 import { createId } from '../canonical/create-id.ts';
 import type { TextRunPart } from '../canonical/text-run.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -77,20 +77,16 @@ function partsOf(r: CanonicalChatResponse): ModelCall {
     }
   } else if (r.reasoning) parts.push({ type: 'reasoning-delta', text: r.reasoning });
   // Text written after a call follows it, as the stream of the same answer gives it (one item order either way).
-  const before = r.textBeforeCalls ?? [];
-  let written = 0;
-  const text = (upTo: number) => {
-    if (upTo > written) parts.push({ type: 'text-delta', text: r.text.slice(written, upTo) });
-    written = Math.max(written, upTo);
-  };
-  if (before.length === 0) text(r.text.length);
+  const pieces = textAroundCalls(r);
+  const text = (piece: string) => piece !== '' && parts.push({ type: 'text-delta', text: piece });
+  text(pieces[0]!);
   if (r.refusal) parts.push({ type: 'refusal-delta', text: r.refusal });
   for (const [index, c] of r.toolCalls.entries()) {
-    if (before.length > 0) text(before[index] ?? r.text.length);
+    if (index > 0) text(pieces[index]!);
     parts.push({ type: 'tool-call-start', index, id: c.id, name: c.name });
     parts.push({ type: 'tool-call-delta', index, argumentsDelta: c.arguments });
   }
-  text(r.text.length);
+  if (r.toolCalls.length > 0) text(pieces.at(-1)!);
   parts.push({ type: 'finish', reason: r.finishReason });
   return { batches: [parts], usage: () => ({ usage: r.usage, estimated: r.usageEstimated }) };
 }

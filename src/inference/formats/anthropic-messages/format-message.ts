@@ -1,4 +1,4 @@
-import { refusalAsText, type CanonicalChatResponse } from '../../canonical/chat.ts';
+import { refusalAsText, textAroundCalls, type CanonicalChatResponse, type ToolCall } from '../../canonical/chat.ts';
 import type { ReasoningSealer } from '../reasoning-content.ts';
 import type { TurnIdentity } from '../stream-encoder.ts';
 import { sealBlockValue } from './sealed-tokens.ts';
@@ -7,7 +7,8 @@ import { toAnthropicMessageUsage, toAnthropicStopReason, toolInput } from './to-
 /**
  * A canonical answer as a Messages API `message`: reasoning blocks first (with their signatures
  * when the upstream gave them; reasoning from an upstream without signatures gets an empty one),
- * then the text (as the upstream's blocks with their citations when it cited), then tool calls, as the API orders them. Signatures and redacted data are the
+ * then the text (as the upstream's blocks with their citations when it cited) and the tool calls,
+ * text written after a call after it, as the model gave them. Signatures and redacted data are the
  * service's sealed tokens of the upstream's (sealed-tokens.ts), under the account's `sealer`.
  */
 export function formatMessage(answer: CanonicalChatResponse, identity: TurnIdentity, sealer: ReasoningSealer) {
@@ -21,10 +22,19 @@ export function formatMessage(answer: CanonicalChatResponse, identity: TurnIdent
       ? { type: 'thinking', thinking: b.thinking, signature: sealBlockValue('signature', b.signature ?? '', sealer) }
       : { type: 'redacted_thinking', data: sealBlockValue('data', b.data, sealer) },
   );
+  const toolUse = (c: ToolCall) => ({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });
   if (response.textBlocks) {
     for (const b of response.textBlocks) content.push({ type: 'text', text: b.text, ...(b.citations ? { citations: b.citations } : {}) });
-  } else if (response.text !== '') content.push({ type: 'text', text: response.text });
-  for (const c of response.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });
+    content.push(...response.toolCalls.map(toolUse));
+  } else {
+    // Text the model wrote after a call follows it, as in the stream of the same answer.
+    const pieces = textAroundCalls(response);
+    pieces.forEach((text, i) => {
+      if (text !== '') content.push({ type: 'text', text });
+      const call = response.toolCalls[i];
+      if (call) content.push(toolUse(call));
+    });
+  }
   return {
     id: identity.id,
     type: 'message' as const,
